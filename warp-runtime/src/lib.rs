@@ -1,7 +1,66 @@
-//! Lockstep warp runtime.
+//! Lockstep warp runtime: runs the 32 lanes of a warp on the CPU, performs every PTX warp
+//! instruction exactly as the PTX ISA defines it, and reports what the ISA leaves undefined.
+//!
+//! A kernel is an async closure (or `async fn`) over a lane handle, [`Warp`]. Each warp
+//! instruction is a method on the handle returning a future; awaiting it suspends the lane until
+//! every lane of the instruction's membermask has arrived, then the [`Executor`] computes all
+//! results at once from the pure functions in [`semantics`].
+//!
+//! ```
+//! use warp_runtime::{Executor, Warp};
+//!
+//! // Lanes with an even id vote; every lane of the warp sees the same ballot.
+//! let ballots = Executor::new()
+//!     .run(async |w: &Warp<'_>| w.ballot(w.lane_id() % 2 == 0).await)
+//!     .unwrap();
+//! assert!(ballots.iter().all(|&b| b == 0x5555_5555));
+//! ```
+//!
+//! Undefined behaviour ends the run with a [`WarpError`] that quotes the PTX rule and lists every
+//! lane's state:
+//!
+//! ```
+//! use warp_runtime::{Executor, Warp, WarpError};
+//!
+//! // Only lanes 0-15 take the branch, but the shuffle names the full warp and reads lane + 16.
+//! let err = Executor::new()
+//!     .run(async |w: &Warp<'_>| {
+//!         if w.lane_id() < 16 {
+//!             return w.shfl_down(1u32, 16).await;
+//!         }
+//!         0
+//!     })
+//!     .unwrap_err();
+//! assert!(matches!(err, WarpError::InvalidShflSource { .. }));
+//! ```
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
+#![warn(missing_docs)]
 
 /// One function per PTX warp instruction, each a single inline-asm instruction (nvptx64 only).
 #[cfg(target_arch = "nvptx64")]
 pub mod nvptx;
+
+macro_rules! host {
+    ($($item:item)*) => {$( #[cfg(not(target_arch = "nvptx64"))] $item )*};
+}
+
+host! {
+    pub mod error;
+    pub mod exec;
+    pub mod handle;
+    pub mod op;
+    pub mod semantics;
+    pub mod target;
+    pub mod value;
+
+    pub use error::{Conflict, LaneSet, LaneState, Report, ShflFault, Site, WaitEdge, WarpError};
+    pub use exec::{Executor, LaneOrder};
+    pub use handle::{Intrinsic, Warp, FULL_MASK};
+    pub use op::Op;
+    pub use semantics::redux::{FloatRedux, ReduxOp, ReduxType};
+    pub use semantics::shfl::ShflMode;
+    pub use semantics::vote::VoteMode;
+    pub use target::{ArchSuffix, ParseTargetError, Target};
+    pub use value::{ReduxBits, ReduxInt, ReduxMinMax, WarpValue, Word};
+}

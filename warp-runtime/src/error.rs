@@ -1,0 +1,362 @@
+//! What a run reports when a kernel does something the PTX ISA leaves undefined.
+//!
+//! Every report names the rule broken (quoting the PTX ISA), the lanes at fault, and the state of
+//! all 32 lanes when the run stopped. Reports are values: the host process never aborts.
+
+use core::fmt;
+use std::panic::Location;
+
+use crate::op::Op;
+use crate::target::Target;
+
+/// The call site of a warp instruction: the `file:line:col` of the intrinsic call.
+pub type Site = &'static Location<'static>;
+
+/// A set of lanes, displayed as `lane 3` or `lanes 0-15, 17`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct LaneSet(pub u32);
+
+impl LaneSet {
+    /// Whether `lane` is in the set.
+    pub const fn contains(self, lane: u32) -> bool {
+        self.0 >> lane & 1 == 1
+    }
+}
+
+impl fmt::Display for LaneSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let bits = self.0;
+        if bits == 0 {
+            return f.write_str("no lanes");
+        }
+        f.write_str(if bits.count_ones() == 1 { "lane " } else { "lanes " })?;
+        let mut first = true;
+        let mut lane = 0;
+        while lane < 32 {
+            if bits >> lane & 1 == 0 {
+                lane += 1;
+                continue;
+            }
+            let start = lane;
+            while lane + 1 < 32 && bits >> (lane + 1) & 1 == 1 {
+                lane += 1;
+            }
+            if !first {
+                f.write_str(", ")?;
+            }
+            first = false;
+            if start == lane {
+                write!(f, "{start}")?;
+            } else {
+                write!(f, "{start}-{lane}")?;
+            }
+            lane += 1;
+        }
+        Ok(())
+    }
+}
+
+/// What one lane was doing when the run stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneState {
+    /// Between warp instructions: it had not reached its next one when the run stopped.
+    Running,
+    /// Waiting at a warp instruction.
+    Waiting {
+        /// The instruction.
+        op: Op,
+        /// The membermask it was executed with.
+        mask: u32,
+        /// Where it was called.
+        site: Site,
+    },
+    /// Suspended on a future that is not a warp instruction; nothing will resume it.
+    Blocked,
+    /// Returned from the kernel.
+    Exited,
+    /// Never launched (a partial warp).
+    Inactive,
+    /// Panicked.
+    Panicked,
+}
+
+impl fmt::Display for LaneState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LaneState::Running => f.write_str("running (between warp instructions)"),
+            LaneState::Waiting { op, mask, site } => {
+                write!(f, "waiting at `{op}` with membermask {mask:#010x} at {site}")
+            }
+            LaneState::Blocked => f.write_str("suspended outside any warp instruction"),
+            LaneState::Exited => f.write_str("exited"),
+            LaneState::Inactive => f.write_str("inactive (not launched)"),
+            LaneState::Panicked => f.write_str("panicked"),
+        }
+    }
+}
+
+/// The state of every lane of the warp when a run stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// The target the run modelled.
+    pub target: Target,
+    /// The warp's index in its launch (0 for a single warp).
+    pub warp: u64,
+    /// Each lane's state, indexed by lane id.
+    pub lanes: [LaneState; 32],
+}
+
+impl Report {
+    /// The lanes in a given state.
+    pub fn lanes_where(&self, mut pred: impl FnMut(&LaneState) -> bool) -> LaneSet {
+        LaneSet((0..32).filter(|&l| pred(&self.lanes[l])).fold(0, |m, l| m | 1 << l))
+    }
+}
+
+impl fmt::Display for Report {
+    /// One line per run of consecutive lanes in the same state.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "  lane states (warp {}, {}):", self.warp, self.target)?;
+        let mut lane = 0;
+        while lane < 32 {
+            let mut end = lane;
+            while end + 1 < 32 && self.lanes[end + 1] == self.lanes[lane] {
+                end += 1;
+            }
+            let span = LaneSet((((1u64 << (end + 1)) - 1) as u32) & !(((1u64 << lane) - 1) as u32));
+            write!(f, "\n    {:<12} {}", span.to_string(), self.lanes[lane])?;
+            lane = end + 1;
+        }
+        Ok(())
+    }
+}
+
+/// Why a `shfl.sync` source lane is not a valid source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShflFault {
+    /// The reading lane.
+    pub lane: u32,
+    /// The lane it reads from.
+    pub source: u32,
+    /// The source lane is not in the membermask.
+    pub not_in_mask: bool,
+    /// The source lane has exited (or was never launched).
+    pub exited: bool,
+}
+
+impl fmt::Display for ShflFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = match (self.not_in_mask, self.exited) {
+            (true, true) => "has exited and is not in membermask",
+            (true, false) => "is not in membermask (and is not executing this instruction)",
+            (false, _) => "has exited",
+        };
+        write!(f, "lane {} reads lane {}, which {why}", self.lane, self.source)
+    }
+}
+
+/// Two lanes that each name the other in their membermask but wait at different instructions or
+/// with different membermasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    /// One lane.
+    pub lane: u32,
+    /// Its instruction.
+    pub op: Op,
+    /// Its membermask.
+    pub mask: u32,
+    /// The other lane, in `mask`.
+    pub other: u32,
+    /// The other lane's instruction.
+    pub other_op: Op,
+    /// The other lane's membermask, which contains `lane`.
+    pub other_mask: u32,
+}
+
+impl fmt::Display for Conflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "lane {} waits at `{}` with membermask {:#010x}; lane {} waits at `{}` with membermask {:#010x}",
+            self.lane, self.op, self.mask, self.other, self.other_op, self.other_mask
+        )
+    }
+}
+
+/// One edge of a wait-for graph: `lane` cannot go on until `waits_for` arrives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WaitEdge {
+    /// The waiting lane.
+    pub lane: u32,
+    /// A lane of its membermask that has not arrived at its instruction.
+    pub waits_for: u32,
+}
+
+struct Lines<'a, T>(&'a [T]);
+
+impl<T: fmt::Display> fmt::Display for Lines<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for item in self.0 {
+            writeln!(f, "    {item}")?;
+        }
+        Ok(())
+    }
+}
+
+const RULE_NOT_IN_MASK: &str = "The behavior of {op} is undefined if the executing thread is not in the membermask.";
+
+fn base_name(op: &Op) -> &'static str {
+    match op {
+        Op::Shfl { .. } => "shfl.sync",
+        Op::Vote(_) => "vote.sync",
+        Op::VoteLegacy(_) => "vote",
+        Op::MatchAny { .. } | Op::MatchAll { .. } => "match.sync",
+        Op::Redux(..) | Op::ReduxF32(_) => "redux.sync",
+        Op::Activemask => "activemask",
+        Op::BarWarpSync => "bar.warp.sync",
+        Op::Elect => "elect.sync",
+    }
+}
+
+struct Rule<'a>(&'a str, &'a Op);
+
+impl fmt::Display for Rule<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.replace("{op}", base_name(self.1)))
+    }
+}
+
+/// Why a run stopped before every lane exited.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WarpError {
+    /// Rule 1: a lane executed an instruction with a membermask that does not include it.
+    #[error(
+        "undefined behaviour: {lanes} executed `{op}` with a membermask that does not include the executing lane\n  PTX ISA: \"{rule}\"\n{report}",
+        rule = Rule(RULE_NOT_IN_MASK, op)
+    )]
+    NotInMembermask {
+        /// The instruction.
+        op: Op,
+        /// The lanes at fault.
+        lanes: LaneSet,
+        /// Every lane's state.
+        report: Box<Report>,
+    },
+
+    /// Rule 2: a `shfl.sync` read a lane that has exited, is not active at the instruction, or is
+    /// not in membermask.
+    #[error(
+        "undefined behaviour: `{op}` reads lanes that are not valid sources\n{faults}  PTX ISA: \"Sourcing from an inactive thread or one not in membermask is undefined.\"\n{report}",
+        faults = Lines(faults)
+    )]
+    InvalidShflSource {
+        /// The shuffle.
+        op: Op,
+        /// Each lane at fault and its source.
+        faults: Vec<ShflFault>,
+        /// Every lane's state.
+        report: Box<Report>,
+    },
+
+    /// Rule 3: lanes that name each other in their membermasks wait at different instructions or
+    /// with different membermasks, so none of them can complete.
+    #[error(
+        "undefined behaviour: lanes of one membermask wait at different warp instructions or with different membermasks, so none of them can complete\n{conflicts}  PTX ISA: \"... will cause executing thread to wait until all non-exited threads in membermask have executed [the instruction] with the same qualifiers and same membermask value before resuming execution.\"\n{report}",
+        conflicts = Lines(conflicts)
+    )]
+    Divergent {
+        /// The pairs of lanes that disagree (each pair once).
+        conflicts: Vec<Conflict>,
+        /// Every lane's state.
+        report: Box<Report>,
+    },
+
+    /// Rule 3, sm_6x form: the lanes of a membermask executed the same instruction from different
+    /// call sites, which targets below sm_70 do not allow.
+    #[error(
+        "undefined behaviour on {target}: {lanes} executed `{op}` with membermask {mask:#010x} from different call sites\n  PTX ISA: \"For .target sm_6x or below, all threads in membermask must execute the same {base} instruction in convergence\"\n{report}",
+        base = base_name(op)
+    )]
+    NotConverged {
+        /// The instruction.
+        op: Op,
+        /// Its membermask.
+        mask: u32,
+        /// The lanes that executed it.
+        lanes: LaneSet,
+        /// The modelled target.
+        target: Target,
+        /// Every lane's state.
+        report: Box<Report>,
+    },
+
+    /// Rule 4: some lanes wait and no warp instruction can ever complete.
+    #[error(
+        "deadlock: {waiting} wait at warp instructions that can never complete\n{edges}{report}",
+        edges = Lines(&edges.iter().map(|e| format!("lane {} waits for lane {}", e.lane, e.waits_for)).collect::<Vec<_>>())
+    )]
+    Deadlock {
+        /// The lanes that wait.
+        waiting: LaneSet,
+        /// Who waits for whom.
+        edges: Vec<WaitEdge>,
+        /// Every lane's state.
+        report: Box<Report>,
+    },
+
+    /// Rule 5: a lane panicked.
+    #[error("lane {lane} panicked at {location}: {message}\n{report}")]
+    LanePanicked {
+        /// The lane.
+        lane: u32,
+        /// The panic message.
+        message: String,
+        /// Where it panicked (`file:line:col`), or `unknown location`.
+        location: String,
+        /// Every lane's state.
+        report: Box<Report>,
+    },
+
+    /// Rule 6: the modelled target lacks the instruction.
+    #[error("`{op}` is not available on {target}: it requires {min} or higher (executed by {lanes})\n{report}", min = op.min_target())]
+    Unsupported {
+        /// The instruction.
+        op: Op,
+        /// The modelled target.
+        target: Target,
+        /// The lanes that executed it.
+        lanes: LaneSet,
+        /// Every lane's state.
+        report: Box<Report>,
+    },
+
+    /// Rule 6, for the deprecated `vote` without `.sync` on sm_70 and higher.
+    #[error("`{op}` (vote without `.sync`) is not available on {target}: \"Support for vote instruction without a .sync qualifier is removed in PTX ISA version 6.4 for .target sm_70 or higher.\" Use the `vote.sync` forms (`all`, `any`, `uni`, `ballot`) with a membermask (executed by {lanes})\n{report}")]
+    VoteRemoved {
+        /// The instruction.
+        op: Op,
+        /// The modelled target.
+        target: Target,
+        /// The lanes that executed it.
+        lanes: LaneSet,
+        /// Every lane's state.
+        report: Box<Report>,
+    },
+}
+
+impl WarpError {
+    /// The state of every lane when the run stopped.
+    pub fn report(&self) -> &Report {
+        match self {
+            WarpError::NotInMembermask { report, .. }
+            | WarpError::InvalidShflSource { report, .. }
+            | WarpError::Divergent { report, .. }
+            | WarpError::NotConverged { report, .. }
+            | WarpError::Deadlock { report, .. }
+            | WarpError::LanePanicked { report, .. }
+            | WarpError::Unsupported { report, .. }
+            | WarpError::VoteRemoved { report, .. } => report,
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! The identity of a warp instruction: opcode, mode and type.
+//!
+//! Two lanes execute "the same instruction" when their [`Op`]s are equal, whatever their call
+//! sites (the sm_70 rule); below sm_70 the call site must match too.
+
+use core::fmt;
+
+use crate::semantics::redux::{FloatRedux, ReduxOp, ReduxType};
+use crate::semantics::shfl::ShflMode;
+use crate::semantics::vote::VoteMode;
+use crate::target::Target;
+
+/// A warp instruction with its qualifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `shfl.sync.<mode>.b32`, once per 32-bit word of the value (`words` is 1 or 2).
+    Shfl {
+        /// The mode.
+        mode: ShflMode,
+        /// How many 32-bit `shfl.sync` instructions move the value (2 for 8-byte types).
+        words: u8,
+    },
+    /// `vote.sync.<mode>`.
+    Vote(VoteMode),
+    /// The deprecated `vote.<mode>` without `.sync`.
+    VoteLegacy(VoteMode),
+    /// `match.any.sync.b32` / `.b64`.
+    MatchAny {
+        /// `.b64` when true.
+        b64: bool,
+    },
+    /// `match.all.sync.b32` / `.b64`.
+    MatchAll {
+        /// `.b64` when true.
+        b64: bool,
+    },
+    /// `redux.sync.<op>.<type>` on integers.
+    Redux(ReduxOp, ReduxType),
+    /// `redux.sync.<min|max>{.abs}{.NaN}.f32`.
+    ReduxF32(FloatRedux),
+    /// `activemask.b32`.
+    Activemask,
+    /// `bar.warp.sync`.
+    BarWarpSync,
+    /// `elect.sync`.
+    Elect,
+}
+
+impl Op {
+    /// The lowest target that has this instruction, or `None` when every target with
+    /// independent thread scheduling lacks it (the deprecated `vote`).
+    pub fn min_target(self) -> &'static str {
+        match self {
+            Op::MatchAny { .. } | Op::MatchAll { .. } => "sm_70",
+            Op::Redux(..) => "sm_80",
+            Op::Elect => "sm_90",
+            Op::ReduxF32(_) => "sm_100a",
+            _ => "sm_30",
+        }
+    }
+
+    /// Whether `target` has this instruction.
+    pub fn supported_on(self, target: Target) -> bool {
+        match self {
+            Op::VoteLegacy(_) => !target.independent_scheduling(),
+            Op::MatchAny { .. } | Op::MatchAll { .. } => target.sm >= 70,
+            Op::Redux(..) => target.sm >= 80,
+            Op::Elect => target.sm >= 90,
+            Op::ReduxF32(_) => target.has_redux_f32(),
+            _ => true,
+        }
+    }
+
+    /// Whether the instruction waits for the other lanes of its membermask. `activemask` and the
+    /// deprecated `vote` act on the lanes that execute them together, without a membermask.
+    pub const fn synchronizing(self) -> bool {
+        !matches!(self, Op::Activemask | Op::VoteLegacy(_))
+    }
+}
+
+impl fmt::Display for Op {
+    /// The PTX mnemonic with its qualifiers, as it appears in PTX source.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Op::Shfl { mode, words: 1 } => write!(f, "shfl.sync.{}.b32", mode.name()),
+            Op::Shfl { mode, words } => write!(f, "shfl.sync.{}.b32 (x{words}, an {}-byte value)", mode.name(), 4 * words),
+            Op::Vote(mode) => write!(f, "vote.sync.{}", mode.name()),
+            Op::VoteLegacy(mode) => write!(f, "vote.{}", mode.name()),
+            Op::MatchAny { b64 } => write!(f, "match.any.sync.{}", if b64 { "b64" } else { "b32" }),
+            Op::MatchAll { b64 } => write!(f, "match.all.sync.{}", if b64 { "b64" } else { "b32" }),
+            Op::Redux(op, ty) => write!(f, "redux.sync.{}.{}", op.name(), ty.name()),
+            Op::ReduxF32(q) => write!(
+                f,
+                "redux.sync.{}{}{}.f32",
+                if q.max { "max" } else { "min" },
+                if q.abs { ".abs" } else { "" },
+                if q.nan { ".NaN" } else { "" }
+            ),
+            Op::Activemask => f.write_str("activemask.b32"),
+            Op::BarWarpSync => f.write_str("bar.warp.sync"),
+            Op::Elect => f.write_str("elect.sync"),
+        }
+    }
+}

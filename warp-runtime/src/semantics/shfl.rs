@@ -1,0 +1,138 @@
+//! `shfl.sync`: exchange a 32-bit register between lanes.
+//!
+//! The PTX pseudo-code, which this module follows line by line:
+//!
+//! ```text
+//! lane[4:0] = [Thread].laneid;   bval[4:0] = b[4:0];   cval[4:0] = c[4:0];   segmask[4:0] = c[12:8];
+//! maxLane = (lane & segmask) | (cval & ~segmask);      minLane = (lane & segmask);
+//! .up:   j = lane - bval;  pval = (j >= maxLane);
+//! .down: j = lane + bval;  pval = (j <= maxLane);
+//! .bfly: j = lane ^ bval;  pval = (j <= maxLane);
+//! .idx:  j = minLane | (bval[4:0] & ~segmask[4:0]);  pval = (j <= maxLane);
+//! if (!pval) j = lane;  d = SourceA[j];  p = pval;
+//! ```
+//!
+//! `b` is taken modulo 32 in every mode (measured on an H100: `.up` with `b = 32` returns the
+//! lane's own value with `p` true).
+
+use super::lanes;
+
+/// The four `shfl.sync` modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShflMode {
+    /// `.up`: read from `lane - b`.
+    Up,
+    /// `.down`: read from `lane + b`.
+    Down,
+    /// `.bfly`: read from `lane ^ b`.
+    Bfly,
+    /// `.idx`: read from lane `b` of the segment.
+    Idx,
+}
+
+impl ShflMode {
+    /// The PTX mode qualifier without its dot: `up`, `down`, `bfly`, `idx`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ShflMode::Up => "up",
+            ShflMode::Down => "down",
+            ShflMode::Bfly => "bfly",
+            ShflMode::Idx => "idx",
+        }
+    }
+}
+
+/// The source lane `j` and the predicate `pval` of one lane, exactly as the PTX pseudo-code
+/// computes them. When `pval` is false, `j` is the lane itself ("if (!pval) j = lane").
+#[inline]
+pub const fn source_lane(mode: ShflMode, lane: u32, b: u32, c: u32) -> (u32, bool) {
+    let lane = lane & 0x1f;
+    let bval = b & 0x1f;
+    let cval = c & 0x1f;
+    let segmask = (c >> 8) & 0x1f;
+    let max_lane = ((lane & segmask) | (cval & !segmask)) as i32;
+    let min_lane = lane & segmask;
+    let (j, pval) = match mode {
+        ShflMode::Up => {
+            let j = lane as i32 - bval as i32;
+            (j, j >= max_lane)
+        }
+        ShflMode::Down => {
+            let j = (lane + bval) as i32;
+            (j, j <= max_lane)
+        }
+        ShflMode::Bfly => {
+            let j = (lane ^ bval) as i32;
+            (j, j <= max_lane)
+        }
+        ShflMode::Idx => {
+            let j = (min_lane | (bval & !segmask)) as i32;
+            (j, j <= max_lane)
+        }
+    };
+    if pval {
+        (j as u32, true)
+    } else {
+        (lane, false)
+    }
+}
+
+/// The `c` operand that CUDA's `__shfl_*_sync(mask, var, lane_or_delta, width)` passes for a
+/// sub-warp `width`: the segment mask `32 - width` in `c[12:8]`, and the clamp `0x1f` for
+/// `.down`/`.bfly`/`.idx` or `0` for `.up`.
+///
+/// `width` must be a power of two in `1..=32`; other values give what CUDA's headers compute,
+/// which is not a meaningful segment.
+#[inline]
+pub const fn width_c(mode: ShflMode, width: u32) -> u32 {
+    let seg = (32u32.wrapping_sub(width) & 0x1f) << 8;
+    match mode {
+        ShflMode::Up => seg,
+        _ => seg | 0x1f,
+    }
+}
+
+/// Where each participating lane reads from, and its predicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShflRoute {
+    /// `src[lane]`: the lane whose `a` this lane receives (itself when its predicate is false).
+    /// Entries of lanes that do not participate are their own lane id.
+    pub src: [u8; 32],
+    /// Bit `lane` is the predicate `p` of that lane.
+    pub pred: u32,
+    /// Participating lanes whose predicate is true and whose source lane does not participate:
+    /// "sourcing from an inactive thread or one not in membermask is undefined".
+    pub undefined: u32,
+}
+
+/// Routes one `shfl.sync` for the lanes in `participants` with per-lane operands `b` and `c`.
+///
+/// `participants` are the lanes that execute this instruction together: the non-exited lanes of
+/// its membermask. A lane may only source a participant (a lane that is active at the
+/// instruction and in membermask); other sources are flagged in [`ShflRoute::undefined`].
+pub fn route(mode: ShflMode, b: &[u32; 32], c: &[u32; 32], participants: u32) -> ShflRoute {
+    let mut src: [u8; 32] = core::array::from_fn(|l| l as u8);
+    let mut pred = 0;
+    let mut undefined = 0;
+    for lane in lanes(participants) {
+        let (j, p) = source_lane(mode, lane, b[lane as usize], c[lane as usize]);
+        src[lane as usize] = j as u8;
+        if p {
+            pred |= 1 << lane;
+            if participants & (1 << j) == 0 {
+                undefined |= 1 << lane;
+            }
+        }
+    }
+    ShflRoute { src, pred, undefined }
+}
+
+/// Applies a route to 32-bit (or wider, moved as several 32-bit words with the same route)
+/// values: `d[lane] = a[src[lane]]` for every participant.
+pub fn apply<T: Copy + Default>(route: &ShflRoute, a: &[T; 32], participants: u32) -> [T; 32] {
+    let mut d = [T::default(); 32];
+    for lane in lanes(participants) {
+        d[lane as usize] = a[route.src[lane as usize] as usize];
+    }
+    d
+}
