@@ -81,10 +81,12 @@ pub(crate) struct Shared {
     pub(crate) pred: Cell<u32>,
     /// Lanes that posted a request since the executor last collected them.
     pub(crate) posted: Cell<u32>,
+    /// The warp's index in its launch: global thread id = 32 * warp + lane.
+    pub(crate) warp: u64,
 }
 
 impl Shared {
-    fn new() -> Shared {
+    fn new(warp: u64) -> Shared {
         let here: Site = Location::caller();
         Shared {
             op: core::array::from_fn(|_| Cell::new(Op::BarWarpSync)),
@@ -96,6 +98,7 @@ impl Shared {
             result: Default::default(),
             pred: Cell::new(0),
             posted: Cell::new(0),
+            warp,
         }
     }
 
@@ -185,7 +188,7 @@ impl Executor {
     where
         K: AsyncFn(&Warp<'_>) -> R,
     {
-        let shared = Shared::new();
+        let shared = Shared::new(self.warp);
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&shared, l as u32));
         let futs = core::array::from_fn(|l| (launched >> l & 1 == 1).then(|| kernel(&handles[l])));
         let mut futs = core::pin::pin!(futs);
@@ -222,44 +225,41 @@ impl Run<'_> {
         let mut cx = Context::from_waker(Waker::noop());
         let mut outs: [Option<F::Output>; 32] = [const { None }; 32];
         let order = self.exec.order.permutation();
+        let ascending = self.exec.order == LaneOrder::Ascending;
         let mut runnable = self.launched;
         loop {
             self.shared.posted.set(0);
             // Poll every runnable lane until it stops at its next warp instruction or returns.
-            let mut poll_lane = |lane: u32, this: &mut Self| -> Result<(), WarpError> {
-                let mut slot = project(futs.as_mut(), lane);
-                let fut = slot.as_mut().as_pin_mut().expect("a runnable lane has a future");
-                match catch_lane_panic(|| fut.poll(&mut cx)) {
-                    Ok(Poll::Ready(r)) => {
+            // One `catch_unwind` covers the whole step; `current` says which lane panicked.
+            let current = Cell::new(0u32);
+            let mut exited = self.exited;
+            let step = catch_lane_panic(|| {
+                let mut poll_one = |lane: u32| {
+                    current.set(lane);
+                    let mut slot = project(futs.as_mut(), lane);
+                    let fut = slot.as_mut().as_pin_mut().expect("a runnable lane has a future");
+                    if let Poll::Ready(r) = fut.poll(&mut cx) {
                         outs[lane as usize] = Some(r);
-                        this.exited |= 1 << lane;
+                        exited |= 1 << lane;
                         slot.set(None);
                     }
-                    Ok(Poll::Pending) => {
-                        if this.shared.posted.get() & (1 << lane) == 0 {
-                            this.blocked |= 1 << lane;
-                        }
-                    }
-                    Err((message, location)) => {
-                        this.exited |= 1 << lane;
-                        this.panicked = Some(lane);
-                        let report = this.report();
-                        return Err(WarpError::LanePanicked { lane, message, location, report });
-                    }
+                };
+                if ascending {
+                    lanes(runnable).for_each(&mut poll_one);
+                } else {
+                    order.iter().filter(|&&l| runnable >> l & 1 == 1).for_each(|&l| poll_one(l as u32));
                 }
-                Ok(())
-            };
-            if self.exec.order == LaneOrder::Ascending {
-                for lane in lanes(runnable) {
-                    poll_lane(lane, &mut self)?;
-                }
-            } else {
-                for &lane in &order {
-                    if runnable >> lane & 1 == 1 {
-                        poll_lane(lane as u32, &mut self)?;
-                    }
-                }
+            });
+            self.exited = exited;
+            if let Err((message, location)) = step {
+                let lane = current.get();
+                self.exited |= 1 << lane;
+                self.panicked = Some(lane);
+                self.waiting |= self.shared.posted.get();
+                return Err(WarpError::LanePanicked { lane, message, location, report: self.report() });
             }
+            // A lane that suspended without posting a request awaits something else.
+            self.blocked |= runnable & !self.exited & !self.shared.posted.get();
             self.waiting |= self.shared.posted.get();
             if self.waiting == 0 {
                 if self.blocked == 0 {

@@ -122,8 +122,11 @@ impl<T: Word> Decode for AsWord<T> {
 pub struct Intrinsic<'w, D> {
     shared: &'w Shared,
     lane: u32,
-    /// The request, until posted.
-    request: Option<Request>,
+    /// Whether the request has been posted. (A flag of its own rather than an `Option` around
+    /// the request: the option's niche would sit inside `Op`, and reading it back right after
+    /// writing the request stalls store forwarding on x86.)
+    posted: bool,
+    request: Request,
     decode: PhantomData<fn() -> D>,
 }
 
@@ -143,16 +146,15 @@ impl<D: Decode> Future for Intrinsic<'_, D> {
     #[inline(always)]
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<D::Output> {
         let this = self.get_mut();
-        match this.request.take() {
-            Some(r) => {
-                this.shared.post(this.lane, r.op, r.mask, r.a, r.b, r.c, r.site);
-                Poll::Pending
-            }
-            None => {
-                let d = this.shared.result[this.lane as usize].get();
-                let p = this.shared.pred.get() >> this.lane & 1 == 1;
-                Poll::Ready(D::decode(d, p))
-            }
+        if !this.posted {
+            this.posted = true;
+            let r = this.request;
+            this.shared.post(this.lane, r.op, r.mask, r.a, r.b, r.c, r.site);
+            Poll::Pending
+        } else {
+            let d = this.shared.result[this.lane as usize].get();
+            let p = this.shared.pred.get() >> this.lane & 1 == 1;
+            Poll::Ready(D::decode(d, p))
         }
     }
 }
@@ -164,7 +166,7 @@ impl<'w> Warp<'w> {
 
     #[inline(always)]
     fn issue<D: Decode>(&self, op: Op, mask: u32, a: u64, b: u32, c: u32, site: Site) -> Intrinsic<'w, D> {
-        Intrinsic { shared: self.shared, lane: self.lane, request: Some(Request { op, mask, a, b, c, site }), decode: PhantomData }
+        Intrinsic { shared: self.shared, lane: self.lane, posted: false, request: Request { op, mask, a, b, c, site }, decode: PhantomData }
     }
 
     // ---- lane registers (not suspension points) ----
@@ -198,6 +200,17 @@ impl<'w> Warp<'w> {
     #[inline(always)]
     pub fn lanemask_ge(&self) -> u32 {
         lanemask::ge(self.lane)
+    }
+
+    /// The warp's index in its launch (0 for a single warp).
+    #[inline(always)]
+    pub fn warp_index(&self) -> u64 {
+        self.shared.warp
+    }
+    /// This lane's thread index in its launch: `32 * warp_index + lane_id`.
+    #[inline(always)]
+    pub fn global_id(&self) -> u64 {
+        self.shared.warp * 32 + self.lane as u64
     }
 
     // ---- groups ----
