@@ -41,6 +41,8 @@
 #[cfg(target_arch = "nvptx64")]
 pub mod nvptx;
 
+pub mod global;
+
 macro_rules! host {
     ($($item:item)*) => {$( #[cfg(not(target_arch = "nvptx64"))] $item )*};
 }
@@ -48,6 +50,7 @@ macro_rules! host {
 host! {
     pub mod error;
     pub mod exec;
+    pub mod grid;
     pub mod handle;
     pub mod op;
     pub mod semantics;

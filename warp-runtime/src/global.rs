@@ -1,0 +1,1 @@
+//! Global-memory buffers and PTX `atom` operations, shared by all warps of a launch.

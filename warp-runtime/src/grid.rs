@@ -1,0 +1,1 @@
+//! Launching a grid of many warps.
