@@ -1,0 +1,44 @@
+//! nvptx64 kernels for warpkit.
+//!
+//! Built only for `nvptx64-nvidia-cuda` (`cargo xtask ptx`); on any other target the crate is empty.
+//! The PTX module lands in `target/ptx/<sm>/warpkit_ptx.ptx`, its LLVM IR next to it.
+//!
+//! * [`conformance`]: one `conf_*` kernel per PTX warp instruction, for checking the lockstep
+//!   runtime's semantics against real hardware.
+//! * [`divergence`]: `div_*` kernels with warp instructions under divergent branches, used to check
+//!   that the compiler keeps each instruction exactly where it is written.
+#![cfg_attr(target_arch = "nvptx64", no_std)]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, abi_ptx))]
+
+#[cfg(target_arch = "nvptx64")]
+pub mod conformance;
+#[cfg(target_arch = "nvptx64")]
+pub mod divergence;
+
+/// Global index of the calling thread in a 1-D launch: `ctaid.x * ntid.x + tid.x`.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub(crate) fn global_thread_index() -> usize {
+    let tid: u32;
+    let ntid: u32;
+    let ctaid: u32;
+    unsafe {
+        core::arch::asm!(
+            "mov.u32 {t}, %tid.x;",
+            "mov.u32 {n}, %ntid.x;",
+            "mov.u32 {c}, %ctaid.x;",
+            t = out(reg32) tid,
+            n = out(reg32) ntid,
+            c = out(reg32) ctaid,
+            options(pure, nomem, nostack),
+        );
+    }
+    (ctaid as usize) * (ntid as usize) + (tid as usize)
+}
+
+#[cfg(target_arch = "nvptx64")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // `trap` aborts the kernel; the host sees a launch failure.
+    unsafe { core::arch::asm!("trap;", options(noreturn, nostack)) }
+}
