@@ -1,1 +1,727 @@
-fn main() {}
+//! Developer commands: `cargo xtask <command>`.
+//!
+//! `cargo xtask ptx [--sm SM]...`
+//!
+//! Builds the kernel crate `ptx/` to PTX for sm_70, sm_80, sm_90 and sm_100a (or the `--sm` ones),
+//! checks every module with `ptxas`, and checks in the LLVM IR and the PTX that each kernel holds
+//! exactly the warp instructions it is written with (none duplicated, merged or lost). On a fresh
+//! machine it first installs what it needs:
+//!
+//! * the nightly `rust-src` component (`rustup component add rust-src --toolchain nightly`), for
+//!   `-Zbuild-std=core` (the `nvptx64-nvidia-cuda` std component cannot be installed here);
+//! * `ptxas`, from PyPI's `nvidia-cuda-nvcc-cu12` wheel, `pip install --target target/ptxas-wheel`
+//!   (set `PTXAS=/path/to/ptxas` to use another one).
+//!
+//! Outputs: `target/ptx/<sm>/warpkit_ptx.ptx` and `target/ptx/<sm>/warpkit_ptx.ll`; the cargo build
+//! of each sm lives in `target/ptx-build/<sm>`. Set `WARPKIT_PTX_RUSTFLAGS` (space-separated) to add
+//! rustc flags to every crate of the build, e.g. for experiments with `-Zmir-enable-passes=...`.
+
+use std::collections::BTreeMap;
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{exit, Command};
+
+const TARGET: &str = "nvptx64-nvidia-cuda";
+const CRATE: &str = "warpkit_ptx";
+const DEFAULT_SMS: &[&str] = &["sm_70", "sm_80", "sm_90", "sm_100a"];
+/// The ptxas wheel. 12.9 knows sm_100a and PTX ISA 8.8.
+const PTXAS_WHEEL: &str = "nvidia-cuda-nvcc-cu12==12.9.86";
+
+/// rustc flags for every crate of every nvptx build, and why.
+///
+/// The kernels need each warp instruction to stay in the branch arm it is written in. Inline asm
+/// reaches LLVM as `call asm sideeffect` *without* the `convergent` attribute (rustc marks GPU
+/// *functions* convergent, not asm call sites), and MIR has no notion of convergence at all. With
+/// rustc 1.97.0-nightly (2026-05-19) two passes merged identical warp instructions from both arms
+/// of an `if`/`else` into one executed by the whole warp (the `div_*` kernels in ptx/ show it):
+///
+/// * MIR `MatchBranchSimplification` merged `if c { activemask() } else { activemask() }` into one
+///   `activemask` (both arms were the same block) -> `-Zmir-enable-passes=-MatchBranchSimplification`;
+/// * LLVM SimplifyCFG hoisted the identical `activemask` + `shfl.sync` at the top of both arms
+///   above the branch -> `-Cllvm-args=-simplifycfg-hoist-common=false`.
+///
+/// MIR `JumpThreading` (rust-lang/rust#137086, duplicates a warp instruction into both arms) is
+/// already off for GPU targets in this nightly (rust-lang/rust#149637); it is named here too so that
+/// an older nightly is safe. `check_instruction_counts` verifies the result on every build.
+const COMMON_RUSTFLAGS: &[&str] = &[
+    "-Zmir-enable-passes=-JumpThreading,-MatchBranchSimplification",
+    "-Cllvm-args=-simplifycfg-hoist-common=false",
+];
+
+/// Extra `-C target-feature`s per target: the PTX ISA version LLVM picks for a target is the lowest
+/// that target allows (sm_70/sm_80: 7.0, sm_90: 7.8, sm_100a: 8.6), but `elect.sync` needs PTX 8.0.
+fn target_features(sm: &str) -> Option<&'static str> {
+    match sm {
+        "sm_90" => Some("+ptx80"),
+        _ => None,
+    }
+}
+
+fn main() {
+    let args: Vec<String> = env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("ptx") => {
+            let mut sms = Vec::new();
+            let mut it = args[1..].iter();
+            while let Some(a) = it.next() {
+                match a.as_str() {
+                    "--sm" => match it.next() {
+                        Some(sm) => sms.push(sm.clone()),
+                        None => usage_error("--sm needs a value, e.g. --sm sm_90"),
+                    },
+                    other => usage_error(&format!("unknown argument to `ptx`: {other}")),
+                }
+            }
+            if sms.is_empty() {
+                sms = DEFAULT_SMS.iter().map(|s| s.to_string()).collect();
+            }
+            if let Err(e) = ptx(&sms) {
+                eprintln!("error: {e}");
+                exit(1);
+            }
+        }
+        Some("help") | Some("--help") | Some("-h") | None => print_usage(),
+        Some(other) => usage_error(&format!("unknown command: {other}")),
+    }
+}
+
+fn print_usage() {
+    println!("usage: cargo xtask <command>");
+    println!();
+    println!("commands:");
+    println!(
+        "  ptx [--sm SM]...   build ptx/ to PTX for {} (or the given sms),",
+        DEFAULT_SMS.join(", ")
+    );
+    println!(
+        "                     check each with ptxas and check the warp instructions per kernel"
+    );
+}
+
+fn usage_error(msg: &str) -> ! {
+    eprintln!("error: {msg}");
+    eprintln!();
+    print_usage();
+    exit(2);
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the repository root")
+        .to_path_buf()
+}
+
+/// A command for the nightly toolchain's `cargo`/`rustc`, without what `cargo xtask` (run by the
+/// pinned stable toolchain) leaves in the environment.
+fn nightly(program: &str) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.arg("+nightly");
+    for var in [
+        "RUSTUP_TOOLCHAIN",
+        "RUSTC",
+        "RUSTC_WRAPPER",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "RUSTFLAGS",
+        "RUSTDOCFLAGS",
+        "CARGO",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_MANIFEST_DIR",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
+    let status = cmd
+        .status()
+        .map_err(|e| format!("{what}: cannot run {:?}: {e}", cmd.get_program()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{what} failed ({status})"))
+    }
+}
+
+fn ptx(sms: &[String]) -> Result<(), String> {
+    let root = repo_root();
+    ensure_rust_src()?;
+    let ptxas = ensure_ptxas(&root)?;
+    let version = Command::new(&ptxas)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("{}: {e}", ptxas.display()))?;
+    let version = String::from_utf8_lossy(&version.stdout);
+    println!(
+        "ptxas: {} ({})",
+        ptxas.display(),
+        version.lines().last().unwrap_or("?").trim()
+    );
+
+    let expectations = div_expectations(&root.join("ptx/src/divergence.rs"))?;
+    let mut failures = Vec::new();
+    for sm in sms {
+        println!();
+        println!("== {sm}");
+        match build_and_check(&root, &ptxas, sm, &expectations) {
+            Ok(()) => {}
+            Err(e) => {
+                eprintln!("{sm}: FAILED: {e}");
+                failures.push(sm.clone());
+            }
+        }
+    }
+    println!();
+    if failures.is_empty() {
+        println!(
+            "ptx: all {} targets built, passed ptxas and the instruction checks",
+            sms.len()
+        );
+        Ok(())
+    } else {
+        Err(format!("ptx: failed for {}", failures.join(", ")))
+    }
+}
+
+/// `rust-src` for the nightly toolchain, needed by `-Zbuild-std=core`.
+fn ensure_rust_src() -> Result<(), String> {
+    let out = nightly("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .map_err(|e| format!("cannot run `rustc +nightly`: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`rustc +nightly --print sysroot` failed; is a nightly toolchain installed?\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    if sysroot
+        .join("lib/rustlib/src/rust/library/core/Cargo.toml")
+        .is_file()
+    {
+        return Ok(());
+    }
+    println!("installing rust-src for nightly");
+    let mut cmd = Command::new("rustup");
+    cmd.args(["component", "add", "rust-src", "--toolchain", "nightly"]);
+    cmd.env_remove("RUSTUP_TOOLCHAIN");
+    run(
+        &mut cmd,
+        "rustup component add rust-src --toolchain nightly",
+    )
+}
+
+/// `ptxas`: `$PTXAS`, or the one in `target/ptxas-wheel/`, installed from PyPI if missing.
+fn ensure_ptxas(root: &Path) -> Result<PathBuf, String> {
+    if let Some(p) = env::var_os("PTXAS") {
+        return Ok(PathBuf::from(p));
+    }
+    let wheel_dir = root.join("target/ptxas-wheel");
+    let ptxas = wheel_dir.join("nvidia/cuda_nvcc/bin/ptxas");
+    if !ptxas.is_file() {
+        println!(
+            "installing ptxas: pip install --target {} {PTXAS_WHEEL}",
+            wheel_dir.display()
+        );
+        let python = if Command::new("python3").arg("--version").output().is_ok() {
+            "python3"
+        } else {
+            "python"
+        };
+        let mut cmd = Command::new(python);
+        cmd.args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--upgrade",
+            "--target",
+        ])
+        .arg(&wheel_dir)
+        .arg(PTXAS_WHEEL);
+        run(&mut cmd, &format!("pip install {PTXAS_WHEEL}"))?;
+        if !ptxas.is_file() {
+            return Err(format!(
+                "{PTXAS_WHEEL} installed, but {} is not there",
+                ptxas.display()
+            ));
+        }
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mut perm = fs::metadata(&ptxas)
+            .map_err(|e| e.to_string())?
+            .permissions();
+        if perm.mode() & 0o111 != 0o111 {
+            perm.set_mode(perm.mode() | 0o755);
+            fs::set_permissions(&ptxas, perm)
+                .map_err(|e| format!("chmod {}: {e}", ptxas.display()))?;
+        }
+    }
+    Ok(ptxas)
+}
+
+fn build_and_check(
+    root: &Path,
+    ptxas: &Path,
+    sm: &str,
+    div: &BTreeMap<String, BTreeMap<String, usize>>,
+) -> Result<(), String> {
+    let target_dir = root.join("target/ptx-build").join(sm);
+    let deps = target_dir.join(TARGET).join("release/deps");
+    // Old outputs of the crate (other hashes) would make the pick below ambiguous.
+    if let Ok(entries) = fs::read_dir(&deps) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with(&format!("{CRATE}-"))
+                && (name.ends_with(".s") || name.ends_with(".ll"))
+            {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+    }
+
+    // -C target-cpu goes to every crate (RUSTFLAGS), not only to the kernel crate (`cargo rustc --`
+    // args): warp-runtime's instruction functions are cfg-gated on `target_feature = "sm_*"`, which
+    // follows target-cpu, and core should be built for the same target.
+    let mut rustflags = vec![format!("-Ctarget-cpu={sm}")];
+    if let Some(f) = target_features(sm) {
+        rustflags.push(format!("-Ctarget-feature={f}"));
+    }
+    rustflags.extend(COMMON_RUSTFLAGS.iter().map(|s| s.to_string()));
+    if let Ok(extra) = env::var("WARPKIT_PTX_RUSTFLAGS") {
+        rustflags.extend(extra.split_whitespace().map(str::to_string));
+    }
+    let mut cmd = nightly("cargo");
+    cmd.current_dir(root.join("ptx"))
+        .args([
+            "rustc",
+            "--release",
+            "--target",
+            TARGET,
+            "-Zbuild-std=core",
+            "--",
+        ])
+        .arg("--emit=asm,llvm-ir")
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\x1f"));
+    println!(
+        "(cd ptx && CARGO_TARGET_DIR={} CARGO_ENCODED_RUSTFLAGS='{}' cargo +nightly rustc --release --target {TARGET} -Zbuild-std=core -- --emit=asm,llvm-ir)",
+        target_dir.display(),
+        rustflags.join(" ")
+    );
+    run(&mut cmd, "cargo +nightly rustc")?;
+
+    let s = find_one(&deps, ".s")?;
+    let ll = find_one(&deps, ".ll")?;
+    let out_dir = root.join("target/ptx").join(sm);
+    fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
+    let ptx_path = out_dir.join(format!("{CRATE}.ptx"));
+    let ll_path = out_dir.join(format!("{CRATE}.ll"));
+    fs::copy(&s, &ptx_path).map_err(|e| format!("copy {}: {e}", s.display()))?;
+    fs::copy(&ll, &ll_path).map_err(|e| format!("copy {}: {e}", ll.display()))?;
+    println!("wrote {} and {}", ptx_path.display(), ll_path.display());
+
+    let out = Command::new(ptxas)
+        .arg(format!("-arch={sm}"))
+        .args(["-o", "/dev/null"])
+        .arg(&ptx_path)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
+    let msg = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if !out.status.success() {
+        return Err(format!(
+            "ptxas -arch={sm} {} failed ({}):\n{}",
+            ptx_path.display(),
+            out.status,
+            msg.trim_end()
+        ));
+    }
+    println!(
+        "ptxas -arch={sm}: ok{}",
+        if msg.trim().is_empty() {
+            String::new()
+        } else {
+            format!("\n{}", msg.trim_end())
+        }
+    );
+
+    let ptx_text = fs::read_to_string(&ptx_path).map_err(|e| e.to_string())?;
+    let ll_text = fs::read_to_string(&ll_path).map_err(|e| e.to_string())?;
+    let ptx_counts = ptx_kernel_instructions(&ptx_text);
+    let ll_counts = ll_kernel_instructions(&ll_text);
+    check_instruction_counts(sm, &ptx_counts, &ll_counts, div)
+}
+
+/// The one `<crate>-<hash><ext>` file in `deps`.
+fn find_one(deps: &Path, ext: &str) -> Result<PathBuf, String> {
+    let mut found: Vec<PathBuf> = fs::read_dir(deps)
+        .map_err(|e| format!("{}: {e}", deps.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with(&format!("{CRATE}-")) && n.ends_with(ext)
+        })
+        .collect();
+    match found.len() {
+        1 => Ok(found.pop().unwrap()),
+        0 => Err(format!("no {CRATE}-*{ext} in {}", deps.display())),
+        _ => Err(format!(
+            "several {CRATE}-*{ext} in {}: {found:?}",
+            deps.display()
+        )),
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Instruction checks
+// ----------------------------------------------------------------------------------------------
+
+/// Warp instruction mnemonic prefixes; `laneid`/`lanemask` reads are not warp instructions.
+const WARP_PREFIXES: &[&str] = &[
+    "shfl.sync.",
+    "vote.",
+    "match.",
+    "redux.sync.",
+    "activemask.",
+    "bar.warp.sync",
+    "elect.sync",
+];
+
+/// The warp instruction on one line of PTX, if any (its full mnemonic, e.g. `shfl.sync.down.b32`).
+fn warp_instruction(line: &str) -> Option<&str> {
+    let mut l = line.trim();
+    if l.starts_with('@') {
+        l = l
+            .split_once(char::is_whitespace)
+            .map(|(_, r)| r.trim_start())
+            .unwrap_or("");
+    }
+    let mnemonic = l.split(|c: char| c.is_whitespace() || c == ';').next()?;
+    WARP_PREFIXES
+        .iter()
+        .any(|p| mnemonic.starts_with(p))
+        .then_some(mnemonic)
+}
+
+type Counts = BTreeMap<String, BTreeMap<String, usize>>;
+
+/// kernel -> mnemonic -> count, from PTX: each `.entry` runs to the next `.entry`/`.func`.
+fn ptx_kernel_instructions(ptx: &str) -> Counts {
+    let mut counts = Counts::new();
+    let mut current: Option<String> = None;
+    for line in ptx.lines() {
+        let t = line.trim_start();
+        if t.starts_with(".visible .entry ")
+            || t.starts_with(".entry ")
+            || t.contains(".func ") && !t.starts_with("//")
+        {
+            current = t
+                .split_once(".entry ")
+                .map(|(_, r)| r.split('(').next().unwrap_or("").trim().to_string())
+                .filter(|n| !n.is_empty());
+            if let Some(k) = &current {
+                counts.entry(k.clone()).or_default();
+            }
+            continue;
+        }
+        if let (Some(k), Some(m)) = (&current, warp_instruction(line)) {
+            *counts.get_mut(k).unwrap().entry(m.to_string()).or_default() += 1;
+        }
+    }
+    counts
+}
+
+/// kernel -> mnemonic -> count, from LLVM IR: the asm strings of the `ptx_kernel` definitions.
+fn ll_kernel_instructions(ll: &str) -> Counts {
+    let mut counts = Counts::new();
+    let mut current: Option<String> = None;
+    for line in ll.lines() {
+        if line.starts_with("define ") {
+            current = if line.contains("ptx_kernel") {
+                line.split_once('@')
+                    .and_then(|(_, r)| r.split('(').next())
+                    .map(|n| n.trim_matches('"').to_string())
+            } else {
+                None
+            };
+            if let Some(k) = &current {
+                counts.entry(k.clone()).or_default();
+            }
+            continue;
+        }
+        if line.starts_with('}') {
+            current = None;
+            continue;
+        }
+        let Some(k) = &current else { continue };
+        // `call ... asm [sideeffect] [alignstack] "template", "constraints"(...)`
+        let Some((_, after)) = line.split_once(" asm ") else {
+            continue;
+        };
+        let Some((_, template)) = after.split_once('"') else {
+            continue;
+        };
+        let template = template.split('"').next().unwrap_or("");
+        for part in template.split("\\0A") {
+            if let Some(m) = warp_instruction(part) {
+                *counts.get_mut(k).unwrap().entry(m.to_string()).or_default() += 1;
+            }
+        }
+    }
+    counts
+}
+
+#[derive(Clone, Copy, PartialEq, PartialOrd, Debug)]
+enum Gate {
+    /// Deprecated non-`.sync` vote: only below sm_70 (never among the default targets).
+    Below70,
+    All,
+    Sm70,
+    Sm80,
+    Sm90,
+    Sm100a,
+}
+
+/// Whether the kernels behind `gate` exist for `sm`.
+fn gate_holds(gate: Gate, sm: &str) -> bool {
+    let num: u32 = sm
+        .trim_start_matches("sm_")
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+        .parse()
+        .unwrap_or(0);
+    match gate {
+        Gate::Below70 => num < 70,
+        Gate::All => true,
+        Gate::Sm70 => num >= 70,
+        Gate::Sm80 => num >= 80,
+        Gate::Sm90 => num >= 90,
+        Gate::Sm100a => sm == "sm_100a",
+    }
+}
+
+/// Every conformance kernel, with its target gate (mirrors the cfgs in ptx/src/conformance.rs).
+fn conformance_kernels() -> Vec<(String, Gate)> {
+    let mut v = Vec::new();
+    let mut add =
+        |gate: Gate, names: &[&str]| v.extend(names.iter().map(|n| (format!("conf_{n}"), gate)));
+    add(
+        Gate::All,
+        &[
+            "shfl_sync_up",
+            "shfl_sync_down",
+            "shfl_sync_bfly",
+            "shfl_sync_idx",
+        ],
+    );
+    add(
+        Gate::All,
+        &[
+            "vote_sync_all",
+            "vote_sync_any",
+            "vote_sync_uni",
+            "vote_sync_ballot",
+        ],
+    );
+    add(
+        Gate::Below70,
+        &["vote_all", "vote_any", "vote_uni", "vote_ballot"],
+    );
+    add(
+        Gate::Sm70,
+        &[
+            "match_any_sync_b32",
+            "match_any_sync_b64",
+            "match_all_sync_b32",
+            "match_all_sync_b64",
+        ],
+    );
+    add(
+        Gate::Sm80,
+        &[
+            "redux_sync_add_u32",
+            "redux_sync_min_u32",
+            "redux_sync_max_u32",
+        ],
+    );
+    add(
+        Gate::Sm80,
+        &[
+            "redux_sync_add_s32",
+            "redux_sync_min_s32",
+            "redux_sync_max_s32",
+        ],
+    );
+    add(
+        Gate::Sm80,
+        &[
+            "redux_sync_and_b32",
+            "redux_sync_or_b32",
+            "redux_sync_xor_b32",
+        ],
+    );
+    add(
+        Gate::Sm100a,
+        &[
+            "redux_sync_min_f32",
+            "redux_sync_max_f32",
+            "redux_sync_min_abs_f32",
+            "redux_sync_max_abs_f32",
+        ],
+    );
+    add(
+        Gate::Sm100a,
+        &[
+            "redux_sync_min_nan_f32",
+            "redux_sync_max_nan_f32",
+            "redux_sync_min_abs_nan_f32",
+            "redux_sync_max_abs_nan_f32",
+        ],
+    );
+    add(Gate::All, &["activemask", "bar_warp_sync", "lane_info"]);
+    add(Gate::Sm90, &["elect_sync"]);
+    v
+}
+
+/// The PTX mnemonic prefix a `conf_*` kernel must execute: `conf_redux_sync_min_abs_nan_f32` ->
+/// `redux.sync.min.abs.NaN.f32`, `conf_vote_sync_all` -> `vote.sync.all`; `None` for `conf_lane_info`.
+fn expected_mnemonic(kernel: &str) -> Option<String> {
+    let op = kernel.strip_prefix("conf_")?;
+    if op == "lane_info" {
+        return None;
+    }
+    Some(op.replace('_', ".").replace(".nan.", ".NaN."))
+}
+
+/// `expect: mnemonic=count ...` lines in the doc comments of ptx/src/divergence.rs, per kernel.
+fn div_expectations(path: &Path) -> Result<BTreeMap<String, BTreeMap<String, usize>>, String> {
+    let src = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = BTreeMap::new();
+    let mut pending: Option<BTreeMap<String, usize>> = None;
+    for line in src.lines() {
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("/// expect:") {
+            let mut m = BTreeMap::new();
+            for item in rest.split_whitespace() {
+                let (k, v) = item
+                    .split_once('=')
+                    .ok_or_else(|| format!("{}: bad expect item {item:?}", path.display()))?;
+                m.insert(
+                    k.to_string(),
+                    v.parse::<usize>()
+                        .map_err(|e| format!("{}: {item:?}: {e}", path.display()))?,
+                );
+            }
+            pending = Some(m);
+        } else if let Some((_, rest)) = t.split_once("extern \"ptx-kernel\" fn ") {
+            let name = rest.split('(').next().unwrap_or("").trim().to_string();
+            out.insert(
+                name,
+                pending.take().ok_or_else(|| {
+                    format!("{}: kernel without an `expect:` line", path.display())
+                })?,
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// Sum of the counts of the mnemonics that start with `prefix`.
+fn count_prefix(counts: &BTreeMap<String, usize>, prefix: &str) -> usize {
+    counts
+        .iter()
+        .filter(|(m, _)| m.starts_with(prefix))
+        .map(|(_, n)| n)
+        .sum()
+}
+
+fn check_instruction_counts(
+    sm: &str,
+    ptx: &Counts,
+    ll: &Counts,
+    div: &BTreeMap<String, BTreeMap<String, usize>>,
+) -> Result<(), String> {
+    let mut errors = Vec::new();
+    let mut seen = 0;
+    for (kernel, gate) in conformance_kernels() {
+        let present_ptx = ptx.contains_key(&kernel);
+        let present_ll = ll.contains_key(&kernel);
+        let wanted = gate_holds(gate, sm);
+        if present_ptx != wanted || present_ll != wanted {
+            errors.push(format!(
+                "{kernel}: expected {}, PTX has it: {present_ptx}, IR has it: {present_ll}",
+                if wanted { "present" } else { "absent" }
+            ));
+            continue;
+        }
+        if !wanted {
+            continue;
+        }
+        seen += 1;
+        for (what, counts) in [("PTX", &ptx[&kernel]), ("IR", &ll[&kernel])] {
+            let total: usize = counts.values().sum();
+            match expected_mnemonic(&kernel) {
+                None if total != 0 => errors.push(format!(
+                    "{kernel}: {what} has warp instructions {counts:?}, expected none"
+                )),
+                Some(m) if total != 1 || count_prefix(counts, &m) != 1 => errors.push(format!(
+                    "{kernel}: {what} has {counts:?}, expected exactly one {m}*"
+                )),
+                _ => {}
+            }
+        }
+    }
+    for (kernel, want) in div {
+        for (what, counts) in [("PTX", ptx.get(kernel)), ("IR", ll.get(kernel))] {
+            let Some(counts) = counts else {
+                errors.push(format!("{kernel}: missing from the {what}"));
+                continue;
+            };
+            let total: usize = counts.values().sum();
+            let want_total: usize = want.values().sum();
+            let wrong =
+                want.iter().any(|(m, n)| count_prefix(counts, m) != *n) || total != want_total;
+            if wrong {
+                errors.push(format!(
+                    "{kernel}: {what} has {counts:?}, expected {want:?}"
+                ));
+            }
+        }
+        seen += 1;
+    }
+    let unknown: Vec<&String> = ptx
+        .keys()
+        .filter(|k| !div.contains_key(*k) && !conformance_kernels().iter().any(|(c, _)| c == *k))
+        .collect();
+    if !unknown.is_empty() {
+        println!("note: kernels without an instruction check: {unknown:?}");
+    }
+    if errors.is_empty() {
+        let mut totals: BTreeMap<&str, usize> = BTreeMap::new();
+        for counts in ptx.values() {
+            for (m, n) in counts {
+                *totals.entry(m.as_str()).or_default() += n;
+            }
+        }
+        println!("instruction check: {seen} kernels ok; warp instructions in the PTX: {totals:?}");
+        Ok(())
+    } else {
+        Err(format!(
+            "instruction check failed:\n  {}",
+            errors.join("\n  ")
+        ))
+    }
+}
