@@ -331,6 +331,17 @@ pub enum WarpError {
         report: Box<Report>,
     },
 
+    /// A lane issued a warp instruction and did not await it before issuing the next one or
+    /// returning. Only code that calls the runtime directly can do this; `#[warp_kernel]` awaits
+    /// every intrinsic where it is called.
+    #[error("{lanes} issued a warp instruction without awaiting it before the next one or before returning; await each intrinsic where it is called\n{report}")]
+    NotAwaited {
+        /// The lanes at fault.
+        lanes: LaneSet,
+        /// Every lane's state.
+        report: Box<Report>,
+    },
+
     /// Rule 6, for the deprecated `vote` without `.sync` on sm_70 and higher.
     #[error("`{op}` (vote without `.sync`) is not available on {target}: \"Support for vote instruction without a .sync qualifier is removed in PTX ISA version 6.4 for .target sm_70 or higher.\" Use the `vote.sync` forms (`all`, `any`, `uni`, `ballot`) with a membermask (executed by {lanes})\n{report}")]
     VoteRemoved {
@@ -356,6 +367,7 @@ impl WarpError {
             | WarpError::Deadlock { report, .. }
             | WarpError::LanePanicked { report, .. }
             | WarpError::Unsupported { report, .. }
+            | WarpError::NotAwaited { report, .. }
             | WarpError::VoteRemoved { report, .. } => report,
         }
     }

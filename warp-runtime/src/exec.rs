@@ -63,60 +63,98 @@ impl LaneOrder {
 /// result register only after the executor completed its request; the executor reads requests
 /// and writes results only between polls. Everything runs on one thread.
 pub(crate) struct Shared {
-    /// The instruction each waiting lane executes.
-    pub(crate) op: [Cell<Op>; 32],
+    /// The [`Op::code`] of each waiting lane's instruction.
+    pub(crate) op: Cell<[u32; 32]>,
     /// The membermask of each waiting lane's instruction.
-    pub(crate) mask: [Cell<u32>; 32],
+    pub(crate) mask: Cell<[u32; 32]>,
     /// Operand `a` (the value or predicate), zero-extended to 64 bits.
-    pub(crate) a: [Cell<u64>; 32],
+    pub(crate) a: Cell<[u64; 32]>,
     /// Operand `b` of `shfl.sync`.
-    pub(crate) b: [Cell<u32>; 32],
+    pub(crate) b: Cell<[u32; 32]>,
     /// Operand `c` of `shfl.sync`.
-    pub(crate) c: [Cell<u32>; 32],
+    pub(crate) c: Cell<[u32; 32]>,
     /// Where each waiting lane called its instruction.
     pub(crate) site: [Cell<Site>; 32],
     /// The destination register `d` of each completed lane.
-    pub(crate) result: [Cell<u64>; 32],
+    pub(crate) result: Cell<[u64; 32]>,
     /// Bit `lane` is the predicate destination `p` of a completed lane.
     pub(crate) pred: Cell<u32>,
-    /// Lanes that posted a request since the executor last collected them.
-    pub(crate) posted: Cell<u32>,
+    /// How many requests each lane posted since the executor last collected them: 0 or 1, or
+    /// more when a lane issued an intrinsic without awaiting it before the next (only possible
+    /// without the macro). A count rather than a bit so that posting is one increment.
+    pub(crate) posts: Cell<[u8; 32]>,
     /// The warp's index in its launch: global thread id = 32 * warp + lane.
     pub(crate) warp: u64,
+}
+
+/// Lane `lane`'s cell of a per-lane register array.
+#[inline(always)]
+pub(crate) fn at<T>(cells: &Cell<[T; 32]>, lane: usize) -> &Cell<T> {
+    let cells: &Cell<[T]> = cells;
+    &cells.as_slice_of_cells()[lane & 31]
+}
+
+/// Whether every element equals the first: branch-free, so it vectorizes.
+#[inline(always)]
+fn uniform(values: &[u32; 32]) -> bool {
+    values.iter().fold(0, |d, &v| d | (v ^ values[0])) == 0
 }
 
 impl Shared {
     fn new(warp: u64) -> Shared {
         let here: Site = Location::caller();
         Shared {
-            op: core::array::from_fn(|_| Cell::new(Op::BarWarpSync)),
-            mask: Default::default(),
-            a: Default::default(),
-            b: Default::default(),
-            c: Default::default(),
+            op: Cell::new([0; 32]),
+            mask: Cell::new([0; 32]),
+            a: Cell::new([0; 32]),
+            b: Cell::new([0; 32]),
+            c: Cell::new([0; 32]),
             site: core::array::from_fn(|_| Cell::new(here)),
-            result: Default::default(),
+            result: Cell::new([0; 32]),
             pred: Cell::new(0),
-            posted: Cell::new(0),
+            posts: Cell::new([0; 32]),
             warp,
         }
     }
 
     /// Records lane `lane`'s arrival at a warp instruction.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn post(&self, lane: u32, op: Op, mask: u32, a: u64, b: u32, c: u32, site: Site) {
         let l = lane as usize;
-        self.op[l].set(op);
-        self.mask[l].set(mask);
-        self.a[l].set(a);
-        self.b[l].set(b);
-        self.c[l].set(c);
-        self.site[l].set(site);
-        self.posted.set(self.posted.get() | 1 << lane);
+        at(&self.op, l).set(op.code());
+        at(&self.mask, l).set(mask);
+        at(&self.a, l).set(a);
+        at(&self.b, l).set(b);
+        at(&self.c, l).set(c);
+        self.site[l & 31].set(site);
+        let posts = at(&self.posts, l);
+        posts.set(posts.get().wrapping_add(1));
     }
 
-    fn load32(cells: &[Cell<u32>; 32]) -> [u32; 32] {
-        core::array::from_fn(|l| cells[l].get())
+    /// Collects the lanes that posted since the last call: `(posted, posted more than once)`.
+    #[inline(always)]
+    fn take_posts(&self) -> (u32, u32) {
+        let posts = self.posts.replace([0; 32]);
+        let (mut posted, mut twice) = (0, 0);
+        for (lane, &n) in posts.iter().enumerate() {
+            posted |= ((n != 0) as u32) << lane;
+            twice |= ((n > 1) as u32) << lane;
+        }
+        (posted, twice)
+    }
+
+    fn op_at(&self, lane: usize) -> Op {
+        Op::from_code(at(&self.op, lane).get())
+    }
+    fn mask_at(&self, lane: usize) -> u32 {
+        at(&self.mask, lane).get()
+    }
+    fn a_at(&self, lane: usize) -> u64 {
+        at(&self.a, lane).get()
+    }
+    fn set_result(&self, lane: usize, value: u64) {
+        at(&self.result, lane).set(value)
     }
 }
 
@@ -228,39 +266,56 @@ impl Run<'_> {
         let ascending = self.exec.order == LaneOrder::Ascending;
         let mut runnable = self.launched;
         loop {
-            self.shared.posted.set(0);
+            let exited_before = self.exited;
             // Poll every runnable lane until it stops at its next warp instruction or returns.
             // One `catch_unwind` covers the whole step; `current` says which lane panicked.
             let current = Cell::new(0u32);
             let mut exited = self.exited;
             let step = catch_lane_panic(|| {
-                let mut poll_one = |lane: u32| {
+                // The lanes to poll, in order, gathered first so that one loop (and one inlined
+                // poll) serves every order.
+                let mut seq = [0u8; 32];
+                let mut n = 0;
+                if ascending {
+                    for lane in lanes(runnable) {
+                        seq[n & 31] = lane as u8;
+                        n += 1;
+                    }
+                } else {
+                    for &lane in order.iter().filter(|&&l| runnable >> l & 1 == 1) {
+                        seq[n & 31] = lane;
+                        n += 1;
+                    }
+                }
+                for &lane in &seq[..n.min(32)] {
+                    let lane = lane as u32 & 31;
                     current.set(lane);
                     let mut slot = project(futs.as_mut(), lane);
-                    let fut = slot.as_mut().as_pin_mut().expect("a runnable lane has a future");
+                    let Some(fut) = slot.as_mut().as_pin_mut() else { continue };
                     if let Poll::Ready(r) = fut.poll(&mut cx) {
                         outs[lane as usize] = Some(r);
                         exited |= 1 << lane;
                         slot.set(None);
                     }
-                };
-                if ascending {
-                    lanes(runnable).for_each(&mut poll_one);
-                } else {
-                    order.iter().filter(|&&l| runnable >> l & 1 == 1).for_each(|&l| poll_one(l as u32));
                 }
             });
             self.exited = exited;
+            let (posted, twice) = self.shared.take_posts();
             if let Err((message, location)) = step {
                 let lane = current.get();
                 self.exited |= 1 << lane;
                 self.panicked = Some(lane);
-                self.waiting |= self.shared.posted.get();
+                self.waiting |= posted & !self.exited;
                 return Err(WarpError::LanePanicked { lane, message, location, report: self.report() });
             }
+            let misused = twice | (self.exited & !exited_before & posted);
+            if misused != 0 {
+                self.waiting |= posted & !self.exited;
+                return Err(WarpError::NotAwaited { lanes: LaneSet(misused), report: self.report() });
+            }
             // A lane that suspended without posting a request awaits something else.
-            self.blocked |= runnable & !self.exited & !self.shared.posted.get();
-            self.waiting |= self.shared.posted.get();
+            self.blocked |= runnable & !self.exited & !posted;
+            self.waiting |= posted;
             if self.waiting == 0 {
                 if self.blocked == 0 {
                     return Ok(outs);
@@ -281,10 +336,17 @@ impl Run<'_> {
         // The converged case: every waiting lane at one instruction with one membermask that
         // names exactly the live lanes.
         let first = waiting.trailing_zeros() as usize;
-        let (op, mask) = (s.op[first].get(), s.mask[first].get());
-        if mask & live == waiting
+        let (ops, masks) = (s.op.get(), s.mask.get());
+        let (code, mask) = (ops[first], masks[first]);
+        let same = if waiting == FULL {
+            uniform(&ops) && uniform(&masks)
+        } else {
+            lanes(waiting).all(|l| ops[l as usize] == code && masks[l as usize] == mask)
+        };
+        let op = Op::from_code(code);
+        if same
+            && mask & live == waiting
             && op.synchronizing()
-            && lanes(waiting).all(|l| s.op[l as usize].get() == op && s.mask[l as usize].get() == mask)
             && op.supported_on(self.exec.target)
             && (self.exec.target.independent_scheduling() || self.same_site(waiting))
         {
@@ -297,17 +359,17 @@ impl Run<'_> {
         let mut completed = 0;
         while pending != 0 {
             let lane = pending.trailing_zeros() as usize;
-            let (op, mask) = (s.op[lane].get(), s.mask[lane].get());
+            let (op, mask) = (s.op_at(lane), s.mask_at(lane));
             if !op.synchronizing() {
                 // Not a synchronization point: it acts on the lanes that execute this call together.
                 let site = s.site[lane].get();
-                let group = self.select(pending, |l| s.op[l].get() == op && s.site[l].get() == site);
+                let group = self.select(pending, |l| s.op_at(l) == op && s.site[l].get() == site);
                 self.complete(op, group, group)?;
                 completed |= group;
                 pending &= !group;
                 continue;
             }
-            let group = self.select(pending, |l| s.op[l].get() == op && s.mask[l].get() == mask);
+            let group = self.select(pending, |l| s.op_at(l) == op && s.mask_at(l) == mask);
             if mask & live & !group == 0 {
                 if !self.exec.target.independent_scheduling() && !self.same_site(group) {
                     let report = self.report();
@@ -340,9 +402,9 @@ impl Run<'_> {
         let s = self.shared;
         let target = self.exec.target;
         for lane in lanes(self.waiting) {
-            let op = s.op[lane as usize].get();
+            let op = s.op_at(lane as usize);
             if !op.supported_on(target) {
-                let lanes = LaneSet(self.select(self.waiting, |l| s.op[l].get() == op));
+                let lanes = LaneSet(self.select(self.waiting, |l| s.op_at(l) == op));
                 let report = self.report();
                 return Err(match op {
                     Op::VoteLegacy(_) => WarpError::VoteRemoved { op, target, lanes, report },
@@ -351,10 +413,10 @@ impl Run<'_> {
             }
         }
         for lane in lanes(self.waiting) {
-            let op = s.op[lane as usize].get();
-            if op.synchronizing() && s.mask[lane as usize].get() & (1 << lane) == 0 {
+            let op = s.op_at(lane as usize);
+            if op.synchronizing() && s.mask_at(lane as usize) & (1 << lane) == 0 {
                 let lanes = LaneSet(self.select(self.waiting, |l| {
-                    s.op[l].get() == op && s.mask[l].get() & (1 << l) == 0
+                    s.op_at(l) == op && s.mask_at(l) & (1 << l) == 0
                 }));
                 return Err(WarpError::NotInMembermask { op, lanes, report: self.report() });
             }
@@ -365,11 +427,19 @@ impl Run<'_> {
     /// Performs `op` for the lanes of `group` (membermask `mask`) and stores their results.
     fn complete(&self, op: Op, mask: u32, group: u32) -> Result<(), WarpError> {
         let s = self.shared;
-        let store_all = |value: u64| lanes(group).for_each(|l| s.result[l as usize].set(value));
+        let store_all = |value: u64| lanes(group).for_each(|l| s.set_result(l as usize, value));
         let set_pred = |p: u32| s.pred.set((s.pred.get() & !group) | (p & group));
         match op {
             Op::Shfl { mode, .. } => {
-                let route = shfl::route(mode, &Shared::load32(&s.b), &Shared::load32(&s.c), group);
+                let (a, b, c) = (s.a.get(), s.b.get(), s.c.get());
+                if group == FULL && uniform(&b) && uniform(&c) {
+                    // Converged, with immediate-like operands: every source is a participant.
+                    let (d, pred) = shfl::converged(mode, &a, b[0], c[0]);
+                    s.result.set(d);
+                    set_pred(pred);
+                    return Ok(());
+                }
+                let route = shfl::route(mode, &b, &c, group);
                 if route.undefined != 0 {
                     let faults = lanes(route.undefined)
                         .map(|lane| {
@@ -384,34 +454,35 @@ impl Run<'_> {
                         .collect();
                     return Err(WarpError::InvalidShflSource { op, faults, report: self.report() });
                 }
+                let mut d = s.result.get();
                 for l in lanes(group) {
-                    let src = route.src[l as usize] as usize;
-                    s.result[l as usize].set(s.a[src].get());
+                    d[l as usize] = a[route.src[l as usize] as usize];
                 }
+                s.result.set(d);
                 set_pred(route.pred);
             }
             Op::Vote(mode) | Op::VoteLegacy(mode) => {
-                let preds = self.select(group, |l| s.a[l].get() != 0);
+                let preds = self.select(group, |l| s.a_at(l) != 0);
                 let r = vote::vote(mode, preds, group);
                 store_all(r as u64);
             }
             Op::MatchAny { .. } => {
-                let a: [u64; 32] = core::array::from_fn(|l| s.a[l].get());
+                let a = s.a.get();
                 let d = matching::match_any(&a, group);
-                lanes(group).for_each(|l| s.result[l as usize].set(d[l as usize] as u64));
+                lanes(group).for_each(|l| s.set_result(l as usize, d[l as usize] as u64));
             }
             Op::MatchAll { .. } => {
-                let a: [u64; 32] = core::array::from_fn(|l| s.a[l].get());
+                let a = s.a.get();
                 let (d, p) = matching::match_all(&a, group);
                 store_all(d as u64);
                 set_pred(if p { FULL } else { 0 });
             }
             Op::Redux(rop, ty) => {
-                let src: [u32; 32] = core::array::from_fn(|l| s.a[l].get() as u32);
+                let src = s.a.get().map(|v| v as u32);
                 store_all(redux::redux_int(rop, ty, &src, group) as u64);
             }
             Op::ReduxF32(q) => {
-                let src: [u32; 32] = core::array::from_fn(|l| s.a[l].get() as u32);
+                let src = s.a.get().map(|v| v as u32);
                 store_all(redux::redux_f32(q, &src, group) as u64);
             }
             Op::Activemask => store_all(group as u64),
@@ -431,9 +502,9 @@ impl Run<'_> {
         let s = self.shared;
         let mut conflicts = Vec::new();
         for lane in lanes(self.waiting) {
-            let (op, mask) = (s.op[lane as usize].get(), s.mask[lane as usize].get());
+            let (op, mask) = (s.op_at(lane as usize), s.mask_at(lane as usize));
             for other in lanes(mask & self.waiting & !(1 << lane)) {
-                let (oop, omask) = (s.op[other as usize].get(), s.mask[other as usize].get());
+                let (oop, omask) = (s.op_at(other as usize), s.mask_at(other as usize));
                 if other > lane && omask & (1 << lane) != 0 && (oop, omask) != (op, mask) {
                     conflicts.push(Conflict { lane, op, mask, other, other_op: oop, other_mask: omask });
                 }
@@ -450,8 +521,8 @@ impl Run<'_> {
         let live = !self.exited;
         let mut edges = Vec::new();
         for lane in lanes(self.waiting) {
-            let (op, mask) = (s.op[lane as usize].get(), s.mask[lane as usize].get());
-            let arrived = self.select(self.waiting, |l| s.op[l].get() == op && s.mask[l].get() == mask);
+            let (op, mask) = (s.op_at(lane as usize), s.mask_at(lane as usize));
+            let arrived = self.select(self.waiting, |l| s.op_at(l) == op && s.mask_at(l) == mask);
             for waits_for in lanes(mask & live & !arrived) {
                 edges.push(WaitEdge { lane, waits_for });
             }
@@ -473,7 +544,7 @@ impl Run<'_> {
             } else if self.blocked & bit != 0 {
                 LaneState::Blocked
             } else if self.waiting & bit != 0 {
-                LaneState::Waiting { op: s.op[l].get(), mask: s.mask[l].get(), site: s.site[l].get() }
+                LaneState::Waiting { op: s.op_at(l), mask: s.mask_at(l), site: s.site[l].get() }
             } else {
                 LaneState::Running
             }

@@ -13,7 +13,7 @@ use core::task::{Context, Poll};
 use std::panic::Location;
 
 use crate::error::Site;
-use crate::exec::Shared;
+use crate::exec::{at, Shared};
 use crate::op::Op;
 use crate::semantics::lanemask;
 use crate::semantics::redux::{FloatRedux, ReduxOp, ReduxType};
@@ -115,29 +115,20 @@ impl<T: Word> Decode for AsWord<T> {
     }
 }
 
-/// A warp instruction in flight for one lane. The first poll posts the request and suspends the
-/// lane; the executor resumes the lane once the instruction has completed, and the second poll
-/// returns the result.
-#[must_use = "a warp instruction does nothing until awaited (`#[warp_kernel]` inserts the `.await`)"]
+/// A warp instruction in flight for one lane.
+///
+/// Calling an intrinsic issues the instruction: the lane's request is recorded at once, as the
+/// call executes the instruction on a GPU. Awaiting the future suspends the lane until the
+/// executor has completed the instruction for every lane of its membermask, and yields the
+/// result. Await each intrinsic before issuing the next (`#[warp_kernel]` does); the executor
+/// reports a lane that issues two without awaiting the first.
+#[must_use = "a warp instruction's result is only available by awaiting it (`#[warp_kernel]` inserts the `.await`)"]
 pub struct Intrinsic<'w, D> {
     shared: &'w Shared,
     lane: u32,
-    /// Whether the request has been posted. (A flag of its own rather than an `Option` around
-    /// the request: the option's niche would sit inside `Op`, and reading it back right after
-    /// writing the request stalls store forwarding on x86.)
-    posted: bool,
-    request: Request,
+    /// Whether the lane has been suspended at this instruction yet.
+    suspended: bool,
     decode: PhantomData<fn() -> D>,
-}
-
-#[derive(Clone, Copy)]
-struct Request {
-    op: Op,
-    mask: u32,
-    a: u64,
-    b: u32,
-    c: u32,
-    site: Site,
 }
 
 impl<D: Decode> Future for Intrinsic<'_, D> {
@@ -146,13 +137,11 @@ impl<D: Decode> Future for Intrinsic<'_, D> {
     #[inline(always)]
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<D::Output> {
         let this = self.get_mut();
-        if !this.posted {
-            this.posted = true;
-            let r = this.request;
-            this.shared.post(this.lane, r.op, r.mask, r.a, r.b, r.c, r.site);
+        if !this.suspended {
+            this.suspended = true;
             Poll::Pending
         } else {
-            let d = this.shared.result[this.lane as usize].get();
+            let d = at(&this.shared.result, this.lane as usize).get();
             let p = this.shared.pred.get() >> this.lane & 1 == 1;
             Poll::Ready(D::decode(d, p))
         }
@@ -165,8 +154,10 @@ impl<'w> Warp<'w> {
     }
 
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn issue<D: Decode>(&self, op: Op, mask: u32, a: u64, b: u32, c: u32, site: Site) -> Intrinsic<'w, D> {
-        Intrinsic { shared: self.shared, lane: self.lane, posted: false, request: Request { op, mask, a, b, c, site }, decode: PhantomData }
+        self.shared.post(self.lane, op, mask, a, b, c, site);
+        Intrinsic { shared: self.shared, lane: self.lane, suspended: false, decode: PhantomData }
     }
 
     // ---- lane registers (not suspension points) ----

@@ -102,3 +102,71 @@ impl fmt::Display for Op {
         }
     }
 }
+
+impl Op {
+    /// A 32-bit code that identifies the instruction (equal codes, equal instructions), so that
+    /// the executor can keep the instructions of 32 lanes in one array and compare them at once.
+    #[inline(always)]
+    pub const fn code(self) -> u32 {
+        match self {
+            Op::Shfl { mode, words } => (mode as u32) << 4 | (words as u32) << 8,
+            Op::Vote(mode) => 1 | (mode as u32) << 4,
+            Op::VoteLegacy(mode) => 2 | (mode as u32) << 4,
+            Op::MatchAny { b64 } => 3 | (b64 as u32) << 4,
+            Op::MatchAll { b64 } => 4 | (b64 as u32) << 4,
+            Op::Redux(op, ty) => 5 | (op as u32) << 4 | (ty as u32) << 8,
+            Op::ReduxF32(q) => 6 | (q.max as u32) << 4 | (q.abs as u32) << 5 | (q.nan as u32) << 6,
+            Op::Activemask => 7,
+            Op::BarWarpSync => 8,
+            Op::Elect => 9,
+        }
+    }
+
+    /// The instruction with this [`code`](Op::code). Codes not made by `code` give `bar.warp.sync`.
+    pub const fn from_code(code: u32) -> Op {
+        use crate::semantics::redux::{ReduxOp as R, ReduxType as T};
+        use crate::semantics::shfl::ShflMode as S;
+        use crate::semantics::vote::VoteMode as V;
+        let f4 = (code >> 4) & 0xf;
+        let vote = match f4 & 3 {
+            0 => V::All,
+            1 => V::Any,
+            2 => V::Uni,
+            _ => V::Ballot,
+        };
+        match code & 0xf {
+            0 => Op::Shfl {
+                mode: match f4 & 3 {
+                    0 => S::Up,
+                    1 => S::Down,
+                    2 => S::Bfly,
+                    _ => S::Idx,
+                },
+                words: ((code >> 8) & 0xf) as u8,
+            },
+            1 => Op::Vote(vote),
+            2 => Op::VoteLegacy(vote),
+            3 => Op::MatchAny { b64: f4 & 1 == 1 },
+            4 => Op::MatchAll { b64: f4 & 1 == 1 },
+            5 => Op::Redux(
+                match f4 {
+                    0 => R::Add,
+                    1 => R::Min,
+                    2 => R::Max,
+                    3 => R::And,
+                    4 => R::Or,
+                    _ => R::Xor,
+                },
+                match (code >> 8) & 0xf {
+                    0 => T::U32,
+                    1 => T::S32,
+                    _ => T::B32,
+                },
+            ),
+            6 => Op::ReduxF32(crate::semantics::redux::FloatRedux { max: f4 & 1 == 1, abs: f4 & 2 == 2, nan: f4 & 4 == 4 }),
+            7 => Op::Activemask,
+            9 => Op::Elect,
+            _ => Op::BarWarpSync,
+        }
+    }
+}

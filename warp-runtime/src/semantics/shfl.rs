@@ -136,3 +136,28 @@ pub fn apply<T: Copy + Default>(route: &ShflRoute, a: &[T; 32], participants: u3
     }
     d
 }
+
+/// A full-warp shuffle in which every lane has the same `b` and `c` (immediate operands, or
+/// uniform registers): `(d, p)` for all 32 lanes. Every source is a participant, so nothing is
+/// undefined. Equal to [`route`] then [`apply`] with all lanes participating; the mode is
+/// matched once, outside the lane loop.
+#[inline]
+pub fn converged(mode: ShflMode, a: &[u64; 32], b: u32, c: u32) -> ([u64; 32], u32) {
+    #[inline(always)]
+    fn each(a: &[u64; 32], mut source: impl FnMut(u32) -> (u32, bool)) -> ([u64; 32], u32) {
+        let mut d = [0u64; 32];
+        let mut pred = 0u32;
+        for lane in 0..32u32 {
+            let (j, p) = source(lane);
+            d[lane as usize] = a[(j & 31) as usize];
+            pred |= (p as u32) << lane;
+        }
+        (d, pred)
+    }
+    match mode {
+        ShflMode::Up => each(a, |lane| source_lane(ShflMode::Up, lane, b, c)),
+        ShflMode::Down => each(a, |lane| source_lane(ShflMode::Down, lane, b, c)),
+        ShflMode::Bfly => each(a, |lane| source_lane(ShflMode::Bfly, lane, b, c)),
+        ShflMode::Idx => each(a, |lane| source_lane(ShflMode::Idx, lane, b, c)),
+    }
+}
