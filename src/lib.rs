@@ -1,5 +1,77 @@
 //! warpkit: write GPU warp algorithms once; run them in a lockstep 32-lane CPU runtime that
 //! reports undefined behaviour, or compile them to PTX.
+//!
+//! A warp function is per-lane code marked `#[warp_kernel]` whose first parameter is the warp
+//! handle `w: &Warp`. It calls warp instructions as methods on the handle and other warp
+//! functions by passing the handle on:
+//!
+//! ```
+//! use warpkit::prelude::*;
+//!
+//! /// The sum over the warp, in every lane.
+//! #[warp_kernel]
+//! fn warp_sum(w: &Warp, x: u32) -> u32 {
+//!     let mut v = x;
+//!     for offset in [16, 8, 4, 2, 1] {
+//!         v += w.shfl_xor(v, offset);
+//!     }
+//!     v
+//! }
+//!
+//! /// The inclusive prefix sum, with the total.
+//! #[warp_kernel]
+//! fn scan(w: &Warp, x: u32) -> (u32, u32) {
+//!     let mut v = x;
+//!     for offset in [1, 2, 4, 8, 16] {
+//!         let (up, valid) = w.shfl_up_pred(v, offset);
+//!         if valid {
+//!             v += up;
+//!         }
+//!     }
+//!     (v, warp_sum(w, x))
+//! }
+//!
+//! let data: Vec<u32> = (0..32).collect();
+//! let out = Executor::new().run(async |w: &Warp<'_>| scan(w, data[w.lane_id() as usize]).await).unwrap();
+//! assert_eq!(out[31], (496, 496));
+//! assert_eq!(out[3], (6, 496));
+//! ```
+//!
+//! On the host the macro turns the function into an `async fn` with an `.await` after every
+//! warp instruction and every call that passes a handle; the runtime steps the 32 lane futures in
+//! lockstep. On nvptx64 the body is kept as written and each instruction is one PTX instruction.
+//!
+//! What the macro accepts:
+//! - The handle is the first parameter (after `self` in a method), typed `&Warp` (any path
+//!   ending in `Warp`). `let t = w.tile(8);`, `let g = w.group(mask);` and `let h = w;` bind
+//!   handle variables too.
+//! - Suspension points are a method call on a handle variable whose name is a warp instruction
+//!   (`shfl_down`, `ballot`, `match_any`, `redux_add`, `elect`, ...) and a call that passes a
+//!   handle variable (`helper(w, x)`, `self.helper(&t, x)`). Every other call stays ordinary, so
+//!   `iter.any(..)` or `a.min(b)` are untouched.
+//! - A handle may be used only as a method receiver, as a direct argument of a call, or as the
+//!   initialiser of a `let`. Storing it in a struct, tuple or array, returning it, or using it in
+//!   a way the macro cannot see is a compile error, as are warp instructions inside closures,
+//!   `async` blocks, nested fns and macro calls: the rewrite cannot put an `.await` there.
+//! - Constant shuffle offsets of `shfl_up/down/xor/idx` (and `_pred`, `_sync`) must be in
+//!   0..32, and constant widths (`tile(..)`, the `_sync` forms) powers of two in 1..=32.
+//! - Every function that receives a handle must itself be a `#[warp_kernel]` function.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 
+pub use warp_macros::warp_kernel;
 pub use warp_runtime::*;
+
+/// The names a warp function needs.
+pub mod prelude {
+    pub use warp_macros::warp_kernel;
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub use warp_runtime::{Executor, FloatRedux, LaneOrder, ShflMode, Target, VoteMode, Warp, WarpError, FULL_MASK};
+}
+
+/// What `#[warp_kernel]`'s generated code names. Not public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use core;
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub use warp_runtime::{Intrinsic, Warp};
+}

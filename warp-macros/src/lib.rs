@@ -1,1 +1,22 @@
+//! `#[warp_kernel]`: turns a per-lane warp function into a lockstep state machine.
+//!
+//! Use it through the `warpkit` facade, which documents the language it accepts. The stages are:
+//! [`ast`] parses the function into a small IR (the handle parameter and every use of a handle,
+//! each with the context it appears in), [`check`] reports every misuse at once through a
+//! [`ctxt::Ctxt`], and [`expand`] emits the host `async fn` (an `.await` after each suspension
+//! point) and the unchanged nvptx64 body, or a stub when there were errors.
 
+mod ast;
+mod check;
+mod ctxt;
+mod expand;
+mod intrinsics;
+
+use proc_macro::TokenStream;
+
+/// Turns a warp function (first parameter `w: &Warp`) into a state machine that the lockstep
+/// runtime steps on the host, and into straight-line code on nvptx64.
+#[proc_macro_attribute]
+pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::warp_kernel(args.into(), input.into()).into()
+}

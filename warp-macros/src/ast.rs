@@ -1,0 +1,451 @@
+//! The IR: a warp function's handle parameter and every use of a warp handle in its body, each
+//! with the expression it comes from (for spans and for the rewrite) and the context it appears
+//! in. Only simple checks happen here; the rules are in `check.rs`.
+
+use proc_macro2::{TokenStream, TokenTree};
+use syn::punctuated::Punctuated;
+use syn::visit::{self, Visit};
+use syn::{Expr, ExprAwait, ExprClosure, ExprMethodCall, FnArg, Ident, ItemFn, Meta, Pat, PatType, Token, Type};
+
+use crate::ctxt::Ctxt;
+use crate::intrinsics::{is_deriving, is_suspending};
+
+/// A `#[warp_kernel]` function.
+pub struct Kernel<'a> {
+    /// The function as written.
+    pub item: &'a ItemFn,
+    /// The attribute's arguments (it takes none: each is an error).
+    pub args: Vec<Meta>,
+    /// The parameter whose type is a warp handle, if any.
+    pub handle: Option<Handle<'a>>,
+    /// Every use of a handle in the body, in source order.
+    pub uses: Vec<Use<'a>>,
+}
+
+/// The handle parameter.
+pub struct Handle<'a> {
+    /// `w: &Warp`.
+    pub param: &'a PatType,
+    /// Its name; `None` when the pattern is not a plain identifier.
+    pub ident: Option<&'a Ident>,
+    /// Its index among the typed (non-`self`) parameters.
+    pub position: usize,
+    /// How the handle is passed.
+    pub passing: Passing,
+}
+
+/// How a handle parameter's type receives the handle.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Passing {
+    /// `&Warp`: the only accepted form.
+    Shared,
+    /// `&mut Warp`.
+    Mut,
+    /// `Warp`.
+    Value,
+}
+
+/// One use of a warp handle.
+pub struct Use<'a> {
+    pub kind: UseKind<'a>,
+    pub context: Context<'a>,
+}
+
+/// What a use of a handle does.
+pub enum UseKind<'a> {
+    /// `h.shfl_down(..)` and the other warp instructions: a suspension point.
+    Intrinsic { expr: &'a Expr, call: &'a ExprMethodCall },
+    /// A call that passes a handle to another warp function: a suspension point.
+    WarpCall { expr: &'a Expr },
+    /// `h.tile(..)` / `h.group(..)`: derives a handle; not a suspension point.
+    Derive { call: &'a ExprMethodCall },
+    /// `.await` written by the user on a suspension point.
+    Awaited { expr: &'a ExprAwait },
+    /// A handle used where the rewrite cannot follow it (stored, returned, ...).
+    Escape { expr: &'a Expr },
+    /// `h.<intrinsic>` inside the tokens of a macro call, which the rewrite cannot reach.
+    InMacro { handle: Ident, method: Ident },
+}
+
+/// Where a use appears.
+#[derive(Clone, Copy)]
+pub enum Context<'a> {
+    /// Directly in the warp function's body (also inside blocks, loops, `match`, ...).
+    Body,
+    /// Inside a closure.
+    Closure,
+    /// Inside an `async` block.
+    AsyncBlock,
+    /// Inside a nested `fn` item without `#[warp_kernel]`.
+    NestedFn(&'a ItemFn),
+}
+
+impl<'a> Kernel<'a> {
+    /// Parses the attribute arguments and analyses `item`. Syntax errors in the arguments are
+    /// reported to `cx`.
+    pub fn from_ast(cx: &Ctxt, args: TokenStream, item: &'a ItemFn) -> Kernel<'a> {
+        let args = match syn::parse::Parser::parse2(Punctuated::<Meta, Token![,]>::parse_terminated, args.clone()) {
+            Ok(metas) => metas.into_iter().collect(),
+            Err(_) => {
+                cx.error_spanned_by(args, "`#[warp_kernel]` takes no arguments; write `#[warp_kernel]`");
+                Vec::new()
+            }
+        };
+        let handle = find_handle(item);
+        let mut analyzer = Analyzer::new(Context::Body);
+        if let Some(ident) = handle.as_ref().and_then(|h| h.ident) {
+            analyzer.bind(ident, true);
+        }
+        analyzer.visit_block(&item.block);
+        Kernel { item, args, handle, uses: analyzer.uses }
+    }
+
+    /// The addresses of the expressions to await on the host: the suspension points directly in
+    /// the body. (The rewrite runs on the same, unmoved syntax tree.)
+    pub fn suspension_points(&self) -> Vec<*const Expr> {
+        self.uses
+            .iter()
+            .filter(|u| matches!(u.context, Context::Body))
+            .filter_map(|u| match u.kind {
+                UseKind::Intrinsic { expr, .. } | UseKind::WarpCall { expr } => Some(expr as *const Expr),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// The first typed parameter whose type is a warp handle: a path ending in `Warp`, possibly
+/// behind a reference.
+fn find_handle(item: &ItemFn) -> Option<Handle<'_>> {
+    item.sig
+        .inputs
+        .iter()
+        .filter_map(|arg| match arg {
+            FnArg::Typed(pt) => Some(pt),
+            FnArg::Receiver(_) => None,
+        })
+        .enumerate()
+        .find_map(|(position, param)| {
+            let passing = handle_passing(&param.ty)?;
+            let ident = match &*param.pat {
+                Pat::Ident(p) if p.subpat.is_none() => Some(&p.ident),
+                _ => None,
+            };
+            Some(Handle { param, ident, position, passing })
+        })
+}
+
+/// How `ty` passes a warp handle, or `None` if it is not a handle type.
+pub fn handle_passing(ty: &Type) -> Option<Passing> {
+    match ty {
+        Type::Reference(r) if is_warp_path(&r.elem) => {
+            Some(if r.mutability.is_some() { Passing::Mut } else { Passing::Shared })
+        }
+        Type::Paren(p) => handle_passing(&p.elem),
+        Type::Group(g) => handle_passing(&g.elem),
+        ty if is_warp_path(ty) => Some(Passing::Value),
+        _ => None,
+    }
+}
+
+fn is_warp_path(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) => p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Warp"),
+        Type::Paren(p) => is_warp_path(&p.elem),
+        Type::Group(g) => is_warp_path(&g.elem),
+        _ => false,
+    }
+}
+
+/// Whether `attr` is `#[warp_kernel]` (by any path ending in `warp_kernel`).
+pub fn is_warp_kernel_attr(attr: &syn::Attribute) -> bool {
+    attr.path().segments.last().is_some_and(|s| s.ident == "warp_kernel")
+}
+
+/// Walks a body, tracking which names are handle variables, and records every use of one.
+struct Analyzer<'a> {
+    /// Lexical scopes, innermost last: each binding and whether it is a handle variable.
+    scopes: Vec<Vec<(String, bool)>>,
+    context: Context<'a>,
+    uses: Vec<Use<'a>>,
+}
+
+impl<'a> Analyzer<'a> {
+    fn new(context: Context<'a>) -> Analyzer<'a> {
+        Analyzer { scopes: vec![Vec::new()], context, uses: Vec::new() }
+    }
+
+    fn push(&mut self, kind: UseKind<'a>) {
+        self.uses.push(Use { kind, context: self.context });
+    }
+
+    fn bind(&mut self, ident: &Ident, handle: bool) {
+        self.scopes.last_mut().expect("a scope").push((ident.to_string(), handle));
+    }
+
+    /// Binds every identifier of `pat` as a non-handle (shadowing handles of the same name).
+    fn bind_pat(&mut self, pat: &Pat) {
+        struct Bindings(Vec<Ident>);
+        impl Visit<'_> for Bindings {
+            fn visit_pat_ident(&mut self, p: &syn::PatIdent) {
+                self.0.push(p.ident.clone());
+                visit::visit_pat_ident(self, p);
+            }
+            fn visit_expr(&mut self, _: &Expr) {}
+        }
+        let mut b = Bindings(Vec::new());
+        b.visit_pat(pat);
+        for ident in b.0 {
+            self.bind(&ident, false);
+        }
+    }
+
+    fn scoped(&mut self, f: impl FnOnce(&mut Self)) {
+        self.scopes.push(Vec::new());
+        f(self);
+        self.scopes.pop();
+    }
+
+    fn in_context(&mut self, context: Context<'a>, f: impl FnOnce(&mut Self)) {
+        let outer = core::mem::replace(&mut self.context, context);
+        f(self);
+        self.context = outer;
+    }
+
+    fn is_handle_name(&self, ident: &Ident) -> bool {
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(name, _)| ident == name).is_some_and(|&(_, h)| h)
+    }
+
+    /// `h` where `h` is a handle variable.
+    fn is_handle_path(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => {
+                p.path.get_ident().is_some_and(|i| self.is_handle_name(i))
+            }
+            _ => false,
+        }
+    }
+
+    /// An expression that evaluates to a handle (or a reference to one) the rewrite can see:
+    /// `h`, `&h`, `(h)`, `h.tile(..)`, `h.group(..)`.
+    fn is_handle_expr(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Path(_) => self.is_handle_path(e),
+            Expr::Paren(p) => self.is_handle_expr(&p.expr),
+            Expr::Group(g) => self.is_handle_expr(&g.expr),
+            Expr::Reference(r) => r.mutability.is_none() && self.is_handle_expr(&r.expr),
+            Expr::MethodCall(m) => is_deriving(&m.method.to_string()) && self.is_handle_expr(&m.receiver),
+            _ => false,
+        }
+    }
+
+    /// Visits an expression for which `is_handle_expr` holds.
+    fn visit_handle_expr(&mut self, e: &'a Expr) {
+        match e {
+            Expr::Paren(p) => self.visit_handle_expr(&p.expr),
+            Expr::Group(g) => self.visit_handle_expr(&g.expr),
+            Expr::Reference(r) => self.visit_handle_expr(&r.expr),
+            Expr::MethodCall(m) => {
+                self.visit_handle_expr(&m.receiver);
+                m.args.iter().for_each(|a| self.visit_arg(a));
+                self.push(UseKind::Derive { call: m });
+            }
+            _ => {}
+        }
+    }
+
+    /// Visits a call argument: a handle passed directly is a visible use.
+    fn visit_arg(&mut self, arg: &'a Expr) {
+        if self.is_handle_expr(arg) {
+            self.visit_handle_expr(arg);
+        } else {
+            self.visit_expr(arg);
+        }
+    }
+
+    /// Whether `e` is a suspension point (used to recognise a user's own `.await` on one).
+    fn is_suspension(&self, e: &Expr) -> bool {
+        match e {
+            Expr::MethodCall(m) => {
+                (self.is_handle_expr(&m.receiver) && is_suspending(&m.method.to_string()))
+                    || m.args.iter().any(|a| self.is_handle_expr(a))
+            }
+            Expr::Call(c) => c.args.iter().any(|a| self.is_handle_expr(a)),
+            Expr::Paren(p) => self.is_suspension(&p.expr),
+            _ => false,
+        }
+    }
+
+    /// Finds `h.<intrinsic>` in macro tokens, which the rewrite cannot reach.
+    fn scan_tokens(&mut self, tokens: TokenStream) {
+        let tts: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, tt) in tts.iter().enumerate() {
+            match tt {
+                TokenTree::Group(g) => self.scan_tokens(g.stream()),
+                TokenTree::Ident(h) if self.is_handle_name(h) => {
+                    if let (Some(TokenTree::Punct(dot)), Some(TokenTree::Ident(method))) = (tts.get(i + 1), tts.get(i + 2)) {
+                        let joint_before = i > 0 && matches!(&tts[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
+                        if dot.as_char() == '.' && !joint_before && is_suspending(&method.to_string()) {
+                            self.push(UseKind::InMacro { handle: h.clone(), method: method.clone() });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+impl<'a> Visit<'a> for Analyzer<'a> {
+    fn visit_block(&mut self, b: &'a syn::Block) {
+        self.scoped(|this| visit::visit_block(this, b));
+    }
+
+    // Input:  `let t = w.tile(8);`, `let h = w;`
+    // Output: `t`, `h` are handle variables from here to the end of the block; any other `let`
+    //         shadows the names it binds.
+    fn visit_local(&mut self, local: &'a syn::Local) {
+        for attr in &local.attrs {
+            self.visit_attribute(attr);
+        }
+        let ident = match &local.pat {
+            Pat::Ident(p) if p.subpat.is_none() => Some(&p.ident),
+            Pat::Type(t) => match &*t.pat {
+                Pat::Ident(p) if p.subpat.is_none() => Some(&p.ident),
+                _ => None,
+            },
+            _ => None,
+        };
+        match (&local.init, ident) {
+            (Some(init), Some(ident)) if init.diverge.is_none() && self.is_handle_expr(&init.expr) => {
+                self.visit_handle_expr(&init.expr);
+                self.bind(ident, true);
+            }
+            _ => {
+                if let Some(init) = &local.init {
+                    self.visit_expr(&init.expr);
+                    if let Some((_, diverge)) = &init.diverge {
+                        self.visit_expr(diverge);
+                    }
+                }
+                self.bind_pat(&local.pat);
+            }
+        }
+    }
+
+    fn visit_arm(&mut self, arm: &'a syn::Arm) {
+        self.scoped(|this| {
+            this.bind_pat(&arm.pat);
+            if let Some((_, guard)) = &arm.guard {
+                this.visit_expr(guard);
+            }
+            this.visit_expr(&arm.body);
+        });
+    }
+
+    fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
+        self.visit_expr(&f.expr);
+        self.scoped(|this| {
+            this.bind_pat(&f.pat);
+            this.visit_block(&f.body);
+        });
+    }
+
+    fn visit_expr_if(&mut self, e: &'a syn::ExprIf) {
+        self.scoped(|this| {
+            this.visit_expr(&e.cond);
+            this.visit_block(&e.then_branch);
+        });
+        if let Some((_, els)) = &e.else_branch {
+            self.visit_expr(els);
+        }
+    }
+
+    fn visit_expr_while(&mut self, e: &'a syn::ExprWhile) {
+        self.scoped(|this| {
+            this.visit_expr(&e.cond);
+            this.visit_block(&e.body);
+        });
+    }
+
+    // `if let` / `while let`: the bindings are visible in the enclosing scope opened above.
+    fn visit_expr_let(&mut self, e: &'a syn::ExprLet) {
+        self.visit_expr(&e.expr);
+        self.bind_pat(&e.pat);
+    }
+
+    fn visit_expr_closure(&mut self, c: &'a ExprClosure) {
+        self.in_context(Context::Closure, |this| {
+            this.scoped(|this| {
+                c.inputs.iter().for_each(|p| this.bind_pat(p));
+                this.visit_expr(&c.body);
+            })
+        });
+    }
+
+    fn visit_expr_async(&mut self, a: &'a syn::ExprAsync) {
+        self.in_context(Context::AsyncBlock, |this| this.visit_block(&a.block));
+    }
+
+    // Nested items do not see the function's locals. A nested `fn` with a handle parameter is
+    // analysed on its own so that warp instructions in it are reported; one that carries
+    // `#[warp_kernel]` itself is expanded by its own attribute.
+    fn visit_item(&mut self, item: &'a syn::Item) {
+        if let syn::Item::Fn(f) = item {
+            if f.attrs.iter().any(is_warp_kernel_attr) {
+                return;
+            }
+            let mut nested = Analyzer::new(Context::NestedFn(f));
+            for arg in &f.sig.inputs {
+                if let FnArg::Typed(pt) = arg {
+                    if let (Some(_), Pat::Ident(p)) = (handle_passing(&pt.ty), &*pt.pat) {
+                        nested.bind(&p.ident, true);
+                    }
+                }
+            }
+            nested.visit_block(&f.block);
+            self.uses.extend(nested.uses);
+        }
+    }
+
+    fn visit_macro(&mut self, m: &'a syn::Macro) {
+        self.scan_tokens(m.tokens.clone());
+    }
+
+    fn visit_expr(&mut self, e: &'a Expr) {
+        match e {
+            Expr::MethodCall(m) if self.is_handle_expr(&m.receiver) => {
+                self.visit_handle_expr(&m.receiver);
+                m.args.iter().for_each(|a| self.visit_arg(a));
+                let name = m.method.to_string();
+                if is_suspending(&name) {
+                    self.push(UseKind::Intrinsic { expr: e, call: m });
+                } else if is_deriving(&name) {
+                    self.push(UseKind::Derive { call: m });
+                } else if m.args.iter().any(|a| self.is_handle_expr(a)) {
+                    self.push(UseKind::WarpCall { expr: e });
+                }
+            }
+            Expr::MethodCall(m) => {
+                self.visit_expr(&m.receiver);
+                m.args.iter().for_each(|a| self.visit_arg(a));
+                if m.args.iter().any(|a| self.is_handle_expr(a)) {
+                    self.push(UseKind::WarpCall { expr: e });
+                }
+            }
+            Expr::Call(c) => {
+                self.visit_expr(&c.func);
+                c.args.iter().for_each(|a| self.visit_arg(a));
+                if c.args.iter().any(|a| self.is_handle_expr(a)) {
+                    self.push(UseKind::WarpCall { expr: e });
+                }
+            }
+            Expr::Await(a) if self.is_suspension(&a.base) => {
+                self.push(UseKind::Awaited { expr: a });
+                self.visit_expr(&a.base);
+            }
+            Expr::Path(_) if self.is_handle_path(e) => self.push(UseKind::Escape { expr: e }),
+            _ => visit::visit_expr(self, e),
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! Code generation: the host `async fn`, the nvptx64 function, or a stub when there are errors.
+
+use std::collections::HashSet;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, FnArg, ItemFn, Signature, Token, Type};
+
+use crate::ast::{handle_passing, Kernel};
+use crate::check;
+use crate::ctxt::Ctxt;
+
+/// The whole attribute: parse, check, expand.
+pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
+    let mut item: ItemFn = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let err = syn::Error::new_spanned(
+                &input,
+                "`#[warp_kernel]` applies to a `fn` with a body: a free function or a method in an `impl` block",
+            );
+            let mut out = err.to_compile_error();
+            out.extend(input);
+            return out;
+        }
+    };
+    let cx = Ctxt::new();
+    let kernel = Kernel::from_ast(&cx, args, &item);
+    check::check(&cx, &kernel);
+    let points: HashSet<usize> = kernel.suspension_points().into_iter().map(|p| p as usize).collect();
+    drop(kernel);
+    match cx.check() {
+        Ok(()) => {
+            let device = device(&item);
+            // `item` has not moved since the analysis: the addresses in `points` are its nodes.
+            let host = host(&mut item, &points);
+            quote!(#host #device)
+        }
+        Err(err) => {
+            let mut out = stub(&item);
+            out.extend(err.to_compile_error());
+            out
+        }
+    }
+}
+
+// Input:  fn warp_sum(w: &Warp, x: u32) -> u32 { let mut v = x; v += w.shfl_down(v, 16); helper(w, v) }
+// Output: #[cfg(not(target_arch = "nvptx64"))]
+//         async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
+//             let mut v = x; v += w.shfl_down(v, 16).await; helper(w, v).await
+//         }
+fn host(item: &mut ItemFn, points: &HashSet<usize>) -> TokenStream {
+    AwaitSuspensions { points }.visit_block_mut(&mut item.block);
+    let ItemFn { attrs, vis, sig, block } = &*item;
+    let sig = host_signature(sig);
+    quote! {
+        #[cfg(not(target_arch = "nvptx64"))]
+        #(#attrs)*
+        #vis #sig #block
+    }
+}
+
+// Input:  fn warp_sum(w: &Warp, x: u32) -> u32 { .. }
+// Output: #[cfg(target_arch = "nvptx64")] fn warp_sum(w: &Warp, x: u32) -> u32 { .. }  (unchanged:
+//         there, the handle's instructions are synchronous inline asm)
+fn device(item: &ItemFn) -> TokenStream {
+    quote! {
+        #[cfg(target_arch = "nvptx64")]
+        #item
+    }
+}
+
+// Input:  a function with errors: fn kernel(w: &Warp) -> u32 { w.shfl_down(x, 40) }
+// Output: #[allow(unused_variables)] async fn kernel(w: &Warp<'_>) -> u32 { unimplemented!() }
+//         so that callers see the intended signature and no secondary errors.
+fn stub(item: &ItemFn) -> TokenStream {
+    let ItemFn { attrs, vis, sig, .. } = item;
+    let mut sig = host_signature(sig);
+    sig.constness = None;
+    sig.abi = None;
+    sig.variadic = None;
+    let span = sig.ident.span();
+    let message = format!("`{}` did not compile: see the errors from `#[warp_kernel]`", sig.ident);
+    quote_spanned! {span=>
+        #(#attrs)*
+        #[allow(unused_variables, clippy::all)]
+        #vis #sig { ::core::unimplemented!(#message) }
+    }
+}
+
+// Input:  fn f<'a>(w: &Warp, data: &'a [u32]) -> u32
+// Output: async fn f<'a>(w: &Warp<'_>, data: &'a [u32]) -> u32
+//         (an `async fn` may not elide the lifetime of a path type, E0726)
+fn host_signature(sig: &Signature) -> Signature {
+    let mut sig = sig.clone();
+    sig.asyncness = Some(Token![async](sig.fn_token.span));
+    for arg in sig.inputs.iter_mut() {
+        if let FnArg::Typed(pt) = arg {
+            if handle_passing(&pt.ty).is_some() {
+                add_elided_lifetime(&mut pt.ty);
+            }
+        }
+    }
+    sig
+}
+
+fn add_elided_lifetime(ty: &mut Type) {
+    match ty {
+        Type::Reference(r) => add_elided_lifetime(&mut r.elem),
+        Type::Paren(p) => add_elided_lifetime(&mut p.elem),
+        Type::Group(g) => add_elided_lifetime(&mut g.elem),
+        Type::Path(p) => {
+            if let Some(last) = p.path.segments.last_mut() {
+                if last.arguments.is_none() {
+                    let span = last.ident.span();
+                    last.arguments = syn::PathArguments::AngleBracketed(syn::parse_quote_spanned!(span=> <'_>));
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Appends `.await` to the expressions at `points`, keeping the call's own tokens (and so the
+/// span that `#[track_caller]` reports) untouched.
+struct AwaitSuspensions<'p> {
+    points: &'p HashSet<usize>,
+}
+
+impl VisitMut for AwaitSuspensions<'_> {
+    // Input:  w.shfl_down(v, 16)        helper(w, v)
+    // Output: w.shfl_down(v, 16).await  helper(w, v).await   (`.await` spanned on the callee)
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        let hit = self.points.contains(&(e as *const Expr as usize));
+        // Children first, while `e` is still at the address the analysis saw.
+        visit_mut::visit_expr_mut(self, e);
+        if hit {
+            let span = callee_span(e);
+            let base = core::mem::replace(e, Expr::Verbatim(TokenStream::new()));
+            *e = Expr::Await(syn::ExprAwait {
+                attrs: Vec::new(),
+                base: Box::new(base),
+                dot_token: Token![.](span),
+                await_token: Token![await](span),
+            });
+        }
+    }
+
+    // Nested items are expanded (or not) by themselves.
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+fn callee_span(e: &Expr) -> Span {
+    match e {
+        Expr::MethodCall(m) => m.method.span(),
+        Expr::Call(c) => c.func.span(),
+        other => other.span(),
+    }
+}
