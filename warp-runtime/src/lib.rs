@@ -42,6 +42,7 @@
 pub mod nvptx;
 
 pub mod global;
+pub use global::{AtomicAdd, AtomicBits, AtomicMinMax, GlobalSlice, GlobalValue};
 
 macro_rules! host {
     ($($item:item)*) => {$( #[cfg(not(target_arch = "nvptx64"))] $item )*};
@@ -59,6 +60,8 @@ host! {
 
     pub use error::{Conflict, LaneSet, LaneState, Report, ShflFault, Site, WaitEdge, WarpError};
     pub use exec::{Executor, LaneOrder};
+    pub use global::GlobalBuffer;
+    pub use grid::{launch, Grid};
     pub use handle::{Intrinsic, Warp, FULL_MASK};
     pub use op::Op;
     pub use semantics::redux::{FloatRedux, ReduxOp, ReduxType};
