@@ -1,0 +1,200 @@
+//! Each undefined-behaviour class of the runtime, triggered from `#[warp_kernel]` code: the
+//! report's call site must be the user's intrinsic call (file, line and column), which the macro
+//! keeps by rewriting the call in place.
+
+use warpkit::prelude::*;
+use warpkit::{LaneState, Site};
+
+const SOURCE: &str = include_str!("diagnostics.rs");
+
+/// The 1-based column of the method name in `call` (such as `"w.shfl_down("`) on `line`.
+fn column_of(line: u32, call: &str) -> u32 {
+    let text = SOURCE.lines().nth(line as usize - 1).expect("line in this file");
+    let at = text.find(call).unwrap_or_else(|| panic!("`{call}` on line {line}: {text}"));
+    (at + call.find('.').expect("a method call") + 2) as u32
+}
+
+/// Asserts that `site` is `call` on `line` of this file.
+fn assert_site(site: Site, line: u32, call: &str) {
+    assert!(site.file().ends_with("diagnostics.rs"), "{site}");
+    assert_eq!((site.line(), site.column()), (line, column_of(line, call)), "{site}");
+}
+
+fn waiting_site(state: &LaneState) -> Site {
+    match state {
+        LaneState::Waiting { site, .. } => site,
+        other => panic!("not waiting: {other}"),
+    }
+}
+
+#[warp_kernel]
+fn not_in_mask(w: &Warp) -> u32 {
+    w.group(0x1).ballot(true)
+}
+const NOT_IN_MASK_LINE: u32 = line!() - 2;
+
+/// "The behavior of vote.sync is undefined if the executing thread is not in the membermask."
+#[test]
+fn not_in_membermask_reports_the_call_site() {
+    let err = Executor::new().run(not_in_mask).unwrap_err();
+    let WarpError::NotInMembermask { lanes, report, .. } = &err else { panic!("{err}") };
+    assert_eq!(lanes.0, !1);
+    assert_site(waiting_site(&report.lanes[5]), NOT_IN_MASK_LINE, ".ballot(");
+    assert!(err.to_string().contains(&format!("diagnostics.rs:{NOT_IN_MASK_LINE}:")), "{err}");
+}
+
+#[warp_kernel]
+fn read_exited(w: &Warp) -> u32 {
+    if w.lane_id() < 16 {
+        return w.shfl_down(1u32, 16);
+    }
+    0
+}
+const READ_EXITED_LINE: u32 = line!() - 4;
+
+/// "Sourcing from an inactive thread or one not in membermask is undefined."
+#[test]
+fn invalid_shfl_source_reports_the_call_site() {
+    let err = Executor::new().run(read_exited).unwrap_err();
+    let WarpError::InvalidShflSource { faults, report, .. } = &err else { panic!("{err}") };
+    assert_eq!(faults.len(), 16);
+    assert!(faults.iter().all(|f| f.exited && f.source == f.lane + 16));
+    assert_site(waiting_site(&report.lanes[0]), READ_EXITED_LINE, "w.shfl_down(");
+}
+
+#[warp_kernel]
+fn divergent(w: &Warp) -> u32 {
+    if w.lane_id() < 16 {
+        w.ballot(true)
+    } else {
+        w.any(true) as u32
+    }
+}
+const DIVERGENT_LINE: u32 = line!() - 5;
+
+/// Lanes of one membermask at different instructions: none can complete.
+#[test]
+fn divergent_reports_both_call_sites() {
+    let err = Executor::new().run(divergent).unwrap_err();
+    let WarpError::Divergent { conflicts, report } = &err else { panic!("{err}") };
+    assert!(!conflicts.is_empty());
+    assert_site(waiting_site(&report.lanes[0]), DIVERGENT_LINE, "w.ballot(");
+    assert_site(waiting_site(&report.lanes[31]), DIVERGENT_LINE + 2, "w.any(");
+}
+
+#[warp_kernel]
+fn two_sites(w: &Warp) -> u32 {
+    if w.lane_id() < 16 {
+        w.ballot(true)
+    } else {
+        w.ballot(false)
+    }
+}
+const TWO_SITES_LINE: u32 = line!() - 5;
+
+/// "For .target sm_6x or below, all threads in membermask must execute the same vote
+/// instruction in convergence."
+#[test]
+fn not_converged_on_sm_60_reports_both_call_sites() {
+    let err = Executor::new().target(Target::SM_60).run(two_sites).unwrap_err();
+    let WarpError::NotConverged { report, .. } = &err else { panic!("{err}") };
+    assert_site(waiting_site(&report.lanes[3]), TWO_SITES_LINE, "w.ballot(");
+    assert_site(waiting_site(&report.lanes[20]), TWO_SITES_LINE + 2, "w.ballot(");
+    // The same kernel is fine with independent thread scheduling.
+    assert_eq!(Executor::new().run(two_sites).unwrap()[0], 0xffff);
+}
+
+#[warp_kernel]
+fn cycle(w: &Warp) {
+    // Lane 0 waits for 1, lane 1 for 2, lane 2 for 0: no two lanes name each other.
+    let mask = match w.lane_id() {
+        0 => 0b011,
+        1 => 0b110,
+        2 => 0b101,
+        _ => return,
+    };
+    w.group(mask).syncwarp();
+}
+const CYCLE_LINE: u32 = line!() - 2;
+
+/// Nothing can complete and no two lanes disagree: a deadlock.
+#[test]
+fn deadlock_reports_the_waiting_call_sites() {
+    let err = Executor::new().run(cycle).unwrap_err();
+    let WarpError::Deadlock { waiting, edges, report } = &err else { panic!("{err}") };
+    assert_eq!(waiting.0, 0b111);
+    assert_eq!(edges.len(), 3);
+    for lane in 0..3 {
+        assert_site(waiting_site(&report.lanes[lane]), CYCLE_LINE, ".syncwarp(");
+    }
+}
+
+#[warp_kernel]
+fn panics(w: &Warp) -> u32 {
+    let v = w.shfl_xor(w.lane_id(), 1);
+    if w.lane_id() == 5 {
+        panic!("lane five gives up");
+    }
+    v
+}
+const PANIC_LINE: u32 = line!() - 4;
+
+/// A panicking lane is reported with its id and location; the host does not abort.
+#[test]
+fn lane_panicked_reports_the_lane_and_location() {
+    let err = Executor::new().run(panics).unwrap_err();
+    let WarpError::LanePanicked { lane, message, location, .. } = &err else { panic!("{err}") };
+    assert_eq!((*lane, message.as_str()), (5, "lane five gives up"));
+    assert!(location.ends_with(&format!("diagnostics.rs:{PANIC_LINE}:9")), "{location}");
+}
+
+#[warp_kernel]
+fn leader(w: &Warp) -> u32 {
+    w.elect().0
+}
+const LEADER_LINE: u32 = line!() - 2;
+
+/// `elect.sync` requires sm_90.
+#[test]
+fn unsupported_reports_the_call_site() {
+    let err = Executor::new().target(Target::SM_80).run(leader).unwrap_err();
+    let WarpError::Unsupported { report, .. } = &err else { panic!("{err}") };
+    assert_site(waiting_site(&report.lanes[0]), LEADER_LINE, "w.elect(");
+}
+
+#[warp_kernel]
+fn legacy(w: &Warp) -> u32 {
+    w.vote_legacy(VoteMode::Ballot, true)
+}
+const LEGACY_LINE: u32 = line!() - 2;
+
+/// "Support for vote instruction without a .sync qualifier is removed in PTX ISA version 6.4
+/// for .target sm_70 or higher."
+#[test]
+fn vote_removed_reports_the_call_site() {
+    let err = Executor::new().run(legacy).unwrap_err();
+    let WarpError::VoteRemoved { report, .. } = &err else { panic!("{err}") };
+    assert_site(waiting_site(&report.lanes[0]), LEGACY_LINE, "w.vote_legacy(");
+}
+
+#[warp_kernel]
+fn inner(w: &Warp, x: u32) -> u32 {
+    w.shfl_down(x, 8)
+}
+const INNER_LINE: u32 = line!() - 2;
+
+#[warp_kernel]
+fn outer(w: &Warp) -> u32 {
+    if w.lane_id() >= 24 {
+        return 0;
+    }
+    inner(w, 1)
+}
+
+/// Through a helper, the site is the intrinsic in the helper, not the helper's call.
+#[test]
+fn sites_inside_helpers_point_at_the_helper_intrinsic() {
+    let err = Executor::new().run(outer).unwrap_err();
+    let WarpError::InvalidShflSource { report, .. } = &err else { panic!("{err}") };
+    assert_site(waiting_site(&report.lanes[0]), INNER_LINE, "w.shfl_down(");
+}
