@@ -277,18 +277,6 @@ fn build_and_check(
 ) -> Result<(), String> {
     let target_dir = root.join("target/ptx-build").join(sm);
     let deps = target_dir.join(TARGET).join("release/deps");
-    // Old outputs of the crate (other hashes) would make the pick below ambiguous.
-    if let Ok(entries) = fs::read_dir(&deps) {
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with(&format!("{CRATE}-"))
-                && (name.ends_with(".s") || name.ends_with(".ll"))
-            {
-                let _ = fs::remove_file(e.path());
-            }
-        }
-    }
-
     // -C target-cpu goes to every crate (RUSTFLAGS), not only to the kernel crate (`cargo rustc --`
     // args): warp-runtime's instruction functions are cfg-gated on `target_feature = "sm_*"`, which
     // follows target-cpu, and core should be built for the same target.
@@ -320,8 +308,8 @@ fn build_and_check(
     );
     run(&mut cmd, "cargo +nightly rustc")?;
 
-    let s = find_one(&deps, ".s")?;
-    let ll = find_one(&deps, ".ll")?;
+    let s = find_newest(&deps, ".s")?;
+    let ll = find_newest(&deps, ".ll")?;
     let out_dir = root.join("target/ptx").join(sm);
     fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
     let ptx_path = out_dir.join(format!("{CRATE}.ptx"));
@@ -365,25 +353,20 @@ fn build_and_check(
     check_instruction_counts(sm, &ptx_counts, &ll_counts, div)
 }
 
-/// The one `<crate>-<hash><ext>` file in `deps`.
-fn find_one(deps: &Path, ext: &str) -> Result<PathBuf, String> {
-    let mut found: Vec<PathBuf> = fs::read_dir(deps)
+/// The newest `<crate>-<hash><ext>` file in `deps` (older ones are outputs of other flags or
+/// sources; they are left alone, since another `cargo xtask ptx` may be using the same directory).
+fn find_newest(deps: &Path, ext: &str) -> Result<PathBuf, String> {
+    fs::read_dir(deps)
         .map_err(|e| format!("{}: {e}", deps.display()))?
         .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            let n = p.file_name().unwrap().to_string_lossy();
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
             n.starts_with(&format!("{CRATE}-")) && n.ends_with(ext)
         })
-        .collect();
-    match found.len() {
-        1 => Ok(found.pop().unwrap()),
-        0 => Err(format!("no {CRATE}-*{ext} in {}", deps.display())),
-        _ => Err(format!(
-            "several {CRATE}-*{ext} in {}: {found:?}",
-            deps.display()
-        )),
-    }
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .max()
+        .map(|(_, p)| p)
+        .ok_or_else(|| format!("no {CRATE}-*{ext} in {}", deps.display()))
 }
 
 // ----------------------------------------------------------------------------------------------
