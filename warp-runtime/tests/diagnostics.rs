@@ -1,0 +1,448 @@
+//! Each class of undefined behaviour produces its report: the variant, the lanes at fault, every
+//! lane's state (with the call site of waiting lanes), and the PTX rule in the message.
+
+use std::cell::Cell;
+
+use warp_runtime::{Conflict, Executor, LaneState, Op, ShflFault, ShflMode, Target, VoteMode, WaitEdge, Warp, WarpError, FULL_MASK};
+
+/// Asserts that `state` is `Waiting` at `op` with `mask`, called at `line` of this file.
+#[track_caller]
+fn assert_waiting(state: &LaneState, op: Op, mask: u32, line: u32) {
+    match state {
+        LaneState::Waiting { op: o, mask: m, site } => {
+            assert_eq!((*o, *m), (op, mask), "waiting state");
+            assert_eq!(site.file(), file!(), "site file");
+            assert_eq!(site.line(), line, "site line");
+        }
+        other => panic!("expected Waiting at {op} with {mask:#x}, got {other:?}"),
+    }
+}
+
+// ---- (1) executing lane not in membermask ----
+
+#[test]
+fn lane_not_in_membermask_is_reported() {
+    // "The behavior of vote.sync is undefined if the executing thread is not in the membermask."
+    let line = Cell::new(0);
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            let f = w.group(1).ballot(true); line.set(line!());
+            f.await
+        })
+        .unwrap_err();
+    let WarpError::NotInMembermask { op, lanes, report } = &err else { panic!("expected NotInMembermask, got {err:?}") };
+    assert_eq!(*op, Op::Vote(VoteMode::Ballot));
+    assert_eq!(lanes.0, 0xffff_fffe);
+    for l in [0usize, 1, 5, 31] {
+        assert_waiting(&report.lanes[l], Op::Vote(VoteMode::Ballot), 1, line.get());
+    }
+    assert_eq!(err.report().lanes, report.lanes);
+    let text = err.to_string();
+    assert!(text.contains("The behavior of vote.sync is undefined if the executing thread is not in the membermask."), "{text}");
+    assert!(text.contains("lanes 1-31"), "{text}");
+}
+
+#[test]
+fn one_lane_outside_its_own_shfl_membermask() {
+    // "membermask: executing thread must be set in mask, else undefined" (shfl.sync).
+    let line = Cell::new(0);
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            let f = w.group(0x7fff_ffff).shfl_down(1u32, 1); line.set(line!());
+            f.await
+        })
+        .unwrap_err();
+    let WarpError::NotInMembermask { op, lanes, report } = &err else { panic!("expected NotInMembermask, got {err:?}") };
+    assert_eq!(*op, Op::Shfl { mode: ShflMode::Down, words: 1 });
+    assert_eq!(lanes.0, 0x8000_0000);
+    assert_waiting(&report.lanes[31], *op, 0x7fff_ffff, line.get());
+    assert!(err.to_string().contains("The behavior of shfl.sync is undefined if the executing thread is not in the membermask."), "{err}");
+    assert!(err.to_string().contains("lane 31 "), "{err}");
+}
+
+#[test]
+fn redux_and_syncwarp_outside_membermask() {
+    // Same rule for redux.sync and bar.warp.sync.
+    let err = Executor::new().run(async |w: &Warp<'_>| w.group(0xffff_fff0).redux_add(1u32).await).unwrap_err();
+    assert!(matches!(&err, WarpError::NotInMembermask { op: Op::Redux(..), lanes, .. } if lanes.0 == 0xf), "{err:?}");
+    assert!(err.to_string().contains("The behavior of redux.sync is undefined"), "{err}");
+    let err = Executor::new().run(async |w: &Warp<'_>| w.group(0).syncwarp().await).unwrap_err();
+    assert!(matches!(&err, WarpError::NotInMembermask { op: Op::BarWarpSync, lanes, .. } if lanes.0 == FULL_MASK), "{err:?}");
+    assert!(err.to_string().contains("The behavior of bar.warp.sync is undefined"), "{err}");
+}
+
+// ---- (2) shfl from an invalid source ----
+
+const SHFL_RULE: &str = "Sourcing from an inactive thread or one not in membermask is undefined.";
+
+#[test]
+fn shfl_from_exited_lane() {
+    // "Sourcing from an inactive thread ... is undefined": lanes 16-31 have returned.
+    let line = Cell::new(0);
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            if w.lane_id() >= 16 {
+                return 0;
+            }
+            let f = w.shfl_down(w.lane_id(), 16); line.set(line!());
+            f.await
+        })
+        .unwrap_err();
+    let WarpError::InvalidShflSource { op, faults, report } = &err else { panic!("expected InvalidShflSource, got {err:?}") };
+    assert_eq!(*op, Op::Shfl { mode: ShflMode::Down, words: 1 });
+    let want: Vec<ShflFault> = (0..16).map(|l| ShflFault { lane: l, source: l + 16, not_in_mask: false, exited: true }).collect();
+    assert_eq!(*faults, want);
+    assert_waiting(&report.lanes[3], *op, FULL_MASK, line.get());
+    assert_eq!(report.lanes[20], LaneState::Exited);
+    let text = err.to_string();
+    assert!(text.contains(SHFL_RULE), "{text}");
+    assert!(text.contains("lane 3 reads lane 19, which has exited"), "{text}");
+}
+
+#[test]
+fn shfl_from_inactive_lane_of_partial_warp() {
+    let err = Executor::new()
+        .run_partial(0x0000_ffff, async |w: &Warp<'_>| w.shfl_xor(5u64, 16).await)
+        .unwrap_err();
+    let WarpError::InvalidShflSource { op, faults, report } = &err else { panic!("expected InvalidShflSource, got {err:?}") };
+    assert_eq!(*op, Op::Shfl { mode: ShflMode::Bfly, words: 2 });
+    assert_eq!(faults.len(), 16);
+    assert!(faults.iter().all(|f| f.source == f.lane + 16 && f.exited && !f.not_in_mask), "{faults:?}");
+    assert_eq!(report.lanes[16], LaneState::Inactive);
+    assert!(err.to_string().contains(SHFL_RULE));
+}
+
+#[test]
+fn shfl_from_lane_not_in_membermask() {
+    // "Sourcing from ... one not in membermask is undefined": lane 20 is live but in the other group.
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            let v = w.lane_id() * 10;
+            if w.lane_id() < 16 {
+                w.group(0x0000_ffff).shfl_idx(v, 20).await
+            } else {
+                w.group(0xffff_0000).shfl_idx(v, 16).await
+            }
+        })
+        .unwrap_err();
+    let WarpError::InvalidShflSource { faults, .. } = &err else { panic!("expected InvalidShflSource, got {err:?}") };
+    let want: Vec<ShflFault> = (0..16).map(|l| ShflFault { lane: l, source: 20, not_in_mask: true, exited: false }).collect();
+    assert_eq!(*faults, want);
+    assert!(err.to_string().contains("lane 0 reads lane 20, which is not in membermask"), "{err}");
+}
+
+#[test]
+fn shfl_faults_name_each_reason() {
+    // Lanes 0-7 shuffle with membermask 0xff; lane 5 (in mask) and lane 30 (not in mask) have
+    // exited; lane 9 is live but not in mask; lane 2 reads lane 3, which is fine.
+    let b = |l: u32| match l {
+        0 => 5,
+        1 => 9,
+        2 => 3,
+        3 => 30,
+        _ => l,
+    };
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            let l = w.lane_id();
+            if l == 5 || l == 30 {
+                return 0;
+            }
+            if l < 8 {
+                w.group(0xff).shfl(ShflMode::Idx, l, b(l), 0x1f).await.0
+            } else {
+                w.group(!0xff).syncwarp().await;
+                0
+            }
+        })
+        .unwrap_err();
+    let WarpError::InvalidShflSource { op, faults, .. } = &err else { panic!("expected InvalidShflSource, got {err:?}") };
+    assert_eq!(*op, Op::Shfl { mode: ShflMode::Idx, words: 1 });
+    let mut got = faults.clone();
+    got.sort_by_key(|f| f.lane);
+    assert_eq!(
+        got,
+        vec![
+            ShflFault { lane: 0, source: 5, not_in_mask: false, exited: true },
+            ShflFault { lane: 1, source: 9, not_in_mask: true, exited: false },
+            ShflFault { lane: 3, source: 30, not_in_mask: true, exited: true },
+        ]
+    );
+    let text = err.to_string();
+    assert!(text.contains("lane 3 reads lane 30, which has exited and is not in membermask"), "{text}");
+}
+
+#[test]
+fn shfl_with_false_predicate_reads_nothing() {
+    // "if (!pval) j = lane": an out-of-range lane copies its own value; no invalid source.
+    let r = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            if w.lane_id() >= 16 {
+                return 0;
+            }
+            w.shfl_down_sync(FULL_MASK, w.lane_id() + 100, 1, 16).await
+        })
+        .unwrap();
+    for l in 0..15 {
+        assert_eq!(r[l], l as u32 + 101);
+    }
+    assert_eq!(r[15], 115);
+}
+
+// ---- (3) divergence ----
+
+const SAME_RULE: &str = "with the same qualifiers and same membermask value";
+
+#[test]
+fn lanes_of_one_membermask_at_different_instructions() {
+    // "wait until all non-exited threads in membermask have executed vote.sync with the same
+    // qualifiers and same membermask value".
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| if w.lane_id() < 16 { w.ballot(true).await } else { w.any(true).await as u32 })
+        .unwrap_err();
+    let WarpError::Divergent { conflicts, report } = &err else { panic!("expected Divergent, got {err:?}") };
+    assert_eq!(conflicts.len(), 256, "each (lane < 16, other >= 16) pair once");
+    assert!(conflicts.iter().all(|c| c.lane < 16 && c.other >= 16 && c.mask == FULL_MASK && c.other_mask == FULL_MASK));
+    assert!(conflicts.contains(&Conflict { lane: 0, op: Op::Vote(VoteMode::Ballot), mask: FULL_MASK, other: 16, other_op: Op::Vote(VoteMode::Any), other_mask: FULL_MASK }));
+    assert!(matches!(report.lanes[20], LaneState::Waiting { op: Op::Vote(VoteMode::Any), .. }));
+    let text = err.to_string();
+    assert!(text.contains(SAME_RULE), "{text}");
+    assert!(text.contains("lane 0 waits at `vote.sync.ballot.b32` with membermask 0xffffffff; lane 16 waits at `vote.sync.any.pred`"), "{text}");
+}
+
+#[test]
+fn lanes_with_different_membermasks() {
+    // Lane 0 votes with {0,1}, lanes 1 and 2 with {0,1,2}: lanes 0 and 1 name each other but
+    // disagree on the membermask.
+    let line = Cell::new(0);
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            let l = w.lane_id();
+            if l > 2 {
+                return 0;
+            }
+            let f = w.group(if l == 0 { 0b011 } else { 0b111 }).ballot(true); line.set(line!());
+            f.await
+        })
+        .unwrap_err();
+    let WarpError::Divergent { conflicts, report } = &err else { panic!("expected Divergent, got {err:?}") };
+    let ballot = Op::Vote(VoteMode::Ballot);
+    assert_eq!(*conflicts, vec![Conflict { lane: 0, op: ballot, mask: 0b011, other: 1, other_op: ballot, other_mask: 0b111 }]);
+    assert_waiting(&report.lanes[0], ballot, 0b011, line.get());
+    assert_waiting(&report.lanes[2], ballot, 0b111, line.get());
+    assert_eq!(report.lanes[3], LaneState::Exited);
+}
+
+#[test]
+fn sm_60_same_instruction_from_two_call_sites_is_not_converged() {
+    // sm_6x: "all threads in membermask must execute the same vote.sync instruction in convergence".
+    let kernel = async |w: &Warp<'_>| if w.lane_id() < 16 { w.ballot(true).await } else { w.ballot(true).await };
+    let err = Executor::new().target(Target::SM_60).run(kernel).unwrap_err();
+    let WarpError::NotConverged { op, mask, lanes, target, report } = &err else { panic!("expected NotConverged, got {err:?}") };
+    assert_eq!((*op, *mask, lanes.0, *target), (Op::Vote(VoteMode::Ballot), FULL_MASK, FULL_MASK, Target::SM_60));
+    assert_eq!(report.target, Target::SM_60);
+    let text = err.to_string();
+    assert!(text.contains("For .target sm_6x or below, all threads in membermask must execute the same vote.sync instruction in convergence"), "{text}");
+    // sm_70's independent thread scheduling allows it.
+    let r = Executor::new().target(Target::SM_70).run(kernel).unwrap();
+    assert!(r.iter().all(|&b| b == FULL_MASK));
+}
+
+#[test]
+fn sm_60_shfl_and_syncwarp_from_two_call_sites() {
+    let err = Executor::new()
+        .target(Target::SM_60)
+        .run(async |w: &Warp<'_>| if w.lane_id() % 2 == 0 { w.shfl_xor(1u32, 1).await } else { w.shfl_xor(2u32, 1).await })
+        .unwrap_err();
+    assert!(matches!(&err, WarpError::NotConverged { op: Op::Shfl { mode: ShflMode::Bfly, words: 1 }, .. }), "{err:?}");
+    assert!(err.to_string().contains("same shfl.sync instruction in convergence"), "{err}");
+    let err = Executor::new()
+        .target(Target::SM_60)
+        .run(async |w: &Warp<'_>| if w.lane_id() == 0 { w.syncwarp().await } else { w.syncwarp().await })
+        .unwrap_err();
+    assert!(matches!(&err, WarpError::NotConverged { op: Op::BarWarpSync, .. }), "{err:?}");
+    // Disjoint membermasks from two call sites are fine on sm_60: each is converged.
+    let r = Executor::new()
+        .target(Target::SM_60)
+        .run(async |w: &Warp<'_>| if w.lane_id() < 16 { w.group(0xffff).ballot(true).await } else { w.group(0xffff_0000).ballot(w.lane_id() == 31).await })
+        .unwrap();
+    assert_eq!((r[0], r[16]), (0xffff, 0x8000_0000));
+}
+
+// ---- (4) deadlock ----
+
+#[test]
+fn three_lane_wait_cycle_is_a_deadlock() {
+    // Lane 0 shuffles with {0,1}, lane 1 votes with {1,2}, lane 2 syncs with {2,0}: each waits
+    // for a lane that waits elsewhere, and no pair names each other.
+    let lines = [Cell::new(0), Cell::new(0), Cell::new(0)];
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| match w.lane_id() {
+            0 => {
+                let f = w.group(0b011).shfl_idx(1u32, 1); lines[0].set(line!());
+                f.await
+            }
+            1 => {
+                let f = w.group(0b110).ballot(true); lines[1].set(line!());
+                f.await
+            }
+            2 => {
+                let f = w.group(0b101).syncwarp(); lines[2].set(line!());
+                f.await;
+                0
+            }
+            _ => 0,
+        })
+        .unwrap_err();
+    let WarpError::Deadlock { waiting, edges, report } = &err else { panic!("expected Deadlock, got {err:?}") };
+    assert_eq!(waiting.0, 0b111);
+    let mut e = edges.clone();
+    e.sort_by_key(|e| e.lane);
+    assert_eq!(e, vec![WaitEdge { lane: 0, waits_for: 1 }, WaitEdge { lane: 1, waits_for: 2 }, WaitEdge { lane: 2, waits_for: 0 }]);
+    assert_waiting(&report.lanes[0], Op::Shfl { mode: ShflMode::Idx, words: 1 }, 0b011, lines[0].get());
+    assert_waiting(&report.lanes[1], Op::Vote(VoteMode::Ballot), 0b110, lines[1].get());
+    assert_waiting(&report.lanes[2], Op::BarWarpSync, 0b101, lines[2].get());
+    assert!(report.lanes[3..].iter().all(|s| *s == LaneState::Exited));
+    let text = err.to_string();
+    assert!(text.contains("deadlock"), "{text}");
+    assert!(text.contains("lane 2 waits for lane 0"), "{text}");
+}
+
+#[test]
+fn lane_blocked_on_foreign_future_deadlocks_the_warp() {
+    let line = Cell::new(0);
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            if w.lane_id() == 5 {
+                std::future::pending::<()>().await;
+            }
+            let f = w.syncwarp(); line.set(line!());
+            f.await
+        })
+        .unwrap_err();
+    let WarpError::Deadlock { waiting, edges, report } = &err else { panic!("expected Deadlock, got {err:?}") };
+    assert_eq!(waiting.0, FULL_MASK);
+    assert_eq!(edges.len(), 31);
+    assert!(edges.iter().all(|e| e.waits_for == 5 && e.lane != 5));
+    assert_eq!(report.lanes[5], LaneState::Blocked);
+    assert_waiting(&report.lanes[6], Op::BarWarpSync, FULL_MASK, line.get());
+    assert!(err.to_string().contains("lane 0 waits for lane 5"), "{err}");
+}
+
+// ---- (5) a lane panics ----
+
+#[test]
+fn lane_panic_is_reported_and_the_host_continues() {
+    let line = Cell::new(0);
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            let b = w.ballot(true).await;
+            line.set(line!()); if w.lane_id() == 7 { panic!("boom in lane {}", w.lane_id()); }
+            b
+        })
+        .unwrap_err();
+    let WarpError::LanePanicked { lane, message, location, report } = &err else { panic!("expected LanePanicked, got {err:?}") };
+    assert_eq!(*lane, 7);
+    assert_eq!(message, "boom in lane 7");
+    assert!(location.starts_with(&format!("{}:{}:", file!(), line.get())), "{location}");
+    assert_eq!(report.lanes[7], LaneState::Panicked);
+    assert!(err.to_string().contains("lane 7 panicked at"), "{err}");
+    // The host goes on: a second kernel runs normally, and a later panic reports its own lane.
+    let r = Executor::new().run(async |w: &Warp<'_>| w.redux_add(w.lane_id()).await).unwrap();
+    assert!(r.iter().all(|&s| s == 496));
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            if w.lane_id() == 30 {
+                panic!("second");
+            }
+            w.lane_id()
+        })
+        .unwrap_err();
+    assert!(matches!(&err, WarpError::LanePanicked { lane: 30, message, .. } if message == "second"), "{err:?}");
+}
+
+#[test]
+fn invalid_tile_width_panics_in_the_lane() {
+    let err = Executor::new().run(async |w: &Warp<'_>| w.tile(3).rank()).unwrap_err();
+    let WarpError::LanePanicked { lane, message, .. } = &err else { panic!("expected LanePanicked, got {err:?}") };
+    assert_eq!(*lane, 0);
+    assert!(message.contains("tile width 3 is not a power of two"), "{message}");
+}
+
+// ---- (6) an instruction the target lacks ----
+
+fn unsupported(err: &WarpError) -> (Op, Target, u32) {
+    match err {
+        WarpError::Unsupported { op, target, lanes, .. } => (*op, *target, lanes.0),
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+}
+
+#[test]
+fn match_on_sm_60_requires_sm_70() {
+    // match.sync: "Requires sm_70 or higher."
+    let err = Executor::new().target(Target::SM_60).run(async |w: &Warp<'_>| w.match_any(1u32).await).unwrap_err();
+    assert_eq!(unsupported(&err), (Op::MatchAny { b64: false }, Target::SM_60, FULL_MASK));
+    assert!(err.to_string().contains("requires sm_70 or higher"), "{err}");
+    let err = Executor::new()
+        .target(Target::SM_60)
+        .run(async |w: &Warp<'_>| if w.lane_id() < 4 { w.group(0xf).match_all(1u64).await.1 } else { false })
+        .unwrap_err();
+    assert_eq!(unsupported(&err), (Op::MatchAll { b64: true }, Target::SM_60, 0xf));
+    assert!(Executor::new().target(Target::SM_70).run(async |w: &Warp<'_>| w.match_any(1u32).await).is_ok());
+}
+
+#[test]
+fn redux_on_sm_70_requires_sm_80() {
+    // redux.sync: "Requires sm_80 or higher."
+    let err = Executor::new().target(Target::SM_70).run(async |w: &Warp<'_>| w.redux_add(1u32).await).unwrap_err();
+    let (op, target, lanes) = unsupported(&err);
+    assert!(matches!(op, Op::Redux(..)));
+    assert_eq!((target, lanes), (Target::SM_70, FULL_MASK));
+    assert!(err.to_string().contains("requires sm_80 or higher"), "{err}");
+    assert!(Executor::new().target(Target::SM_80).run(async |w: &Warp<'_>| w.redux_xor(1i32).await).is_ok());
+}
+
+#[test]
+fn elect_on_sm_80_requires_sm_90() {
+    // elect.sync: "Requires sm_90 or higher."
+    let err = Executor::new().target(Target::SM_80).run(async |w: &Warp<'_>| w.elect().await).unwrap_err();
+    assert_eq!(unsupported(&err), (Op::Elect, Target::SM_80, FULL_MASK));
+    assert!(err.to_string().contains("requires sm_90 or higher"), "{err}");
+    assert!(Executor::new().target(Target::SM_90).run(async |w: &Warp<'_>| w.elect().await).is_ok());
+}
+
+#[test]
+fn f32_redux_requires_sm_100a() {
+    // ".f32 type requires sm_100a and is supported on sm_100f from PTX ISA version 8.8."
+    for t in [Target::SM_90, "sm_100".parse().unwrap(), "sm_90a".parse().unwrap(), "sm_120a".parse().unwrap()] {
+        let err = Executor::new().target(t).run(async |w: &Warp<'_>| w.redux_min(1.0f32).await).unwrap_err();
+        let (op, target, lanes) = unsupported(&err);
+        assert!(matches!(op, Op::ReduxF32(_)), "{op:?}");
+        assert_eq!((target, lanes), (t, FULL_MASK));
+        assert!(err.to_string().contains("requires sm_100a or higher"), "{err}");
+        assert!(err.to_string().contains(&format!("not available on {t}")), "{err}");
+    }
+    for t in [Target::SM_100A, "sm_100f".parse().unwrap()] {
+        let r = Executor::new().target(t).run(async |w: &Warp<'_>| w.redux_max_abs(-(w.lane_id() as f32)).await).unwrap();
+        assert!(r.iter().all(|x| *x == 31.0), "{t}");
+    }
+}
+
+#[test]
+fn target_parsing_and_display() {
+    use warp_runtime::ArchSuffix;
+    assert_eq!("sm_100a".parse::<Target>(), Ok(Target::SM_100A));
+    assert_eq!("sm_60".parse::<Target>(), Ok(Target::SM_60));
+    assert_eq!("sm_90".parse::<Target>(), Ok(Target::SM_90));
+    assert_eq!("sm_100f".parse::<Target>(), Ok(Target::new(100, ArchSuffix::F)));
+    assert_eq!("sm_90a".parse::<Target>(), Ok(Target::new(90, ArchSuffix::A)));
+    for bad in ["", "sm_", "sm_a", "90", "SM_90", "sm_9x", "sm_90af", "sm_-90", "sm_ 90", "sm_20"] {
+        let e = bad.parse::<Target>().unwrap_err();
+        assert!(e.to_string().contains(&format!("`{bad}` is not a target")), "{bad}: {e}");
+    }
+    for t in ["sm_60", "sm_70", "sm_80", "sm_90", "sm_90a", "sm_100a", "sm_100f", "sm_120"] {
+        assert_eq!(t.parse::<Target>().unwrap().to_string(), t);
+    }
+    assert_eq!(Target::default(), Target::SM_100A);
+}
