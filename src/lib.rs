@@ -74,4 +74,27 @@ pub mod __private {
     pub use core;
     #[cfg(not(target_arch = "nvptx64"))]
     pub use warp_runtime::{Intrinsic, Warp};
+
+    /// The result of a call that receives a warp handle: on the host, a `#[warp_kernel]`
+    /// function's future. The macro wraps each such call in [`WarpCall::into_future`] so that
+    /// passing the handle to a plain function is reported as such.
+    #[diagnostic::on_unimplemented(
+        message = "a function that receives the warp handle must be a `#[warp_kernel]` function, but this call returns `{Self}`",
+        label = "this call receives the warp handle",
+        note = "mark the called function `#[warp_kernel]`, or pass it the values it needs (such as `w.lane_id()`) instead of the handle"
+    )]
+    pub trait WarpCall {
+        /// The call's future.
+        type Future: core::future::Future;
+        /// The call's future, unchanged.
+        fn into_future(self) -> Self::Future;
+    }
+
+    impl<F: core::future::Future> WarpCall for F {
+        type Future = F;
+        #[inline(always)]
+        fn into_future(self) -> F {
+            self
+        }
+    }
 }

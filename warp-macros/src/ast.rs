@@ -162,6 +162,15 @@ pub fn is_warp_kernel_attr(attr: &syn::Attribute) -> bool {
     attr.path().segments.last().is_some_and(|s| s.ident == "warp_kernel")
 }
 
+/// Whether a callee is a tuple struct or variant (by the naming convention: `Some`, `Self`,
+/// `Wrapper`), not a function.
+fn is_constructor(func: &Expr) -> bool {
+    match func {
+        Expr::Path(p) => p.path.segments.last().is_some_and(|s| s.ident.to_string().starts_with(char::is_uppercase)),
+        _ => false,
+    }
+}
+
 /// Walks a body, tracking which names are handle variables, and records every use of one.
 struct Analyzer<'a> {
     /// Lexical scopes, innermost last: each binding and whether it is a handle variable.
@@ -270,7 +279,7 @@ impl<'a> Analyzer<'a> {
                 (self.is_handle_expr(&m.receiver) && is_suspending(&m.method.to_string()))
                     || m.args.iter().any(|a| self.is_handle_expr(a))
             }
-            Expr::Call(c) => c.args.iter().any(|a| self.is_handle_expr(a)),
+            Expr::Call(c) => !is_constructor(&c.func) && c.args.iter().any(|a| self.is_handle_expr(a)),
             Expr::Paren(p) => self.is_suspension(&p.expr),
             _ => false,
         }
@@ -433,6 +442,9 @@ impl<'a> Visit<'a> for Analyzer<'a> {
                     self.push(UseKind::WarpCall { expr: e });
                 }
             }
+            // `Some(w)`, `Wrapper(w)`: a constructor stores the handle; its arguments are
+            // ordinary expressions (so a handle there is an escape).
+            Expr::Call(c) if is_constructor(&c.func) => visit::visit_expr(self, e),
             Expr::Call(c) => {
                 self.visit_expr(&c.func);
                 c.args.iter().for_each(|a| self.visit_arg(a));

@@ -131,14 +131,21 @@ struct AwaitSuspensions<'p> {
 
 impl VisitMut for AwaitSuspensions<'_> {
     // Input:  w.shfl_down(v, 16)        helper(w, v)
-    // Output: w.shfl_down(v, 16).await  helper(w, v).await   (`.await` spanned on the callee)
+    // Output: w.shfl_down(v, 16).await  ::warpkit::__private::WarpCall::into_future(helper(w, v)).await
+    //         (`.await` spanned on the callee)
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         let hit = self.points.contains(&(e as *const Expr as usize));
         // Children first, while `e` is still at the address the analysis saw.
         visit_mut::visit_expr_mut(self, e);
         if hit {
             let span = callee_span(e);
-            let base = core::mem::replace(e, Expr::Verbatim(TokenStream::new()));
+            let mut base = core::mem::replace(e, Expr::Verbatim(TokenStream::new()));
+            if !matches!(&base, Expr::MethodCall(m) if crate::intrinsics::is_suspending(&m.method.to_string())) {
+                // A call that passes the handle on must call a warp function; the trait says so
+                // when it does not (instead of "`u32` is not a future").
+                let whole = base.span();
+                base = syn::parse_quote_spanned!(whole=> ::warpkit::__private::WarpCall::into_future(#base));
+            }
             *e = Expr::Await(syn::ExprAwait {
                 attrs: Vec::new(),
                 base: Box::new(base),

@@ -11,6 +11,8 @@ mod check;
 mod ctxt;
 mod expand;
 mod intrinsics;
+#[cfg(test)]
+mod snapshot;
 
 use proc_macro::TokenStream;
 

@@ -1,0 +1,8 @@
+use warpkit::prelude::*;
+
+#[warp_kernel(width = 16)]
+fn kernel(w: &Warp, x: u32) -> u32 {
+    w.redux_add(x)
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use warpkit::prelude::*;
+
+#[warp_kernel]
+struct Kernel {
+    x: u32,
+}
+
+fn main() {}

@@ -1,0 +1,80 @@
+//! Expansion snapshots: each `tests/expand/<name>.rs` of the workspace is expanded by this crate's
+//! own `expand` function and compared with `tests/expand/<name>.expanded.rs`, so that changes to
+//! the generated code show up in review. Self-contained (no `cargo expand`): run with
+//! `MACROTEST=overwrite` to rewrite the snapshots, then read the diff.
+
+use std::path::Path;
+
+use quote::ToTokens;
+use syn::{ImplItem, Item};
+
+use crate::ast::is_warp_kernel_attr;
+use crate::expand::warp_kernel;
+
+/// Removes `#[warp_kernel(..)]` from `attrs` and returns its arguments.
+fn take_attr(attrs: &mut Vec<syn::Attribute>) -> Option<proc_macro2::TokenStream> {
+    let at = attrs.iter().position(is_warp_kernel_attr)?;
+    let attr = attrs.remove(at);
+    Some(match attr.meta {
+        syn::Meta::List(list) => list.tokens,
+        _ => proc_macro2::TokenStream::new(),
+    })
+}
+
+fn expand_file(source: &str) -> String {
+    let file: syn::File = syn::parse_str(source).expect("a snapshot input parses");
+    let mut items = Vec::new();
+    for mut item in file.items {
+        match &mut item {
+            Item::Fn(f) => {
+                if let Some(args) = take_attr(&mut f.attrs) {
+                    let out: syn::File = syn::parse2(warp_kernel(args, f.to_token_stream())).expect("expansion parses");
+                    items.extend(out.items);
+                    continue;
+                }
+            }
+            Item::Impl(imp) => {
+                let mut expanded = Vec::new();
+                for mut ii in core::mem::take(&mut imp.items) {
+                    if let ImplItem::Fn(f) = &mut ii {
+                        if let Some(args) = take_attr(&mut f.attrs) {
+                            let out = warp_kernel(args, f.to_token_stream());
+                            let wrapped: syn::ItemImpl = syn::parse_quote!(impl X { #out });
+                            expanded.extend(wrapped.items);
+                            continue;
+                        }
+                    }
+                    expanded.push(ii);
+                }
+                imp.items = expanded;
+            }
+            _ => {}
+        }
+        items.push(item);
+    }
+    prettyplease::unparse(&syn::File { shebang: None, attrs: file.attrs, items })
+}
+
+#[test]
+fn expansions_match_their_snapshots() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/expand");
+    let overwrite = std::env::var_os("MACROTEST").is_some_and(|v| v == "overwrite");
+    let mut inputs: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/expand exists")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs") && !p.to_string_lossy().ends_with(".expanded.rs"))
+        .collect();
+    inputs.sort();
+    assert!(!inputs.is_empty());
+    let mut mismatched = Vec::new();
+    for input in inputs {
+        let expanded = expand_file(&std::fs::read_to_string(&input).expect("read input"));
+        let snapshot = input.with_extension("expanded.rs");
+        match std::fs::read_to_string(&snapshot) {
+            Ok(old) if old == expanded => {}
+            Ok(_) if !overwrite => mismatched.push(snapshot.display().to_string()),
+            _ => std::fs::write(&snapshot, expanded).expect("write snapshot"),
+        }
+    }
+    assert!(mismatched.is_empty(), "expansions changed (MACROTEST=overwrite to accept): {mismatched:?}");
+}
