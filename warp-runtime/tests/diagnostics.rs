@@ -446,3 +446,82 @@ fn target_parsing_and_display() {
     }
     assert_eq!(Target::default(), Target::SM_100A);
 }
+
+// ---- report details ----
+
+#[test]
+fn panic_report_shows_exited_running_and_waiting_lanes() {
+    // Ascending order: lanes 0-6 returned before lane 7 panicked; lanes 8-31 were resumed from
+    // the ballot but not polled yet.
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            w.ballot(true).await;
+            if w.lane_id() == 7 {
+                panic!("seven");
+            }
+        })
+        .unwrap_err();
+    let report = err.report();
+    assert_eq!(report.lanes[0], LaneState::Exited);
+    assert_eq!(report.lanes[6], LaneState::Exited);
+    assert_eq!(report.lanes[7], LaneState::Panicked);
+    assert_eq!(report.lanes[8], LaneState::Running);
+    // Descending order: lanes 31-1 reached the barrier before lane 0 panicked.
+    let line = Cell::new(0);
+    let err = Executor::new()
+        .order(warp_runtime::LaneOrder::Descending)
+        .run(async |w: &Warp<'_>| {
+            if w.lane_id() == 0 {
+                panic!("zero");
+            }
+            let f = w.syncwarp(); line.set(line!());
+            f.await
+        })
+        .unwrap_err();
+    let WarpError::LanePanicked { lane: 0, report, .. } = &err else { panic!("expected LanePanicked in lane 0, got {err:?}") };
+    assert_waiting(&report.lanes[5], Op::BarWarpSync, FULL_MASK, line.get());
+    assert_waiting(&report.lanes[31], Op::BarWarpSync, FULL_MASK, line.get());
+}
+
+#[test]
+fn report_is_labelled_with_the_warp_index() {
+    let err = Executor::new().warp_index(7).run(async |w: &Warp<'_>| w.group(0).ballot(true).await).unwrap_err();
+    assert_eq!(err.report().warp, 7);
+    assert!(err.to_string().contains("warp 7"), "{err}");
+    let r = Executor::new().warp_index(3).run(async |w: &Warp<'_>| (w.warp_index(), w.global_id())).unwrap();
+    assert_eq!(r[5], (3, 3 * 32 + 5));
+}
+
+#[test]
+fn panic_after_a_nested_run_in_the_same_lane_keeps_its_message() {
+    // A lane may run a warp of its own (a host-side helper); its later panic is still reported
+    // with its message and location.
+    let line = Cell::new(0);
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            if w.lane_id() == 2 {
+                let inner = Executor::new().run(async |v: &Warp<'_>| v.ballot(true).await).unwrap();
+                assert_eq!(inner[0], FULL_MASK);
+                line.set(line!()); panic!("outer lane {}", w.lane_id());
+            }
+        })
+        .unwrap_err();
+    let WarpError::LanePanicked { lane, message, location, .. } = &err else { panic!("expected LanePanicked, got {err:?}") };
+    assert_eq!(*lane, 2);
+    assert_eq!(message, "outer lane 2");
+    assert!(location.starts_with(&format!("{}:{}:", file!(), line.get())), "{location}");
+}
+
+#[test]
+fn intrinsic_issued_but_never_awaited_is_reported() {
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            if w.lane_id() == 4 {
+                let _ = w.ballot(true);
+                return 0;
+            }
+            0
+        })
+        .unwrap_err();
+    assert!(matches!(&err, WarpError::NotAwaited { lanes, .. } if lanes.0 == 1 << 4), "{err:?}");
+}
