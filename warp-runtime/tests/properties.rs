@@ -435,4 +435,28 @@ proptest! {
             prop_assert_eq!(got[l].flatten(), want, "lane {}", l);
         }
     }
+
+    /// "Results of warp instructions never depend on" the lane polling order.
+    #[test]
+    fn results_do_not_depend_on_lane_order(ids in ids(), launched in launched(), exits in exits(), a in uniform32(any::<u32>()), b in uniform32(0u32..32), seed: u64) {
+        let masks = partition_masks(&ids);
+        let kernel = async |w: &Warp<'_>| {
+            let l = w.lane_id() as usize;
+            if exits >> l & 1 == 1 {
+                return None;
+            }
+            let g = w.group(masks[l]);
+            let m = g.match_any(a[l] % 4).await;
+            let s = g.redux_add(a[l]).await;
+            let (e, p) = g.elect().await;
+            // .idx with a full segment mask reads the lane itself: always valid.
+            let (v, q) = g.shfl(ShflMode::Idx, a[l] ^ s, b[l], 0x1f00).await;
+            Some((m, s, e, p, v, q, w.activemask().await))
+        };
+        let base = Executor::new().run_partial(launched, kernel).unwrap();
+        for order in [warp_runtime::LaneOrder::Descending, warp_runtime::LaneOrder::Seeded(seed)] {
+            let other = Executor::new().order(order).run_partial(launched, kernel).unwrap();
+            prop_assert_eq!(other, base, "{:?}", order);
+        }
+    }
 }
