@@ -220,6 +220,26 @@ impl Executor {
         Ok(outs.map(|r| r.expect("every launched lane returned")))
     }
 
+    /// Runs `kernel` on all 32 lanes with lane `i` receiving `args[i]`: the shape of a
+    /// `#[warp_kernel] fn k(w: &Warp, x: A) -> R`.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    ///
+    /// async fn double_neighbour(w: &Warp<'_>, x: u32) -> u32 {
+    ///     2 * w.shfl_xor(x, 1).await
+    /// }
+    /// let out = Executor::new().run_with(&core::array::from_fn(|l| l as u32), double_neighbour).unwrap();
+    /// assert_eq!(out[4], 10);
+    /// ```
+    pub fn run_with<A, K, R>(&self, args: &[A; 32], kernel: K) -> Result<[R; 32], WarpError>
+    where
+        A: Copy,
+        K: AsyncFn(&Warp<'_>, A) -> R,
+    {
+        self.run(async |w: &Warp<'_>| kernel(w, args[w.lane_id() as usize]).await)
+    }
+
     /// Runs `kernel` on the lanes of `launched` (a partial warp; the others are inactive from the
     /// start, like the threads past the end of a grid) and returns each launched lane's result.
     pub fn run_partial<K, R>(&self, launched: u32, kernel: K) -> Result<[Option<R>; 32], WarpError>
