@@ -607,9 +607,11 @@ fn install_panic_capture() {
 /// Polls a lane with panics captured; a panic becomes `(message, location)`.
 #[inline(always)]
 fn catch_lane_panic<T>(f: impl FnOnce() -> T) -> Result<T, (String, String)> {
-    CAPTURE.with(|c| c.set(true));
+    // Restore the previous flag rather than clearing it: a lane may run a warp of its own, and
+    // the outer lane must still be captured when that inner run returns.
+    let outer = CAPTURE.with(|c| c.replace(true));
     let result = panic::catch_unwind(AssertUnwindSafe(f));
-    CAPTURE.with(|c| c.set(false));
+    CAPTURE.with(|c| c.set(outer));
     result.map_err(|_| {
         CAPTURED
             .with(Cell::take)
