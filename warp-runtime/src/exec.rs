@@ -135,11 +135,20 @@ impl Shared {
     /// Collects the lanes that posted since the last call: `(posted, posted more than once)`.
     #[inline(always)]
     fn take_posts(&self) -> (u32, u32) {
+        /// Bit `i` set when byte `i` of `word` has any bit of `bits` set (SWAR, no per-byte loop).
+        #[inline(always)]
+        fn bytes_with(word: u64, bits: u64) -> u32 {
+            const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+            let w = word & bits;
+            let high = (((w & LOW7) + LOW7) | w) & !LOW7; // 0x80 in every nonzero byte
+            ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+        }
         let posts = self.posts.replace([0; 32]);
         let (mut posted, mut twice) = (0, 0);
-        for (lane, &n) in posts.iter().enumerate() {
-            posted |= ((n != 0) as u32) << lane;
-            twice |= ((n > 1) as u32) << lane;
+        for (i, chunk) in posts.chunks_exact(8).enumerate() {
+            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            posted |= bytes_with(word, !0) << (8 * i);
+            twice |= bytes_with(word, 0xfefe_fefe_fefe_fefe) << (8 * i);
         }
         (posted, twice)
     }

@@ -41,6 +41,12 @@
 #[cfg(target_arch = "nvptx64")]
 pub mod nvptx;
 
+/// The device lane handle: the host handle's API, each intrinsic one PTX instruction (nvptx64 only).
+#[cfg(target_arch = "nvptx64")]
+pub mod device;
+#[cfg(target_arch = "nvptx64")]
+pub use device::{FloatRedux, ReduxBits, ReduxInt, ReduxMinMax, ShflMode, VoteMode, Warp, WarpValue, Word, FULL_MASK};
+
 pub mod global;
 pub use global::{AtomicAdd, AtomicBits, AtomicMinMax, GlobalSlice, GlobalValue};
 

@@ -523,3 +523,57 @@ lanemask!(
     /// `mov.u32 d, %lanemask_ge`: the bits of this lane and the lanes above it.
     lanemask_ge, "%lanemask_ge"
 );
+
+// ---------------------------------------------------------------------------------------------
+// thread position and bit search (used by the device handle; constant per thread: pure)
+// ---------------------------------------------------------------------------------------------
+
+macro_rules! sreg {
+    ($(#[$doc:meta])* $name:ident, $sreg:literal) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name() -> u32 {
+            let d: u32;
+            unsafe {
+                asm!(
+                    concat!("mov.u32 {d}, ", $sreg, ";"),
+                    d = out(reg32) d,
+                    options(pure, nomem, nostack),
+                );
+            }
+            d
+        }
+    };
+}
+
+sreg!(
+    /// `mov.u32 d, %tid.x`: the thread's index in its CTA (x dimension).
+    tid_x, "%tid.x"
+);
+sreg!(
+    /// `mov.u32 d, %ntid.x`: the CTA size (x dimension).
+    ntid_x, "%ntid.x"
+);
+sreg!(
+    /// `mov.u32 d, %ctaid.x`: the CTA's index in the grid (x dimension).
+    ctaid_x, "%ctaid.x"
+);
+
+/// `fns.b32 d, mask, base, offset`: the position of the `offset`-th set bit of `mask` at or above
+/// `base` (`offset` 1 is the first), or `0xffffffff` if there is none. Not a warp instruction; the
+/// device handle's `redux.sync` fallback uses it to find the lane of a given rank (sm_20+).
+#[inline(always)]
+pub fn fns(mask: u32, base: u32, offset: i32) -> u32 {
+    let d: u32;
+    unsafe {
+        asm!(
+            "fns.b32 {d}, {m}, {b}, {o};",
+            d = out(reg32) d,
+            m = in(reg32) mask,
+            b = in(reg32) base,
+            o = in(reg32) offset,
+            options(pure, nomem, nostack),
+        );
+    }
+    d
+}

@@ -60,6 +60,7 @@ impl Op {
     }
 
     /// Whether `target` has this instruction.
+    #[inline]
     pub fn supported_on(self, target: Target) -> bool {
         match self {
             Op::VoteLegacy(_) => !target.independent_scheduling(),
@@ -123,6 +124,7 @@ impl Op {
     }
 
     /// The instruction with this [`code`](Op::code). Codes not made by `code` give `bar.warp.sync`.
+    #[inline]
     pub const fn from_code(code: u32) -> Op {
         use crate::semantics::redux::{ReduxOp as R, ReduxType as T};
         use crate::semantics::shfl::ShflMode as S;
@@ -167,6 +169,44 @@ impl Op {
             7 => Op::Activemask,
             9 => Op::Elect,
             _ => Op::BarWarpSync,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::semantics::redux::{FloatRedux, ReduxOp, ReduxType};
+    use crate::semantics::shfl::ShflMode;
+    use crate::semantics::vote::VoteMode;
+
+    /// Every instruction survives `code` -> `from_code`, and distinct instructions get distinct codes.
+    #[test]
+    fn codes_round_trip_and_are_distinct() {
+        let mut all = Vec::new();
+        for mode in [ShflMode::Up, ShflMode::Down, ShflMode::Bfly, ShflMode::Idx] {
+            all.extend([Op::Shfl { mode, words: 1 }, Op::Shfl { mode, words: 2 }]);
+        }
+        for mode in [VoteMode::All, VoteMode::Any, VoteMode::Uni, VoteMode::Ballot] {
+            all.extend([Op::Vote(mode), Op::VoteLegacy(mode)]);
+        }
+        for b64 in [false, true] {
+            all.extend([Op::MatchAny { b64 }, Op::MatchAll { b64 }]);
+        }
+        for op in [ReduxOp::Add, ReduxOp::Min, ReduxOp::Max, ReduxOp::And, ReduxOp::Or, ReduxOp::Xor] {
+            for ty in [ReduxType::U32, ReduxType::S32, ReduxType::B32] {
+                all.push(Op::Redux(op, ty));
+            }
+        }
+        for bits in 0..8 {
+            all.push(Op::ReduxF32(FloatRedux { max: bits & 1 == 1, abs: bits & 2 == 2, nan: bits & 4 == 4 }));
+        }
+        all.extend([Op::Activemask, Op::BarWarpSync, Op::Elect]);
+        for (i, op) in all.iter().enumerate() {
+            assert_eq!(Op::from_code(op.code()), *op);
+            for other in &all[i + 1..] {
+                assert_ne!(op.code(), other.code(), "{op} and {other}");
+            }
         }
     }
 }

@@ -139,10 +139,42 @@ pub fn apply<T: Copy + Default>(route: &ShflRoute, a: &[T; 32], participants: u3
 
 /// A full-warp shuffle in which every lane has the same `b` and `c` (immediate operands, or
 /// uniform registers): `(d, p)` for all 32 lanes. Every source is a participant, so nothing is
-/// undefined. Equal to [`route`] then [`apply`] with all lanes participating; the mode is
-/// matched once, outside the lane loop.
+/// undefined. Equal to [`route`] then [`apply`] with all lanes participating (a property test
+/// checks it); the whole-warp segments CUDA uses (`c = 0x1f`, or `0` for `.up`) become shifted
+/// copies, other segments take the lane loop with the mode matched once outside it.
 #[inline]
 pub fn converged(mode: ShflMode, a: &[u64; 32], b: u32, c: u32) -> ([u64; 32], u32) {
+    let bval = (b & 0x1f) as usize;
+    let whole_warp = match mode {
+        ShflMode::Up => c & 0x1f1f == 0,
+        _ => c & 0x1f1f == 0x1f,
+    };
+    if whole_warp {
+        let mut d = *a;
+        let pred = match mode {
+            ShflMode::Up => {
+                // j = lane - b, p = j >= 0: lanes b.. read lane - b, lower lanes keep their own.
+                d[bval..].copy_from_slice(&a[..32 - bval]);
+                !0u32 << bval
+            }
+            ShflMode::Down => {
+                // j = lane + b, p = j <= 31: lanes ..32-b read lane + b, the rest keep their own.
+                d[..32 - bval].copy_from_slice(&a[bval..]);
+                (!0u32).checked_shr(bval as u32).unwrap_or(0)
+            }
+            ShflMode::Bfly => {
+                for (lane, d) in d.iter_mut().enumerate() {
+                    *d = a[lane ^ bval];
+                }
+                !0
+            }
+            ShflMode::Idx => {
+                d = [a[bval]; 32];
+                !0
+            }
+        };
+        return (d, pred);
+    }
     #[inline(always)]
     fn each(a: &[u64; 32], mut source: impl FnMut(u32) -> (u32, bool)) -> ([u64; 32], u32) {
         let mut d = [0u64; 32];
@@ -159,5 +191,27 @@ pub fn converged(mode: ShflMode, a: &[u64; 32], b: u32, c: u32) -> ([u64; 32], u
         ShflMode::Down => each(a, |lane| source_lane(ShflMode::Down, lane, b, c)),
         ShflMode::Bfly => each(a, |lane| source_lane(ShflMode::Bfly, lane, b, c)),
         ShflMode::Idx => each(a, |lane| source_lane(ShflMode::Idx, lane, b, c)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `converged` is the general route with every lane participating, for every mode, every
+    /// `b` in 0..64 and a spread of `c` values that includes CUDA's whole-warp forms.
+    #[test]
+    fn converged_equals_route_then_apply() {
+        let a: [u64; 32] = core::array::from_fn(|l| 0x1000_0000_0000 * l as u64 + 7 * l as u64);
+        let cs = [0u32, 0x1f, 0x1f1f, 0x1800, 0x181f, 0x1c07, 0x3, 0x101f, 0x1e1f, 0xffff_ffff, 0x0f, 0x1000];
+        for mode in [ShflMode::Up, ShflMode::Down, ShflMode::Bfly, ShflMode::Idx] {
+            for b in 0..64 {
+                for &c in &cs {
+                    let route = route(mode, &[b; 32], &[c; 32], u32::MAX);
+                    let expected = (apply(&route, &a, u32::MAX), route.pred);
+                    assert_eq!(converged(mode, &a, b, c), expected, "{mode:?} b={b} c={c:#x}");
+                }
+            }
+        }
     }
 }
