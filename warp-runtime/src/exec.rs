@@ -18,6 +18,15 @@ use crate::semantics::{elect, lanes, matching, redux, shfl, vote};
 use crate::target::Target;
 
 const FULL: u32 = u32::MAX;
+const IDENTITY: [u8; 32] = {
+    let mut ids = [0u8; 32];
+    let mut i = 0;
+    while i < 32 {
+        ids[i] = i as u8;
+        i += 1;
+    }
+    ids
+};
 
 /// The order in which the lanes that can run are polled within one step.
 ///
@@ -305,7 +314,10 @@ impl Run<'_> {
                 // poll) serves every order.
                 let mut seq = [0u8; 32];
                 let mut n = 0;
-                if ascending {
+                if ascending && runnable == FULL {
+                    seq = IDENTITY;
+                    n = 32;
+                } else if ascending {
                     for lane in lanes(runnable) {
                         seq[n & 31] = lane as u8;
                         n += 1;
