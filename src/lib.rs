@@ -98,3 +98,8 @@ pub mod __private {
         }
     }
 }
+
+/// The README's Rust code blocks, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
