@@ -7,6 +7,8 @@
 //!   runtime's semantics against real hardware.
 //! * [`divergence`]: `div_*` kernels with warp instructions under divergent branches, used to check
 //!   that the compiler keeps each instruction exactly where it is written.
+//! * [`handle`]: `dev_*` kernels written against the device handle `warp_runtime::Warp` (8-byte
+//!   shuffles, widths, tiles, vote helpers, the `redux`/`elect` fallbacks), for the GPU program.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, abi_ptx))]
 
@@ -14,6 +16,8 @@
 pub mod conformance;
 #[cfg(target_arch = "nvptx64")]
 pub mod divergence;
+#[cfg(target_arch = "nvptx64")]
+pub mod handle;
 
 /// Global index of the calling thread in a 1-D launch: `ctaid.x * ntid.x + tid.x`.
 #[cfg(target_arch = "nvptx64")]
