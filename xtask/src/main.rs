@@ -12,7 +12,15 @@
 //! * `ptxas`, from PyPI's `nvidia-cuda-nvcc-cu12` wheel, `pip install --target target/ptxas-wheel`
 //!   (set `PTXAS=/path/to/ptxas` to use another one).
 //!
-//! Outputs: `target/ptx/<sm>/warpkit_ptx.ptx` and `target/ptx/<sm>/warpkit_ptx.ll`; the cargo build
+//! `cargo xtask gpu-conformance`
+//!
+//! Runs `ptx` for every default target, builds the host program `gpu/` (`cargo build --release -p
+//! gpu`, x86_64; cudarc loads libcuda at run time, so this needs no CUDA) and assembles
+//! `target/gpu-bundle/`: the `gpu-conformance` binary, `ptx/<sm>/warpkit_ptx.ptx` and `run.sh`.
+//! Copy the folder to a machine with an NVIDIA GPU (sm_90 or newer) and run `./run.sh` there: it
+//! needs only the driver (libcuda), no Rust and no CUDA toolkit.
+//!
+//! Outputs of `ptx`: `target/ptx/<sm>/warpkit_ptx.ptx` and `target/ptx/<sm>/warpkit_ptx.ll`; the cargo build
 //! of each sm lives in `target/ptx-build/<sm>`. Set `WARPKIT_PTX_RUSTFLAGS` (space-separated) to add
 //! rustc flags to every crate of the build, e.g. for experiments with `-Zmir-enable-passes=...`.
 
@@ -81,6 +89,15 @@ fn main() {
                 exit(1);
             }
         }
+        Some("gpu-conformance") => {
+            if let Some(a) = args.get(1) {
+                usage_error(&format!("unknown argument to `gpu-conformance`: {a}"));
+            }
+            if let Err(e) = gpu_conformance() {
+                eprintln!("error: {e}");
+                exit(1);
+            }
+        }
         Some("help") | Some("--help") | Some("-h") | None => print_usage(),
         Some(other) => usage_error(&format!("unknown command: {other}")),
     }
@@ -97,6 +114,78 @@ fn print_usage() {
     println!(
         "                     check each with ptxas and check the warp instructions per kernel"
     );
+    println!(
+        "  gpu-conformance    build the PTX and the host program gpu/ into target/gpu-bundle/,"
+    );
+    println!("                     to be run on a GPU machine with ./run.sh");
+}
+
+/// `cargo xtask gpu-conformance`: PTX for every default target, the host program, and a bundle.
+fn gpu_conformance() -> Result<(), String> {
+    let root = repo_root();
+    let sms: Vec<String> = DEFAULT_SMS.iter().map(|s| s.to_string()).collect();
+    ptx(&sms)?;
+
+    println!();
+    println!("== host program");
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(&cargo);
+    cmd.current_dir(&root).args([
+        "build",
+        "--release",
+        "-p",
+        "gpu",
+        "--bin",
+        "gpu-conformance",
+    ]);
+    println!("cargo build --release -p gpu --bin gpu-conformance");
+    run(&mut cmd, "cargo build --release -p gpu")?;
+    let target_dir = env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let exe = target_dir.join("release/gpu-conformance");
+
+    let bundle = root.join("target/gpu-bundle");
+    if bundle.exists() {
+        fs::remove_dir_all(&bundle).map_err(|e| format!("{}: {e}", bundle.display()))?;
+    }
+    let copy = |from: &Path, to: &Path| -> Result<(), String> {
+        fs::create_dir_all(to.parent().unwrap()).map_err(|e| format!("{}: {e}", to.display()))?;
+        fs::copy(from, to)
+            .map(|_| ())
+            .map_err(|e| format!("copy {} -> {}: {e}", from.display(), to.display()))
+    };
+    copy(&exe, &bundle.join("gpu-conformance"))?;
+    for sm in &sms {
+        let f = format!("{CRATE}.ptx");
+        copy(
+            &root.join("target/ptx").join(sm).join(&f),
+            &bundle.join("ptx").join(sm).join(&f),
+        )?;
+    }
+    let run_sh = bundle.join("run.sh");
+    fs::write(
+        &run_sh,
+        "#!/bin/sh\n\
+         # Runs the warpkit GPU conformance cases on GPU 0 and in the CPU runtime; exit status 0 when all agree.\n\
+         # Needs the NVIDIA driver (libcuda.so) only. Extra arguments: --seed N, --scale K, --show N.\n\
+         cd \"$(dirname \"$0\")\" && exec ./gpu-conformance --ptx ./ptx \"$@\"\n",
+    )
+    .map_err(|e| format!("{}: {e}", run_sh.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        for f in [&run_sh, &bundle.join("gpu-conformance")] {
+            fs::set_permissions(f, fs::Permissions::from_mode(0o755))
+                .map_err(|e| format!("chmod {}: {e}", f.display()))?;
+        }
+    }
+    println!();
+    println!("bundle: {}", bundle.display());
+    println!("copy that folder to the GPU machine and run there, from the folder's parent:");
+    println!();
+    println!("    sh gpu-bundle/run.sh");
+    Ok(())
 }
 
 fn usage_error(msg: &str) -> ! {
@@ -350,7 +439,75 @@ fn build_and_check(
     let ll_text = fs::read_to_string(&ll_path).map_err(|e| e.to_string())?;
     let ptx_counts = ptx_kernel_instructions(&ptx_text);
     let ll_counts = ll_kernel_instructions(&ll_text);
-    check_instruction_counts(sm, &ptx_counts, &ll_counts, div)
+    let mut expected = div.clone();
+    expected.extend(dev_expectations(sm));
+    check_instruction_counts(sm, &ptx_counts, &ll_counts, &expected)
+}
+
+/// The warp instructions of each `dev_*` kernel (ptx/src/handle.rs, written against the device
+/// handle) on `sm`: an 8-byte shuffle is two `shfl.sync`; below its target, `redux` is the handle's
+/// fallback (one `vote.sync.ballot` and six `shfl.sync.idx`, none duplicated into branches) and
+/// `elect` one `vote.sync.ballot`. `dev_vote` is not listed: LLVM may merge its switch arms that
+/// hold the same instruction (harmless there: the selector is uniform per membermask).
+fn dev_expectations(sm: &str) -> BTreeMap<String, BTreeMap<String, usize>> {
+    let mut out = BTreeMap::new();
+    let mut add = |kernel: String, want: &[(&str, usize)]| {
+        out.insert(
+            kernel,
+            want.iter()
+                .map(|(m, n)| (m.to_string(), *n))
+                .collect::<BTreeMap<_, _>>(),
+        );
+    };
+    for (mode, method) in [
+        ("up", "up"),
+        ("down", "down"),
+        ("bfly", "xor"),
+        ("idx", "idx"),
+    ] {
+        let m = format!("shfl.sync.{mode}");
+        add(format!("dev_shfl_{mode}_b64"), &[(&m, 2)]);
+        add(format!("dev_shfl_sync_{method}_f64"), &[(&m, 2)]);
+        add(format!("dev_tile_pred_{method}_i32"), &[(&m, 1)]);
+    }
+    let tree: &[(&str, usize)] = &[("vote.sync.ballot", 1), ("shfl.sync.idx", 6)];
+    for (kernel, instr) in [
+        ("add_u32", "add.u32"),
+        ("min_u32", "min.u32"),
+        ("max_u32", "max.u32"),
+        ("add_i32", "add.s32"),
+        ("min_i32", "min.s32"),
+        ("max_i32", "max.s32"),
+        ("and_u32", "and.b32"),
+        ("or_u32", "or.b32"),
+        ("xor_u32", "xor.b32"),
+    ] {
+        let native = format!("redux.sync.{instr}");
+        let want: &[(&str, usize)] = if gate_holds(Gate::Sm80, sm) {
+            &[(&native, 1)]
+        } else {
+            tree
+        };
+        add(format!("dev_redux_{kernel}"), want);
+    }
+    add(
+        "dev_redux_f32".into(),
+        if gate_holds(Gate::Sm100a, sm) {
+            &[("redux.sync.", 8)]
+        } else {
+            tree
+        },
+    );
+    add(
+        "dev_elect".into(),
+        if gate_holds(Gate::Sm90, sm) {
+            &[("elect.sync", 1)]
+        } else {
+            &[("vote.sync.ballot", 1)]
+        },
+    );
+    add("dev_lane_info".into(), &[]);
+    out
 }
 
 /// The newest `<crate>-<hash><ext>` file in `deps` (older ones are outputs of other flags or
