@@ -64,8 +64,9 @@ pub use warp_runtime::*;
 /// The names a warp function needs.
 pub mod prelude {
     pub use warp_macros::warp_kernel;
+    pub use warp_runtime::{FloatRedux, GlobalSlice, ShflMode, VoteMode, Warp, FULL_MASK};
     #[cfg(not(target_arch = "nvptx64"))]
-    pub use warp_runtime::{Executor, FloatRedux, LaneOrder, ShflMode, Target, VoteMode, Warp, WarpError, FULL_MASK};
+    pub use warp_runtime::{Executor, GlobalBuffer, Grid, LaneOrder, Target, WarpError};
 }
 
 /// What `#[warp_kernel]`'s generated code names. Not public API.
@@ -74,6 +75,8 @@ pub mod __private {
     pub use core;
     #[cfg(not(target_arch = "nvptx64"))]
     pub use warp_runtime::{Intrinsic, Warp};
+    #[cfg(target_arch = "nvptx64")]
+    pub use warp_runtime::Warp;
 
     /// The result of a call that receives a warp handle: on the host, a `#[warp_kernel]`
     /// function's future. The macro wraps each such call in [`WarpCall::into_future`] so that

@@ -14,7 +14,9 @@ use crate::intrinsics::{is_deriving, is_suspending};
 pub struct Kernel<'a> {
     /// The function as written.
     pub item: &'a ItemFn,
-    /// The attribute's arguments (it takes none: each is an error).
+    /// `#[warp_kernel(entry)]`: also a GPU entry point. The `entry` token, for spans.
+    pub entry: Option<&'a Ident>,
+    /// The attribute's other arguments (each is an error).
     pub args: Vec<Meta>,
     /// The parameter whose type is a warp handle, if any.
     pub handle: Option<Handle<'a>>,
@@ -83,21 +85,26 @@ pub enum Context<'a> {
 impl<'a> Kernel<'a> {
     /// Parses the attribute arguments and analyses `item`. Syntax errors in the arguments are
     /// reported to `cx`.
-    pub fn from_ast(cx: &Ctxt, args: TokenStream, item: &'a ItemFn) -> Kernel<'a> {
-        let args = match syn::parse::Parser::parse2(Punctuated::<Meta, Token![,]>::parse_terminated, args.clone()) {
+    pub fn from_ast(cx: &Ctxt, args: TokenStream, item: &'a ItemFn, entry_ident: &'a mut Option<Ident>) -> Kernel<'a> {
+        let args: Vec<Meta> = match syn::parse::Parser::parse2(Punctuated::<Meta, Token![,]>::parse_terminated, args.clone()) {
             Ok(metas) => metas.into_iter().collect(),
             Err(_) => {
-                cx.error_spanned_by(args, "`#[warp_kernel]` takes no arguments; write `#[warp_kernel]`");
+                cx.error_spanned_by(args, "`#[warp_kernel]` takes no arguments but `entry`; write `#[warp_kernel]` or `#[warp_kernel(entry)]`");
                 Vec::new()
             }
         };
+        let (entry, args): (Vec<Meta>, Vec<Meta>) =
+            args.into_iter().partition(|m| matches!(m, Meta::Path(p) if p.is_ident("entry")));
+        if let Some(Meta::Path(p)) = entry.first() {
+            *entry_ident = p.get_ident().cloned();
+        }
         let handle = find_handle(item);
         let mut analyzer = Analyzer::new(Context::Body);
         if let Some(ident) = handle.as_ref().and_then(|h| h.ident) {
             analyzer.bind(ident, true);
         }
         analyzer.visit_block(&item.block);
-        Kernel { item, args, handle, uses: analyzer.uses }
+        Kernel { item, entry: entry_ident.as_ref(), args, handle, uses: analyzer.uses }
     }
 
     /// The addresses of the expressions to await on the host: the suspension points directly in

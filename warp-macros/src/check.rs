@@ -10,6 +10,7 @@ use crate::intrinsics::const_args;
 
 pub fn check(cx: &Ctxt, kernel: &Kernel<'_>) {
     check_args(cx, kernel);
+    check_entry(cx, kernel);
     check_signature(cx, kernel);
     check_handle(cx, kernel);
     for u in &kernel.uses {
@@ -22,8 +23,41 @@ fn check_args(cx: &Ctxt, kernel: &Kernel<'_>) {
         let name = meta.path().segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
         cx.error_spanned_by(
             meta,
-            format!("unknown argument `{name}` for `#[warp_kernel]`; it takes no arguments, write `#[warp_kernel]`"),
+            format!("unknown argument `{name}` for `#[warp_kernel]`; it takes only `entry`, as in `#[warp_kernel(entry)]`"),
         );
+    }
+}
+
+/// A GPU entry point (`extern "ptx-kernel"` on nvptx64) is launched with its parameters alone:
+/// it cannot be generic, take `self`, return a value, or take parameters it cannot name.
+fn check_entry(cx: &Ctxt, kernel: &Kernel<'_>) {
+    if kernel.entry.is_none() {
+        return;
+    }
+    let sig = &kernel.item.sig;
+    if !sig.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &sig.generics,
+            "a `#[warp_kernel(entry)]` function cannot be generic: a GPU kernel has one signature; make a non-generic entry that calls the generic warp function",
+        );
+    }
+    if let syn::ReturnType::Type(_, ty) = &sig.output {
+        cx.error_spanned_by(
+            ty,
+            "a `#[warp_kernel(entry)]` function cannot return a value: a GPU kernel writes its results to global buffers; remove the return type",
+        );
+    }
+    for arg in &sig.inputs {
+        match arg {
+            syn::FnArg::Receiver(r) => cx.error_spanned_by(
+                r,
+                "a `#[warp_kernel(entry)]` function cannot take `self`: a GPU kernel is a free function; remove `entry` or make it a free fn",
+            ),
+            syn::FnArg::Typed(pt) if !matches!(&*pt.pat, syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none()) => {
+                cx.error_spanned_by(&pt.pat, "bind each parameter of a `#[warp_kernel(entry)]` function to a plain name")
+            }
+            _ => {}
+        }
     }
 }
 

@@ -27,13 +27,15 @@ pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     };
     let cx = Ctxt::new();
-    let kernel = Kernel::from_ast(&cx, args, &item);
+    let mut entry_ident = None;
+    let kernel = Kernel::from_ast(&cx, args, &item, &mut entry_ident);
     check::check(&cx, &kernel);
+    let entry = kernel.entry.is_some();
     let points: HashSet<usize> = kernel.suspension_points().into_iter().map(|p| p as usize).collect();
     drop(kernel);
     match cx.check() {
         Ok(()) => {
-            let device = device(&item);
+            let device = if entry { device_entry(&item) } else { device(&item) };
             // `item` has not moved since the analysis: the addresses in `points` are its nodes.
             let host = host(&mut item, &points);
             quote!(#host #device)
@@ -69,6 +71,45 @@ fn device(item: &ItemFn) -> TokenStream {
     quote! {
         #[cfg(target_arch = "nvptx64")]
         #item
+    }
+}
+
+// Input:  #[warp_kernel(entry)] pub fn hist(w: &Warp, input: GlobalSlice<'_, u32>, bins: GlobalSlice<'_, u32>) { .. }
+// Output: #[cfg(target_arch = "nvptx64")] #[no_mangle]
+//         pub unsafe extern "ptx-kernel" fn hist(input: GlobalSlice<'_, u32>, bins: GlobalSlice<'_, u32>) {
+//             #[inline(always)] fn __warp_body(w: &Warp, input: .., bins: ..) { .. }
+//             __warp_body(&::warpkit::__private::Warp::current(), input, bins)
+//         }
+//         The handle is made from the special registers; the other parameters are the kernel's.
+fn device_entry(item: &ItemFn) -> TokenStream {
+    let ItemFn { attrs, vis, sig, block } = item;
+    let name = &sig.ident;
+    let body_name = syn::Ident::new("__warp_body", Span::mixed_site());
+    let mut params = Vec::new();
+    let mut names = Vec::new();
+    let mut all = Vec::new();
+    for (i, arg) in sig.inputs.iter().enumerate() {
+        all.push(arg.clone());
+        if let FnArg::Typed(pt) = arg {
+            if i > 0 {
+                params.push(arg.clone());
+                if let syn::Pat::Ident(p) = &*pt.pat {
+                    let ident = &p.ident;
+                    names.push(quote!(#ident));
+                }
+            }
+        }
+    }
+    let span = name.span();
+    quote_spanned! {span=>
+        #[cfg(target_arch = "nvptx64")]
+        #(#attrs)*
+        #[no_mangle]
+        #vis unsafe extern "ptx-kernel" fn #name(#(#params),*) {
+            #[inline(always)]
+            fn #body_name(#(#all),*) #block
+            #body_name(&::warpkit::__private::Warp::current(), #(#names),*)
+        }
     }
 }
 
