@@ -1,0 +1,581 @@
+//! Every example's kernels against a plain sequential reference, on random inputs (proptest),
+//! partial warps and adversarial values.
+
+use proptest::prelude::*;
+use warpkit::prelude::*;
+use warpkit::{launch, GlobalBuffer, Grid, LaneState};
+
+#[allow(dead_code)]
+#[path = "../examples/reduce.rs"]
+mod reduce;
+#[allow(dead_code)]
+#[path = "../examples/scan.rs"]
+mod scan;
+#[allow(dead_code)]
+#[path = "../examples/segmented_reduce.rs"]
+mod segmented_reduce;
+#[allow(dead_code)]
+#[path = "../examples/compact.rs"]
+mod compact;
+#[allow(dead_code)]
+#[path = "../examples/histogram.rs"]
+mod histogram;
+#[allow(dead_code)]
+#[path = "../examples/radix_rank.rs"]
+mod radix_rank;
+#[allow(dead_code)]
+#[path = "../examples/bitonic_sort.rs"]
+mod bitonic_sort;
+#[allow(dead_code)]
+#[path = "../examples/search.rs"]
+mod search;
+#[allow(dead_code)]
+#[path = "../examples/bug_gallery.rs"]
+mod bug_gallery;
+
+fn config() -> ProptestConfig {
+    ProptestConfig { cases: 96, ..ProptestConfig::default() }
+}
+
+/// 32 values, generated on the heap: `proptest::array::uniform32` of a `prop_oneof!` keeps 32
+/// large value trees on the stack and overflows a test thread's stack in debug builds.
+fn arr32<T: core::fmt::Debug + Clone>(values: impl Strategy<Value = T>) -> impl Strategy<Value = [T; 32]> {
+    proptest::collection::vec(values, 32).prop_map(|v| <[T; 32]>::try_from(v).unwrap())
+}
+
+/// The mask of lanes `0..n`.
+fn launched(n: u32) -> u32 {
+    if n == 32 { u32::MAX } else { (1 << n) - 1 }
+}
+
+/// 32 values, `n` of them launched (1..=32).
+fn warp_of<T: Copy + core::fmt::Debug>(values: impl Strategy<Value = T>) -> impl Strategy<Value = ([T; 32], u32)> {
+    (arr32(values), 1..=32u32)
+}
+
+/// u32 values with the extremes over-represented.
+fn adversarial_u32() -> impl Strategy<Value = u32> {
+    prop_oneof![3 => any::<u32>(), 1 => Just(u32::MAX), 1 => Just(0u32), 1 => 0..4u32]
+}
+
+fn adversarial_i32() -> impl Strategy<Value = i32> {
+    prop_oneof![3 => any::<i32>(), 1 => Just(i32::MIN), 1 => Just(i32::MAX), 1 => -2..2i32]
+}
+
+/// f32 values with NaN, signed zeros and infinities over-represented.
+fn adversarial_f32() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        6 => -1e6f32..1e6,
+        1 => Just(f32::NAN),
+        1 => Just(-0.0f32),
+        1 => Just(0.0f32),
+        1 => Just(f32::INFINITY),
+        1 => Just(f32::NEG_INFINITY),
+        1 => any::<f32>(),
+    ]
+}
+
+fn adversarial_f64() -> impl Strategy<Value = f64> {
+    prop_oneof![6 => -1e12f64..1e12, 1 => Just(f64::NAN), 1 => Just(-0.0f64), 1 => Just(0.0f64), 1 => any::<f64>()]
+}
+
+// ---------------------------------------------------------------- reduce
+
+/// The shuffle-down tree's order of operations over lanes `0..n`, replayed sequentially: what
+/// lane 0 holds after offsets 16, 8, 4, 2, 1 with sources past `n - 1` skipped.
+fn tree_reference<T: Copy>(x: &[T; 32], n: u32, op: impl Fn(T, T) -> T) -> T {
+    let mut v = *x;
+    for offset in [16usize, 8, 4, 2, 1] {
+        let prev = v;
+        for i in 0..32 {
+            if i + offset < n as usize {
+                v[i] = op(prev[i], prev[i + offset]);
+            }
+        }
+    }
+    v[0]
+}
+
+/// Equal bit patterns, or both NaN (the NaN payload of the tree is not specified).
+fn same_f32(a: f32, b: f32) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+fn same_f64(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Tree and `redux.sync` agree with the sequential fold on `u32` (wrapping sum) over a partial warp.
+    #[test]
+    fn reduce_u32_matches_the_fold((x, n) in warp_of(adversarial_u32())) {
+        let out = Executor::new().run_partial(launched(n), async |w: &Warp<'_>| reduce::reduce_u32(w, x[w.lane_id() as usize], n - 1).await).unwrap();
+        let v = &x[..n as usize];
+        let expect = [v.iter().fold(0u32, |a, &b| a.wrapping_add(b)), *v.iter().min().unwrap(), *v.iter().max().unwrap()];
+        for (l, o) in out.iter().enumerate() {
+            prop_assert_eq!(*o, (l < n as usize).then_some((expect, expect)), "lane {}", l);
+        }
+    }
+
+    /// Signed: `redux.sync.min/max.s32` and the tree compare as signed, sums wrap.
+    #[test]
+    fn reduce_i32_matches_the_fold((x, n) in warp_of(adversarial_i32())) {
+        let out = Executor::new().run_partial(launched(n), async |w: &Warp<'_>| reduce::reduce_i32(w, x[w.lane_id() as usize], n - 1).await).unwrap();
+        let v = &x[..n as usize];
+        let expect = [v.iter().fold(0i32, |a, &b| a.wrapping_add(b)), *v.iter().min().unwrap(), *v.iter().max().unwrap()];
+        prop_assert!(out.iter().flatten().all(|o| *o == (expect, expect)), "{:?} != {:?}", out[0], expect);
+    }
+
+    /// f32: the sum is the tree order's sum (NaN if any input is NaN or infinities cancel); min and
+    /// max are `minimumNumber`/`maximumNumber` (NaN skipped, -0.0 < +0.0), as is `redux.sync.f32`.
+    #[test]
+    fn reduce_f32_nan_and_signed_zero_rules((x, n) in warp_of(adversarial_f32())) {
+        let out = Executor::new().run_partial(launched(n), async |w: &Warp<'_>| reduce::reduce_f32(w, x[w.lane_id() as usize], n - 1).await).unwrap();
+        let v = &x[..n as usize];
+        let sum = tree_reference(&x, n, |a, b| a + b);
+        let min = v.iter().copied().reduce(reduce::min_number_f32).unwrap();
+        let max = v.iter().copied().reduce(reduce::max_number_f32).unwrap();
+        let (tree, redux) = out[0].unwrap();
+        prop_assert!(same_f32(tree[0], sum) && same_f32(tree[1], min) && same_f32(tree[2], max), "{:?} != {:?}", tree, [sum, min, max]);
+        if v.iter().any(|f| f.is_nan()) {
+            prop_assert!(tree[0].is_nan(), "a NaN input makes the sum NaN");
+        }
+        if v.iter().all(|f| f.is_nan()) {
+            // redux.sync gives the canonical NaN; the tree gives a NaN.
+            prop_assert!(redux.iter().all(|r| r.to_bits() == 0x7fff_ffff) && tree[1].is_nan());
+        } else {
+            prop_assert!(same_f32(redux[0], min) && same_f32(redux[1], max), "{:?} != {:?}", redux, [min, max]);
+        }
+        prop_assert!(out.iter().flatten().all(|o| o.0.iter().zip(&tree).all(|(a, b)| same_f32(*a, *b))));
+    }
+
+    /// f64 moves as two words; same rules as f32.
+    #[test]
+    fn reduce_f64_matches_the_tree_order((x, n) in warp_of(adversarial_f64())) {
+        let out = Executor::new().run_partial(launched(n), async |w: &Warp<'_>| reduce::reduce_f64(w, x[w.lane_id() as usize], n - 1).await).unwrap();
+        let v = &x[..n as usize];
+        let expect = [
+            tree_reference(&x, n, |a, b| a + b),
+            v.iter().copied().reduce(reduce::min_number_f64).unwrap(),
+            v.iter().copied().reduce(reduce::max_number_f64).unwrap(),
+        ];
+        let got = out[0].unwrap();
+        prop_assert!(got.iter().zip(&expect).all(|(a, b)| same_f64(*a, *b)), "{:?} != {:?}", got, expect);
+    }
+}
+
+/// Without NaNs, the f32 tree sum is close to the left-to-right sum, and signed zeros reduce
+/// exactly: the min of {+0, -0} is -0, the max +0, whatever the lanes' order.
+#[test]
+fn reduce_f32_signed_zeros_and_rounding() {
+    let zeros: [f32; 32] = core::array::from_fn(|l| if l % 3 == 1 { -0.0 } else { 0.0 });
+    let out = Executor::new().run_with(&zeros, async |w: &Warp<'_>, x| reduce::reduce_f32(w, x, 31).await).unwrap();
+    let (tree, redux) = out[0];
+    assert_eq!(tree.map(f32::to_bits), [0.0f32.to_bits(), (-0.0f32).to_bits(), 0.0f32.to_bits()]);
+    assert_eq!(redux.map(f32::to_bits), [(-0.0f32).to_bits(), 0.0f32.to_bits()]);
+    let x: [f32; 32] = core::array::from_fn(|l| 1.0 / (l as f32 + 1.0));
+    let out = Executor::new().run_with(&x, async |w: &Warp<'_>, x| reduce::reduce_f32(w, x, 31).await).unwrap();
+    assert!((out[0].0[0] - x.iter().sum::<f32>()).abs() < 1e-5);
+}
+
+// ---------------------------------------------------------------- scan
+
+fn scan_reference<T: Copy>(x: &[T], init: T, op: impl Fn(T, T) -> T) -> Vec<(T, T)> {
+    let mut acc: Option<T> = None;
+    x.iter()
+        .map(|&v| {
+            let excl = acc.unwrap_or(init);
+            let incl = acc.map_or(v, |a| op(a, v));
+            acc = Some(incl);
+            (incl, excl)
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Wrapping prefix sums over a partial warp; lane i's result covers lanes 0..=i.
+    #[test]
+    fn prefix_sum_matches_the_sequential_scan((x, n) in warp_of(adversarial_u32())) {
+        let out = Executor::new().run_partial(launched(n), async |w: &Warp<'_>| scan::prefix_sum_u32(w, x[w.lane_id() as usize]).await).unwrap();
+        let expect = scan_reference(&x[..n as usize], 0, u32::wrapping_add);
+        prop_assert_eq!(out.iter().flatten().copied().collect::<Vec<_>>(), expect);
+    }
+
+    /// A max-scan needs no identity for the inclusive result; the exclusive one starts at MIN.
+    #[test]
+    fn running_max_matches_the_sequential_scan((x, n) in warp_of(adversarial_i32())) {
+        let out = Executor::new().run_partial(launched(n), async |w: &Warp<'_>| scan::running_max_i32(w, x[w.lane_id() as usize]).await).unwrap();
+        let expect = scan_reference(&x[..n as usize], i32::MIN, i32::max);
+        prop_assert_eq!(out.iter().flatten().copied().collect::<Vec<_>>(), expect);
+    }
+
+    /// Tiles of 8 and 16 scan independently, also when the last tile is partial.
+    #[test]
+    fn tile_scans_restart_at_every_tile((x, n) in warp_of(adversarial_u32())) {
+        let out = Executor::new().run_partial(launched(n), async |w: &Warp<'_>| scan::tile_prefix_sums(w, x[w.lane_id() as usize]).await).unwrap();
+        for (k, width) in [8usize, 16].into_iter().enumerate() {
+            let mut expect = Vec::new();
+            for tile in x[..n as usize].chunks(width) {
+                expect.extend(scan_reference(tile, 0, u32::wrapping_add));
+            }
+            prop_assert_eq!(out.iter().flatten().map(|o| o[k]).collect::<Vec<_>>(), expect, "width {}", width);
+        }
+    }
+
+    /// f64 prefix sums in the scan's own order (Kogge-Stone), reproduced exactly.
+    #[test]
+    fn f64_prefix_sum_matches_the_kogge_stone_order(x in arr32(-1e9f64..1e9)) {
+        let out = Executor::new().run_with(&x, scan::prefix_sum_f64).unwrap();
+        let mut v = x;
+        for offset in [1usize, 2, 4, 8, 16] {
+            let prev = v;
+            for i in offset..32 {
+                v[i] = prev[i - offset] + prev[i];
+            }
+        }
+        prop_assert_eq!(out.map(f64::to_bits), v.map(f64::to_bits));
+    }
+}
+
+// ---------------------------------------------------------------- segmented reduce
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The first lane of each segment holds the segment's wrapping sum; every lane knows its segment.
+    #[test]
+    fn segmented_sum_matches_per_segment_sums((x, n) in warp_of(adversarial_u32()), heads in any::<u32>()) {
+        let out = Executor::new()
+            .run_partial(launched(n), async |w: &Warp<'_>| {
+                let l = w.lane_id();
+                segmented_reduce::segmented_sum_u32(w, x[l as usize], heads >> l & 1 == 1).await
+            })
+            .unwrap();
+        let starts: Vec<usize> = (0..n as usize).filter(|&l| l == 0 || heads >> l & 1 == 1).collect();
+        for (s, &start) in starts.iter().enumerate() {
+            let end = starts.get(s + 1).copied().unwrap_or(n as usize);
+            let sum = x[start..end].iter().fold(0u32, |a, &b| a.wrapping_add(b));
+            prop_assert_eq!(out[start].unwrap().0, sum, "segment {} at lanes {}..{}", s, start, end);
+            for o in &out[start..end] {
+                prop_assert_eq!(o.unwrap().1, s as u32);
+            }
+        }
+    }
+
+    #[test]
+    fn segmented_max_matches_per_segment_maxima((x, n) in warp_of(adversarial_i32()), heads in any::<u32>()) {
+        let out = Executor::new()
+            .run_partial(launched(n), async |w: &Warp<'_>| {
+                let l = w.lane_id();
+                segmented_reduce::segmented_max_i32(w, x[l as usize], heads >> l & 1 == 1).await
+            })
+            .unwrap();
+        let starts: Vec<usize> = (0..n as usize).filter(|&l| l == 0 || heads >> l & 1 == 1).collect();
+        for (s, &start) in starts.iter().enumerate() {
+            let end = starts.get(s + 1).copied().unwrap_or(n as usize);
+            prop_assert_eq!(out[start].unwrap().0, *x[start..end].iter().max().unwrap());
+        }
+    }
+}
+
+/// Every lane a head: each segment is one lane. No head but lane 0: one segment of the warp.
+#[test]
+fn segmented_reduce_extreme_flags() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32 * 3);
+    let all = Executor::new().run_with(&x, async |w: &Warp<'_>, v| segmented_reduce::segmented_sum_u32(w, v, true).await).unwrap();
+    assert_eq!(all.map(|o| o.0), x);
+    let none = Executor::new().run_with(&x, async |w: &Warp<'_>, v| segmented_reduce::segmented_sum_u32(w, v, false).await).unwrap();
+    assert_eq!(none[0], (x.iter().sum(), 0));
+}
+
+// ---------------------------------------------------------------- compact
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The slots of one warp pack the kept elements in lane order.
+    #[test]
+    fn compact_warp_slots_pack_in_order((x, n) in warp_of(adversarial_u32()), limit in adversarial_u32()) {
+        let out = Executor::new().run_partial(launched(n), async |w: &Warp<'_>| compact::compact_warp(w, x[w.lane_id() as usize], limit).await).unwrap();
+        let reference: Vec<u32> = x[..n as usize].iter().copied().filter(|&v| compact::keep(v, limit)).collect();
+        let mut packed = vec![None; reference.len()];
+        for (l, o) in out.iter().enumerate().take(n as usize) {
+            let (slot, kept) = o.unwrap();
+            prop_assert_eq!(kept as usize, reference.len());
+            if let Some(s) = slot {
+                prop_assert!(packed[s as usize].replace(x[l]).is_none(), "slot {} used twice", s);
+            }
+        }
+        prop_assert_eq!(packed.into_iter().map(Option::unwrap).collect::<Vec<_>>(), reference);
+    }
+
+    /// A grid of any size: with warps in order (one CPU thread) the output is the sequential filter;
+    /// with several threads, the same elements in warp-sized runs whose order may vary.
+    #[test]
+    fn compact_grid_equals_the_filter(data in proptest::collection::vec(adversarial_u32(), 1..1500), limit in adversarial_u32()) {
+        let reference: Vec<u32> = data.iter().copied().filter(|&v| compact::keep(v, limit)).collect();
+        for threads in [1, 4] {
+            let input = GlobalBuffer::from_slice(&data);
+            let output = GlobalBuffer::<u32>::zeroed(data.len());
+            let count = GlobalBuffer::<u32>::zeroed(1);
+            let (i, o, c) = (input.slice(), output.slice(), count.slice());
+            Grid::new(data.len() as u64).cpu_threads(threads).run(async |w: &Warp<'_>| compact::compact_grid(w, i, o, c, limit).await).unwrap();
+            let kept = count.to_vec()[0] as usize;
+            let mut got = output.to_vec()[..kept].to_vec();
+            if threads == 1 {
+                prop_assert_eq!(&got, &reference);
+            } else {
+                let mut sorted = reference.clone();
+                sorted.sort();
+                got.sort();
+                prop_assert_eq!(got, sorted);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- histogram
+
+fn histogram_reference(data: &[u32], buckets: usize) -> Vec<u32> {
+    let mut h = vec![0; buckets];
+    for &x in data.iter().filter(|&&x| x != histogram::IGNORE) {
+        h[histogram::bucket(x, buckets as u32) as usize] += 1;
+    }
+    h
+}
+
+fn histogram_data() -> impl Strategy<Value = (Vec<u32>, usize)> {
+    let value = prop_oneof![4 => 0..64u32, 1 => Just(histogram::IGNORE), 1 => Just(7u32), 1 => any::<u32>()];
+    (proptest::collection::vec(value, 1..1200), 1..40usize)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Both leader choices give the sequential histogram, on several CPU threads and lane orders;
+    /// there is exactly one atomic per (warp, bucket present in the warp).
+    #[test]
+    fn histogram_equals_the_sequential_counts((data, buckets) in histogram_data(), seed in any::<u64>()) {
+        let reference = histogram_reference(&data, buckets);
+        let input = GlobalBuffer::from_slice(&data);
+        let (h1, h2) = (GlobalBuffer::<u32>::zeroed(buckets), GlobalBuffer::<u32>::zeroed(buckets));
+        let (i, c1, c2) = (input.slice(), h1.slice(), h2.slice());
+        let grid = Grid::new(data.len() as u64).cpu_threads(3).executor(Executor::new().order(LaneOrder::Seeded(seed)));
+        let leaders = grid.map(async |w: &Warp<'_>| histogram::histogram_elect(w, i, c1).await).unwrap();
+        grid.run(async |w: &Warp<'_>| histogram::histogram_ffs(w, i, c2).await).unwrap();
+        prop_assert_eq!(&h1.to_vec(), &reference);
+        prop_assert_eq!(&h2.to_vec(), &reference);
+        let groups: usize = data
+            .chunks(32)
+            .map(|warp| {
+                let mut b: Vec<u32> = warp.iter().filter(|&&x| x != histogram::IGNORE).map(|&x| histogram::bucket(x, buckets as u32)).collect();
+                b.sort();
+                b.dedup();
+                b.len()
+            })
+            .sum();
+        prop_assert_eq!(leaders.iter().filter(|&&l| l).count(), groups);
+    }
+}
+
+/// All lanes in one bucket: one atomic per warp adds 32; all padding: nothing is counted.
+#[test]
+fn histogram_all_equal_and_all_ignored() {
+    let data = vec![5u32; 100];
+    let input = GlobalBuffer::from_slice(&data);
+    let hist = GlobalBuffer::<u32>::zeroed(4);
+    let (i, h) = (input.slice(), hist.slice());
+    let leaders = Grid::new(100).map(async |w: &Warp<'_>| histogram::histogram_elect(w, i, h).await).unwrap();
+    assert_eq!(hist.to_vec(), [0, 100, 0, 0]);
+    assert_eq!(leaders.iter().filter(|&&l| l).count(), 4);
+    let ignored = GlobalBuffer::from_slice(&[histogram::IGNORE; 40]);
+    let (i, h) = (ignored.slice(), hist.slice());
+    launch(40, async |w: &Warp<'_>| histogram::histogram_ffs(w, i, h).await).unwrap();
+    assert_eq!(hist.to_vec(), [0, 100, 0, 0]);
+}
+
+// ---------------------------------------------------------------- radix rank
+
+/// Each lane's position after a stable counting sort by the digit at `shift`.
+fn stable_positions(keys: &[u32; 32], shift: u32) -> [u32; 32] {
+    let mut order: Vec<usize> = (0..32).collect();
+    order.sort_by_key(|&l| radix_rank::digit(keys[l], shift));
+    let mut pos = [0; 32];
+    for (p, &l) in order.iter().enumerate() {
+        pos[l] = p as u32;
+    }
+    pos
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Ranks are the stable counting-sort positions, for every digit position, with many duplicate
+    /// digits; a partial tile padded with all-ones keys ranks its real keys first.
+    #[test]
+    fn radix_rank_is_the_stable_position(
+        keys in arr32(prop_oneof![any::<u32>(), 0..8u32, Just(u32::MAX)]),
+        pass in 0..7u32,
+        n in 1..=32usize,
+    ) {
+        let shift = pass * radix_rank::RADIX_BITS;
+        let mut padded = keys;
+        padded[n..].fill(u32::MAX);
+        let bins = GlobalBuffer::<u32>::zeroed(radix_rank::RADIX as usize);
+        let b = bins.slice();
+        let ranks = Executor::new().run_with(&padded, async |w: &Warp<'_>, k| radix_rank::radix_rank(w, k, shift, b).await).unwrap();
+        prop_assert_eq!(ranks, stable_positions(&padded, shift));
+        prop_assert!(ranks[..n].iter().all(|&r| (r as usize) < n || padded[..n].contains(&u32::MAX)));
+        prop_assert_eq!(bins.to_vec(), vec![0; radix_rank::RADIX as usize], "bins are left zeroed");
+    }
+
+    /// Seven passes of rank-and-scatter sort the keys.
+    #[test]
+    fn radix_sort_sorts(keys in arr32(prop_oneof![any::<u32>(), 0..4u32])) {
+        let bins = GlobalBuffer::<u32>::zeroed(radix_rank::RADIX as usize);
+        let exchange = GlobalBuffer::<u32>::zeroed(32);
+        let (b, e) = (bins.slice(), exchange.slice());
+        let sorted = Executor::new().run_with(&keys, async |w: &Warp<'_>, k| radix_rank::radix_sort(w, k, b, e).await).unwrap();
+        let mut reference = keys;
+        reference.sort();
+        prop_assert_eq!(sorted, reference);
+    }
+}
+
+/// All 32 keys with the same digit: ranks are the lane ids (one group, one atomic).
+#[test]
+fn radix_rank_all_equal_digits() {
+    let bins = GlobalBuffer::<u32>::zeroed(32);
+    let b = bins.slice();
+    let ranks = Executor::new().run_with(&[0xabcd_ef17u32; 32], async |w: &Warp<'_>, k| radix_rank::radix_rank(w, k, 0, b).await).unwrap();
+    assert_eq!(ranks, core::array::from_fn(|l| l as u32));
+}
+
+// ---------------------------------------------------------------- bitonic sort
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn bitonic_sort_sorts_keys(keys in arr32(prop_oneof![any::<u32>(), 0..3u32, Just(u32::MAX)])) {
+        let sorted = Executor::new().run_with(&keys, bitonic_sort::sort_u32).unwrap();
+        let mut reference = keys;
+        reference.sort();
+        prop_assert_eq!(sorted, reference);
+    }
+
+    /// Pairs: keys come out sorted and the multiset of pairs is unchanged (no pair split or
+    /// duplicated, even with equal keys).
+    #[test]
+    fn bitonic_sort_keeps_pairs_together(keys in arr32(prop_oneof![adversarial_i32(), -2..2i32])) {
+        let out = Executor::new().run_with(&keys, async |w: &Warp<'_>, k: i32| bitonic_sort::bitonic_sort_pairs(w, k, w.lane_id()).await).unwrap();
+        prop_assert!(out.windows(2).all(|p| p[0].0 <= p[1].0), "{:?}", out);
+        let mut got: Vec<(i32, u32)> = out.to_vec();
+        let mut reference: Vec<(i32, u32)> = keys.iter().copied().zip(0..).collect();
+        got.sort();
+        reference.sort();
+        prop_assert_eq!(got, reference);
+    }
+
+    /// The grid sort is a stable sort of each 32-element segment, padding included.
+    #[test]
+    fn bitonic_grid_sort_is_stable_per_segment(keys in proptest::collection::vec(prop_oneof![0..5u32, Just(u32::MAX), any::<u32>()], 1..200)) {
+        let values: Vec<u32> = (0..keys.len() as u32).collect();
+        let (kb, vb) = (GlobalBuffer::from_slice(&keys), GlobalBuffer::from_slice(&values));
+        let (ks, vs) = (kb.slice(), vb.slice());
+        launch(keys.len().div_ceil(32) as u64 * 32, async |w: &Warp<'_>| bitonic_sort::sort_pairs_grid(w, ks, vs).await).unwrap();
+        let got: Vec<(u32, u32)> = kb.to_vec().into_iter().zip(vb.to_vec()).collect();
+        let pairs: Vec<(u32, u32)> = keys.iter().copied().zip(values).collect();
+        let mut reference = Vec::new();
+        for chunk in pairs.chunks(32) {
+            let mut c = chunk.to_vec();
+            c.sort_by_key(|p| p.0);
+            reference.extend(c);
+        }
+        prop_assert_eq!(got, reference);
+    }
+}
+
+// ---------------------------------------------------------------- search
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The first occurrence (or none), found after `index / lanes + 1` steps (or all steps), by a
+    /// full or partial warp.
+    #[test]
+    fn search_finds_the_first_occurrence(
+        data in proptest::collection::vec(0..50u32, 0..400),
+        target in 0..60u32,
+        members in any::<u32>().prop_filter("a running lane", |&m| m != 0),
+    ) {
+        let buf = GlobalBuffer::from_slice(&data);
+        let d = buf.slice();
+        let out = Executor::new().run_partial(members, async |w: &Warp<'_>| search::find_first(w, d, target).await).unwrap();
+        let reference = data.iter().position(|&x| x == target);
+        let lanes = members.count_ones() as usize;
+        let steps = reference.map_or(data.len().div_ceil(lanes), |p| p / lanes + 1) as u32;
+        prop_assert!(out.iter().flatten().all(|&o| o == (reference, steps)), "{:?} != {:?}", out.iter().flatten().next(), (reference, steps));
+    }
+}
+
+/// A match only in the last lane of the last step; no match at all; an empty array.
+#[test]
+fn search_edge_cases() {
+    let mut data = vec![1u32; 96];
+    data[95] = 9;
+    let buf = GlobalBuffer::from_slice(&data);
+    let d = buf.slice();
+    let run = |target| Executor::new().run(async |w: &Warp<'_>| search::find_first(w, d, target).await).unwrap()[0];
+    assert_eq!(run(9), (Some(95), 3));
+    assert_eq!(run(2), (None, 3));
+    assert_eq!(run(1), (Some(0), 1));
+    let empty = GlobalBuffer::<u32>::zeroed(0);
+    let e = empty.slice();
+    assert_eq!(Executor::new().run(async |w: &Warp<'_>| search::find_first(w, e, 0).await).unwrap()[0], (None, 0));
+}
+
+// ---------------------------------------------------------------- bug gallery
+
+/// cuda-samples #398: lane 0 reads lane 16, outside the one-lane membermask and already exited.
+#[test]
+fn gallery_reduce7_reads_outside_its_membermask() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32);
+    let err = Executor::new().run_with(&x, async |w: &Warp<'_>, s| bug_gallery::reduce7_tail(w, s, 32).await).unwrap_err();
+    let WarpError::InvalidShflSource { faults, report, .. } = &err else { panic!("{err}") };
+    assert_eq!(faults.len(), 1);
+    assert_eq!((faults[0].lane, faults[0].source, faults[0].not_in_mask), (0, 16, true));
+    assert_eq!(report.lanes_where(|s| matches!(s, LaneState::Exited)).0, !1);
+    // With a block of 1024 threads the branch holds every lane and the reduction is defined.
+    let ok = Executor::new().run_with(&x, async |w: &Warp<'_>, s| bug_gallery::reduce7_tail(w, s, 1024).await).unwrap();
+    assert_eq!(ok[0], (0..32).sum::<u32>());
+}
+
+/// CINN #938: in a warp of 20 threads, lanes 4-15 read lanes 20-31, which were never launched.
+#[test]
+fn gallery_full_mask_tree_reads_lanes_that_do_not_exist() {
+    let err = Executor::new().run_partial(launched(20), async |w: &Warp<'_>| bug_gallery::block_reduce_tail(w, 1).await).unwrap_err();
+    let WarpError::InvalidShflSource { faults, report, .. } = &err else { panic!("{err}") };
+    let readers: Vec<(u32, u32)> = faults.iter().map(|f| (f.lane, f.source)).collect();
+    // Lanes 16-19 read past lane 31: out of range, they keep their own value (predicate false).
+    assert_eq!(readers, (4..16).map(|l| (l, l + 16)).collect::<Vec<_>>());
+    assert!(faults.iter().all(|f| f.exited && !f.not_in_mask));
+    assert_eq!(report.lanes_where(|s| matches!(s, LaneState::Inactive)).0, !launched(20));
+}
+
+/// moderngpu #36: the two halves wait on overlapping membermasks; lanes 15 and 16 name each other.
+#[test]
+fn gallery_overlapping_masks_never_complete() {
+    let err = Executor::new().run_with(&bug_gallery::neighbourhoods(), bug_gallery::data_as_mask).unwrap_err();
+    let WarpError::Divergent { conflicts, report } = &err else { panic!("{err}") };
+    assert_eq!(conflicts.len(), 1);
+    assert_eq!((conflicts[0].lane, conflicts[0].mask, conflicts[0].other, conflicts[0].other_mask), (15, 0x0001_ffff, 16, 0xffff_8000));
+    assert_eq!(report.lanes_where(|s| matches!(s, LaneState::Waiting { .. })).0, u32::MAX);
+    // The report's text names both membermasks.
+    let text = err.to_string();
+    assert!(text.contains("0x0001ffff") && text.contains("0xffff8000"), "{text}");
+}
+
