@@ -48,172 +48,11 @@ use crate::nvptx;
 /// The membermask naming all 32 lanes.
 pub const FULL_MASK: u32 = u32::MAX;
 
-// ---------------------------------------------------------------------------------------------
-// Instruction qualifiers (the host's `semantics::{shfl::ShflMode, vote::VoteMode, redux::FloatRedux}`,
-// which are host-only modules)
-// ---------------------------------------------------------------------------------------------
-
-/// The four `shfl.sync` modes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ShflMode {
-    /// `.up`: read from `lane - b`.
-    Up,
-    /// `.down`: read from `lane + b`.
-    Down,
-    /// `.bfly`: read from `lane ^ b`.
-    Bfly,
-    /// `.idx`: read from lane `b` of the segment.
-    Idx,
-}
-
-/// The vote modes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum VoteMode {
-    /// `.all.pred`
-    All,
-    /// `.any.pred`
-    Any,
-    /// `.uni.pred`
-    Uni,
-    /// `.ballot.b32`
-    Ballot,
-}
-
-/// The qualifiers of a floating-point `redux.sync.{min,max}{.abs}{.NaN}.f32`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FloatRedux {
-    /// `.max` when true, `.min` when false.
-    pub max: bool,
-    /// `.abs`: reduce absolute values.
-    pub abs: bool,
-    /// `.NaN`: any NaN input makes the result the canonical NaN.
-    pub nan: bool,
-}
-
-/// The `c` operand CUDA's `__shfl_*_sync(mask, var, lane_or_delta, width)` passes (the host's
-/// `semantics::shfl::width_c`): segment mask `32 - width` in `c[12:8]`, clamp `0x1f` (`0` for `.up`).
-#[inline(always)]
-pub const fn width_c(mode: ShflMode, width: u32) -> u32 {
-    let seg = (32u32.wrapping_sub(width) & 0x1f) << 8;
-    match mode {
-        ShflMode::Up => seg,
-        _ => seg | 0x1f,
-    }
-}
-
-/// The bit pattern of PTX's canonical single-precision NaN.
-pub const CANONICAL_NAN_F32: u32 = 0x7fff_ffff;
-
-// ---------------------------------------------------------------------------------------------
-// Value traits (same names and contracts as the host's `value` module)
-// ---------------------------------------------------------------------------------------------
-
-/// A 4- or 8-byte value that warp shuffles and `match.sync` move as 32-bit words.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be moved between lanes: warp shuffles and `match` take 4- or 8-byte values",
-    label = "not a 4- or 8-byte warp value",
-    note = "`u32`, `i32`, `f32` move as one 32-bit word, `u64`, `i64`, `f64` as two; convert other types to one of these first"
-)]
-pub trait WarpValue: Copy {
-    /// How many 32-bit words the value occupies: 1 or 2.
-    const WORDS: u8;
-    /// The value's bits, zero-extended to 64.
-    fn to_bits(self) -> u64;
-    /// The value from its bits (the low `32 * WORDS` bits).
-    fn from_bits(bits: u64) -> Self;
-}
-
-macro_rules! warp_value {
-    ($($t:ty => $words:literal, |$v:ident| $to:expr, |$b:ident| $from:expr;)*) => {$(
-        impl WarpValue for $t {
-            const WORDS: u8 = $words;
-            #[inline(always)]
-            fn to_bits(self) -> u64 { let $v = self; $to }
-            #[inline(always)]
-            fn from_bits($b: u64) -> Self { $from }
-        }
-    )*};
-}
-
-warp_value! {
-    u32 => 1, |v| v as u64, |b| b as u32;
-    i32 => 1, |v| v as u32 as u64, |b| b as u32 as i32;
-    f32 => 1, |v| v.to_bits() as u64, |b| f32::from_bits(b as u32);
-    u64 => 2, |v| v, |b| b;
-    i64 => 2, |v| v as u64, |b| b as i64;
-    f64 => 2, |v| v.to_bits(), |b| f64::from_bits(b);
-}
-
-/// A 32-bit register value for `redux.sync`: `u32`, `i32` or `f32`.
-pub trait Word: Copy {
-    /// The 32-bit register.
-    fn to_word(self) -> u32;
-    /// The value from the 32-bit register.
-    fn from_word(word: u32) -> Self;
-}
-
-impl Word for u32 {
-    #[inline(always)]
-    fn to_word(self) -> u32 {
-        self
-    }
-    #[inline(always)]
-    fn from_word(word: u32) -> Self {
-        word
-    }
-}
-impl Word for i32 {
-    #[inline(always)]
-    fn to_word(self) -> u32 {
-        self as u32
-    }
-    #[inline(always)]
-    fn from_word(word: u32) -> Self {
-        word as i32
-    }
-}
-impl Word for f32 {
-    #[inline(always)]
-    fn to_word(self) -> u32 {
-        self.to_bits()
-    }
-    #[inline(always)]
-    fn from_word(word: u32) -> Self {
-        f32::from_bits(word)
-    }
-}
-
-/// A type with `redux.sync.add`: `u32` (`.u32`) and `i32` (`.s32`).
-#[diagnostic::on_unimplemented(
-    message = "`redux.sync.add` has no form for `{Self}`: it takes `u32` (.u32) or `i32` (.s32)",
-    label = "no `redux.sync.add` for this type",
-    note = "for floating-point or 64-bit sums use a `shfl_down` tree"
-)]
-pub trait ReduxInt: Word {
-    #[doc(hidden)]
-    fn redux_add(self, membermask: u32) -> Self;
-}
-
-/// A type with `redux.sync.{and,or,xor}.b32`: `u32` and `i32`.
-#[diagnostic::on_unimplemented(
-    message = "`redux.sync` has no bitwise form for `{Self}`: `.and`, `.or` and `.xor` take 32-bit integers (.b32)",
-    label = "not a 32-bit integer"
-)]
-pub trait ReduxBits: Word {}
-
-impl ReduxBits for u32 {}
-impl ReduxBits for i32 {}
-
-/// A type with `redux.sync.{min,max}`: `u32` (`.u32`), `i32` (`.s32`), and `f32` (sm_100a; a
-/// shuffle-tree fallback below).
-#[diagnostic::on_unimplemented(
-    message = "`redux.sync` has no `.min`/`.max` form for `{Self}`: it takes `u32`, `i32` or `f32`",
-    label = "no `redux.sync.min`/`.max` for this type"
-)]
-pub trait ReduxMinMax: Word {
-    #[doc(hidden)]
-    fn redux_min_max(self, max: bool, membermask: u32) -> Self;
-}
+pub use crate::semantics::redux::{FloatRedux, CANONICAL_NAN_F32};
+pub use crate::semantics::shfl::{width_c, ShflMode};
+pub use crate::semantics::vote::VoteMode;
+use crate::semantics::redux::ReduxType;
+use crate::value::{MinMaxType, ReduxBits, ReduxInt, ReduxMinMax, WarpValue};
 
 // ---- integer redux: native on sm_80+, rank tree below ----
 
@@ -299,43 +138,26 @@ mod int_redux {
     }
 }
 
-impl ReduxInt for u32 {
-    #[inline(always)]
-    fn redux_add(self, m: u32) -> u32 {
-        int_redux::add_u32(self, m)
-    }
+/// `redux.sync.add` for `T`, dispatched on its instruction type (a constant).
+#[inline(always)]
+fn redux_add<T: ReduxInt>(v: T, m: u32) -> T {
+    T::from_word(match T::TYPE {
+        ReduxType::S32 => int_redux::add_s32(v.to_word() as i32, m) as u32,
+        _ => int_redux::add_u32(v.to_word(), m),
+    })
 }
-impl ReduxInt for i32 {
-    #[inline(always)]
-    fn redux_add(self, m: u32) -> i32 {
-        int_redux::add_s32(self, m)
-    }
-}
-impl ReduxMinMax for u32 {
-    #[inline(always)]
-    fn redux_min_max(self, max: bool, m: u32) -> u32 {
-        if max {
-            int_redux::max_u32(self, m)
-        } else {
-            int_redux::min_u32(self, m)
-        }
-    }
-}
-impl ReduxMinMax for i32 {
-    #[inline(always)]
-    fn redux_min_max(self, max: bool, m: u32) -> i32 {
-        if max {
-            int_redux::max_s32(self, m)
-        } else {
-            int_redux::min_s32(self, m)
-        }
-    }
-}
-impl ReduxMinMax for f32 {
-    #[inline(always)]
-    fn redux_min_max(self, max: bool, m: u32) -> f32 {
-        f32::from_bits(redux_f32_bits(self.to_bits(), FloatRedux { max, abs: false, nan: false }, m))
-    }
+
+/// `redux.sync.{min,max}` for `T`, dispatched on its instruction type (a constant).
+#[inline(always)]
+fn redux_min_max<T: ReduxMinMax>(v: T, max: bool, m: u32) -> T {
+    let w = v.to_word();
+    T::from_word(match (T::TYPE, max) {
+        (MinMaxType::U32, false) => int_redux::min_u32(w, m),
+        (MinMaxType::U32, true) => int_redux::max_u32(w, m),
+        (MinMaxType::S32, false) => int_redux::min_s32(w as i32, m) as u32,
+        (MinMaxType::S32, true) => int_redux::max_s32(w as i32, m) as u32,
+        (MinMaxType::F32, _) => redux_f32_bits(w, FloatRedux { max, abs: false, nan: false }, m),
+    })
 }
 
 // ---- f32 redux: native on sm_100a, rank tree below ----
@@ -770,17 +592,17 @@ impl<'w> Warp<'w> {
     /// `redux.sync.add.{u32,s32}` (`__reduce_add_sync`): the wrapping sum over the membermask.
     #[inline(always)]
     pub fn redux_add<T: ReduxInt>(&self, value: T) -> T {
-        value.redux_add(self.mask)
+        redux_add(value, self.mask)
     }
     /// `redux.sync.min` on `u32`, `i32` or `f32`.
     #[inline(always)]
     pub fn redux_min<T: ReduxMinMax>(&self, value: T) -> T {
-        value.redux_min_max(false, self.mask)
+        redux_min_max(value, false, self.mask)
     }
     /// `redux.sync.max` on `u32`, `i32` or `f32`.
     #[inline(always)]
     pub fn redux_max<T: ReduxMinMax>(&self, value: T) -> T {
-        value.redux_min_max(true, self.mask)
+        redux_min_max(value, true, self.mask)
     }
     /// `redux.sync.and.b32` (`__reduce_and_sync`).
     #[inline(always)]

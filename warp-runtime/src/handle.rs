@@ -19,7 +19,7 @@ use crate::semantics::lanemask;
 use crate::semantics::redux::{FloatRedux, ReduxOp, ReduxType};
 use crate::semantics::shfl::{self, ShflMode};
 use crate::semantics::vote::VoteMode;
-use crate::value::{ReduxBits, ReduxInt, ReduxMinMax, WarpValue, Word};
+use crate::value::{MinMaxType, ReduxBits, ReduxInt, ReduxMinMax, WarpValue, Word};
 
 /// The membermask naming all 32 lanes.
 pub const FULL_MASK: u32 = u32::MAX;
@@ -145,6 +145,17 @@ impl<D: Decode> Future for Intrinsic<'_, D> {
             let p = this.shared.pred.get() >> this.lane & 1 == 1;
             Poll::Ready(D::decode(d, p))
         }
+    }
+}
+
+/// The `redux.sync.{min,max}` instruction for `T`.
+#[inline(always)]
+fn min_max_op<T: ReduxMinMax>(max: bool) -> Op {
+    let int = if max { ReduxOp::Max } else { ReduxOp::Min };
+    match T::TYPE {
+        MinMaxType::U32 => Op::Redux(int, ReduxType::U32),
+        MinMaxType::S32 => Op::Redux(int, ReduxType::S32),
+        MinMaxType::F32 => Op::ReduxF32(FloatRedux { max, abs: false, nan: false }),
     }
 }
 
@@ -426,13 +437,13 @@ impl<'w> Warp<'w> {
     #[track_caller]
     #[inline(always)]
     pub fn redux_min<T: ReduxMinMax>(&self, value: T) -> Intrinsic<'w, AsWord<T>> {
-        self.issue(T::op(false), self.mask, value.to_word() as u64, 0, 0, Location::caller())
+        self.issue(min_max_op::<T>(false), self.mask, value.to_word() as u64, 0, 0, Location::caller())
     }
     /// `redux.sync.max` on `u32`, `i32` (sm_80) or `f32` (sm_100a; NaN inputs skipped).
     #[track_caller]
     #[inline(always)]
     pub fn redux_max<T: ReduxMinMax>(&self, value: T) -> Intrinsic<'w, AsWord<T>> {
-        self.issue(T::op(true), self.mask, value.to_word() as u64, 0, 0, Location::caller())
+        self.issue(min_max_op::<T>(true), self.mask, value.to_word() as u64, 0, 0, Location::caller())
     }
     /// `redux.sync.and.b32` (`__reduce_and_sync`).
     #[track_caller]

@@ -45,7 +45,14 @@ pub mod nvptx;
 #[cfg(target_arch = "nvptx64")]
 pub mod device;
 #[cfg(target_arch = "nvptx64")]
-pub use device::{FloatRedux, ReduxBits, ReduxInt, ReduxMinMax, ShflMode, VoteMode, Warp, WarpValue, Word, FULL_MASK};
+pub use device::{Warp, FULL_MASK};
+
+pub mod semantics;
+pub mod value;
+pub use semantics::redux::{FloatRedux, ReduxOp, ReduxType};
+pub use semantics::shfl::ShflMode;
+pub use semantics::vote::VoteMode;
+pub use value::{MinMaxType, ReduxBits, ReduxInt, ReduxMinMax, WarpValue, Word};
 
 pub mod global;
 pub use global::{AtomicAdd, AtomicBits, AtomicMinMax, GlobalSlice, GlobalValue};
@@ -60,9 +67,7 @@ host! {
     pub mod grid;
     pub mod handle;
     pub mod op;
-    pub mod semantics;
     pub mod target;
-    pub mod value;
 
     pub use error::{Conflict, LaneSet, LaneState, Report, ShflFault, Site, WaitEdge, WarpError};
     pub use exec::{Executor, LaneOrder};
@@ -70,9 +75,5 @@ host! {
     pub use grid::{launch, Grid};
     pub use handle::{Intrinsic, Warp, FULL_MASK};
     pub use op::Op;
-    pub use semantics::redux::{FloatRedux, ReduxOp, ReduxType};
-    pub use semantics::shfl::ShflMode;
-    pub use semantics::vote::VoteMode;
     pub use target::{ArchSuffix, ParseTargetError, Target};
-    pub use value::{ReduxBits, ReduxInt, ReduxMinMax, WarpValue, Word};
 }

@@ -1,7 +1,6 @@
 //! Which Rust types each warp instruction accepts.
 
-use crate::op::Op;
-use crate::semantics::redux::{FloatRedux, ReduxOp, ReduxType};
+use crate::semantics::redux::ReduxType;
 
 /// A 4- or 8-byte value that warp shuffles and `match.sync` move as 32-bit words, as CUDA's
 /// `__shfl_*_sync` and `__match_*_sync` do for `int`, `unsigned`, `float`, `long long`, `double`.
@@ -112,30 +111,35 @@ pub trait ReduxBits: Word {}
 impl ReduxBits for u32 {}
 impl ReduxBits for i32 {}
 
+/// The instruction type of a `redux.sync.{min,max}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MinMaxType {
+    /// `.u32`
+    U32,
+    /// `.s32`
+    S32,
+    /// `.f32` (sm_100a)
+    F32,
+}
+
 /// A type with `redux.sync.{min,max}`: `u32` (`.u32`), `i32` (`.s32`), and `f32` (sm_100a).
 #[diagnostic::on_unimplemented(
     message = "`redux.sync` has no `.min`/`.max` form for `{Self}`: it takes `u32`, `i32` or `f32`",
     label = "no `redux.sync.min`/`.max` for this type"
 )]
 pub trait ReduxMinMax: Word {
-    /// The instruction for `.min` (`max == false`) or `.max`.
-    fn op(max: bool) -> Op;
+    /// The instruction type.
+    const TYPE: MinMaxType;
 }
 
 impl ReduxMinMax for u32 {
-    fn op(max: bool) -> Op {
-        Op::Redux(if max { ReduxOp::Max } else { ReduxOp::Min }, ReduxType::U32)
-    }
+    const TYPE: MinMaxType = MinMaxType::U32;
 }
 
 impl ReduxMinMax for i32 {
-    fn op(max: bool) -> Op {
-        Op::Redux(if max { ReduxOp::Max } else { ReduxOp::Min }, ReduxType::S32)
-    }
+    const TYPE: MinMaxType = MinMaxType::S32;
 }
 
 impl ReduxMinMax for f32 {
-    fn op(max: bool) -> Op {
-        Op::ReduxF32(FloatRedux { max, abs: false, nan: false })
-    }
+    const TYPE: MinMaxType = MinMaxType::F32;
 }
