@@ -140,7 +140,7 @@ pub struct ShflFault {
     pub source: u32,
     /// The source lane is not in the membermask.
     pub not_in_mask: bool,
-    /// The source lane has exited (or was never launched).
+    /// The source lane has exited, or was never launched (a partial warp).
     pub exited: bool,
 }
 
@@ -190,6 +190,36 @@ pub struct WaitEdge {
     pub lane: u32,
     /// A lane of its membermask that has not arrived at its instruction.
     pub waits_for: u32,
+}
+
+/// Conflicts grouped by the two (instruction, membermask) pairs that disagree, one line a group.
+struct Conflicts<'a>(&'a [Conflict]);
+
+impl fmt::Display for Conflicts<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut groups: Vec<(Op, u32, Op, u32, u32, u32)> = Vec::new();
+        for c in self.0 {
+            match groups.iter_mut().find(|g| (g.0, g.1, g.2, g.3) == (c.op, c.mask, c.other_op, c.other_mask)) {
+                Some(g) => {
+                    g.4 |= 1 << c.lane;
+                    g.5 |= 1 << c.other;
+                }
+                None => groups.push((c.op, c.mask, c.other_op, c.other_mask, 1 << c.lane, 1 << c.other)),
+            }
+        }
+        for (op, mask, other_op, other_mask, lanes, others) in groups {
+            let verb = |set: u32| if set.count_ones() == 1 { "waits" } else { "wait" };
+            writeln!(
+                f,
+                "    {} {} at `{op}` with membermask {mask:#010x}; {} of that mask {} at `{other_op}` with membermask {other_mask:#010x}",
+                LaneSet(lanes),
+                verb(lanes),
+                LaneSet(others),
+                verb(others)
+            )?;
+        }
+        Ok(())
+    }
 }
 
 struct Lines<'a, T>(&'a [T]);
@@ -263,7 +293,7 @@ pub enum WarpError {
     /// with different membermasks, so none of them can complete.
     #[error(
         "undefined behaviour: lanes of one membermask wait at different warp instructions or with different membermasks, so none of them can complete\n{conflicts}  PTX ISA: \"... will cause executing thread to wait until all non-exited threads in membermask have executed [the instruction] with the same qualifiers and same membermask value before resuming execution.\"\n{report}",
-        conflicts = Lines(conflicts)
+        conflicts = Conflicts(conflicts)
     )]
     Divergent {
         /// The pairs of lanes that disagree (each pair once).
