@@ -485,49 +485,7 @@ pub fn laneid() -> u32 {
     d
 }
 
-macro_rules! lanemask {
-    ($(#[$doc:meta])* $name:ident, $sreg:literal) => {
-        $(#[$doc])*
-        #[inline(always)]
-        pub fn $name() -> u32 {
-            let d: u32;
-            unsafe {
-                asm!(
-                    concat!("mov.u32 {d}, ", $sreg, ";"),
-                    d = out(reg32) d,
-                    options(pure, nomem, nostack),
-                );
-            }
-            d
-        }
-    };
-}
-
-lanemask!(
-    /// `mov.u32 d, %lanemask_eq`: the bit of this lane.
-    lanemask_eq, "%lanemask_eq"
-);
-lanemask!(
-    /// `mov.u32 d, %lanemask_lt`: the bits of the lanes below this one.
-    lanemask_lt, "%lanemask_lt"
-);
-lanemask!(
-    /// `mov.u32 d, %lanemask_le`: the bits of this lane and the lanes below it.
-    lanemask_le, "%lanemask_le"
-);
-lanemask!(
-    /// `mov.u32 d, %lanemask_gt`: the bits of the lanes above this one.
-    lanemask_gt, "%lanemask_gt"
-);
-lanemask!(
-    /// `mov.u32 d, %lanemask_ge`: the bits of this lane and the lanes above it.
-    lanemask_ge, "%lanemask_ge"
-);
-
-// ---------------------------------------------------------------------------------------------
-// thread position and bit search (used by the device handle; constant per thread: pure)
-// ---------------------------------------------------------------------------------------------
-
+/// A special register read: `mov.u32 d, %sreg;` (constant per thread, so `pure`).
 macro_rules! sreg {
     ($(#[$doc:meta])* $name:ident, $sreg:literal) => {
         $(#[$doc])*
@@ -545,6 +503,31 @@ macro_rules! sreg {
         }
     };
 }
+
+sreg!(
+    /// `mov.u32 d, %lanemask_eq`: the bit of this lane.
+    lanemask_eq, "%lanemask_eq"
+);
+sreg!(
+    /// `mov.u32 d, %lanemask_lt`: the bits of the lanes below this one.
+    lanemask_lt, "%lanemask_lt"
+);
+sreg!(
+    /// `mov.u32 d, %lanemask_le`: the bits of this lane and the lanes below it.
+    lanemask_le, "%lanemask_le"
+);
+sreg!(
+    /// `mov.u32 d, %lanemask_gt`: the bits of the lanes above this one.
+    lanemask_gt, "%lanemask_gt"
+);
+sreg!(
+    /// `mov.u32 d, %lanemask_ge`: the bits of this lane and the lanes above it.
+    lanemask_ge, "%lanemask_ge"
+);
+
+// ---------------------------------------------------------------------------------------------
+// thread position and bit search (used by the device handle; constant per thread: pure)
+// ---------------------------------------------------------------------------------------------
 
 sreg!(
     /// `mov.u32 d, %tid.x`: the thread's index in its CTA (x dimension).
