@@ -14,9 +14,7 @@
 //! Run it: `cargo run --example bitonic_sort`.
 
 use warpkit::prelude::*;
-#[cfg(target_arch = "nvptx64")]
-use warpkit::Warp;
-use warpkit::{GlobalSlice, WarpValue};
+use warpkit::WarpValue;
 
 /// Whether this lane should take its partner's key: `(size, stride)` is the network step.
 #[inline(always)]
@@ -82,8 +80,8 @@ pub fn sort_u32(w: &Warp, key: u32) -> u32 {
 }
 
 /// A grid over `keys.len()` rounded up to whole warps: each warp sorts its segment of 32 pairs in
-/// place, stably by key. Lanes past the end carry padding and store nothing.
-#[warp_kernel]
+/// place, stably by key. Lanes past the end carry padding and store nothing. Also a GPU entry point.
+#[warp_kernel(entry)]
 pub fn sort_pairs_grid(w: &Warp, keys: GlobalSlice<'_, u32>, values: GlobalSlice<'_, u32>) {
     let i = w.global_id() as usize;
     let lane = w.lane_id();
@@ -94,6 +92,42 @@ pub fn sort_pairs_grid(w: &Warp, keys: GlobalSlice<'_, u32>, values: GlobalSlice
     if valid {
         keys.store(i, (sorted >> 32) as u32);
         values.store(i, value);
+    }
+}
+
+// GPU entry points: a grid of whole warps over `keys` (launch `keys.len()` rounded up to a multiple
+// of 32 threads); lanes past the end carry padding and store nothing.
+
+/// [`sort_u32`] of each warp's segment: `out[i]` is the key that lands in thread `i` (padding is
+/// `u32::MAX`, so the real keys come first).
+#[warp_kernel(entry)]
+pub fn sort_u32_entry(w: &Warp, keys: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
+    let i = w.global_id() as usize;
+    let valid = i < keys.len();
+    let k = sort_u32(w, if valid { keys.load(i) } else { u32::MAX });
+    if valid {
+        out.store(i, k);
+    }
+}
+
+/// [`bitonic_sort_pairs`] of `f32` keys with `u32` values, per warp (padding: `+inf` keys, value
+/// `u32::MAX`). With NaN keys the network's comparisons are all false, so the result is not
+/// sorted, but it is the same on every implementation that compares as IEEE 754 does.
+#[warp_kernel(entry)]
+pub fn sort_pairs_f32_entry(
+    w: &Warp,
+    keys: GlobalSlice<'_, f32>,
+    values: GlobalSlice<'_, u32>,
+    out_keys: GlobalSlice<'_, f32>,
+    out_values: GlobalSlice<'_, u32>,
+) {
+    let i = w.global_id() as usize;
+    let valid = i < keys.len();
+    let (k, v) = if valid { (keys.load(i), values.load(i)) } else { (f32::INFINITY, u32::MAX) };
+    let (k, v) = bitonic_sort_pairs(w, k, v);
+    if valid {
+        out_keys.store(i, k);
+        out_values.store(i, v);
     }
 }
 

@@ -20,8 +20,6 @@
 //! Run it: `cargo run --example bug_gallery`.
 
 use warpkit::prelude::*;
-#[cfg(target_arch = "nvptx64")]
-use warpkit::Warp;
 
 /// cuda-samples `warpReduceSum(mask, mySum)`.
 #[warp_kernel]
@@ -65,6 +63,34 @@ pub fn data_as_mask(w: &Warp, x: u32) -> u32 {
 /// (lanes 0-15 hold lanes 0-16, lanes 16-31 hold lanes 15-31).
 pub fn neighbourhoods() -> [u32; 32] {
     core::array::from_fn(|l| if l < 16 { 0x0001_ffff } else { 0xffff_8000 })
+}
+
+// GPU entry points, built to PTX (and checked by ptxas) so that the gallery compiles for the GPU
+// like every example, but **never launched**: each is undefined behaviour on a GPU (a full-mask
+// shuffle in a branch, reads of lanes that do not exist, a deadlock). Thread `i` writes `out[i]`.
+
+/// Case 1: [`reduce7_tail`] of `sdata[i]` with `block_size` threads. Undefined behaviour.
+#[warp_kernel(entry)]
+pub fn gallery_reduce7_entry(w: &Warp, sdata: GlobalSlice<'_, u32>, block_size: u32, out: GlobalSlice<'_, u32>) {
+    let i = w.global_id() as usize;
+    out.store(i, reduce7_tail(w, sdata.load(i), block_size));
+}
+
+/// Case 2: [`block_reduce_tail`] over `x.len()` threads (a partial warp). Undefined behaviour.
+#[warp_kernel(entry)]
+pub fn gallery_block_reduce_tail_entry(w: &Warp, x: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
+    let i = w.global_id() as usize;
+    if i >= x.len() {
+        return;
+    }
+    out.store(i, block_reduce_tail(w, x.load(i)));
+}
+
+/// Case 3: [`data_as_mask`] of `x[i]`. Undefined behaviour (a deadlock on overlapping masks).
+#[warp_kernel(entry)]
+pub fn gallery_data_as_mask_entry(w: &Warp, x: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
+    let i = w.global_id() as usize;
+    out.store(i, data_as_mask(w, x.load(i)));
 }
 
 #[cfg(not(target_arch = "nvptx64"))]

@@ -14,9 +14,6 @@
 //! Run it: `cargo run --example compact`.
 
 use warpkit::prelude::*;
-#[cfg(target_arch = "nvptx64")]
-use warpkit::Warp;
-use warpkit::GlobalSlice;
 
 /// The predicate: keep values below `limit`.
 #[inline(always)]
@@ -35,12 +32,12 @@ pub fn compact_warp(w: &Warp, x: u32, limit: u32) -> (Option<u32>, u32) {
 }
 
 /// A grid of `input.len()` threads: appends the kept elements to `output` and counts them in
-/// `count[0]` (which must start at 0).
+/// `count[0]` (which must start at 0). Returns the output index this lane's element went to.
 #[warp_kernel]
-pub fn compact_grid(w: &Warp, input: GlobalSlice<'_, u32>, output: GlobalSlice<'_, u32>, count: GlobalSlice<'_, u32>, limit: u32) {
+pub fn compact_grid(w: &Warp, input: GlobalSlice<'_, u32>, output: GlobalSlice<'_, u32>, count: GlobalSlice<'_, u32>, limit: u32) -> Option<u32> {
     let i = w.global_id() as usize;
     if i >= input.len() {
-        return;
+        return None;
     }
     let x = input.load(i);
     let keeps = keep(x, limit);
@@ -53,7 +50,45 @@ pub fn compact_grid(w: &Warp, input: GlobalSlice<'_, u32>, output: GlobalSlice<'
     }
     let base = w.shfl_idx(base, leader);
     if keeps {
-        output.store((base + (kept & w.lanemask_lt()).count_ones()) as usize, x);
+        let slot = base + (kept & w.lanemask_lt()).count_ones();
+        output.store(slot as usize, x);
+        Some(slot)
+    } else {
+        None
+    }
+}
+
+// GPU entry points: one thread per element of `input` (the last warp may be partial).
+
+/// [`compact_warp`] over a grid: `out[2i..2i + 2]` = (slot in the warp's packing, or `u32::MAX`
+/// when the element is dropped; the number the warp keeps).
+#[warp_kernel(entry)]
+pub fn compact_warp_entry(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>, limit: u32) {
+    let i = w.global_id() as usize;
+    if i >= input.len() {
+        return;
+    }
+    let (slot, kept) = compact_warp(w, input.load(i), limit);
+    out.store(2 * i, slot.unwrap_or(u32::MAX));
+    out.store(2 * i + 1, kept);
+}
+
+/// [`compact_grid`], also writing each thread's output index to `slots[i]` (`u32::MAX` when its
+/// element is dropped). Where each warp's range lands depends on the order warps reach the atomic;
+/// the slots let the caller compare results independently of that order.
+#[warp_kernel(entry)]
+pub fn compact_grid_entry(
+    w: &Warp,
+    input: GlobalSlice<'_, u32>,
+    output: GlobalSlice<'_, u32>,
+    count: GlobalSlice<'_, u32>,
+    slots: GlobalSlice<'_, u32>,
+    limit: u32,
+) {
+    let slot = compact_grid(w, input, output, count, limit);
+    let i = w.global_id() as usize;
+    if i < input.len() {
+        slots.store(i, slot.unwrap_or(u32::MAX));
     }
 }
 
@@ -82,7 +117,10 @@ fn main() {
     let output = GlobalBuffer::<u32>::zeroed(data.len());
     let count = GlobalBuffer::<u32>::zeroed(1);
     let (i, o, c) = (input.slice(), output.slice(), count.slice());
-    launch(n as u64, async |w: &Warp<'_>| compact_grid(w, i, o, c, 100).await).unwrap();
+    launch(n as u64, async |w: &Warp<'_>| {
+        compact_grid(w, i, o, c, 100).await;
+    })
+    .unwrap();
     let kept = count.to_vec()[0] as usize;
     let result = &output.to_vec()[..kept];
     let reference: Vec<u32> = data.iter().copied().filter(|&v| keep(v, 100)).collect();

@@ -14,9 +14,6 @@
 //! Run it: `cargo run --example histogram`.
 
 use warpkit::prelude::*;
-#[cfg(target_arch = "nvptx64")]
-use warpkit::Warp;
-use warpkit::GlobalSlice;
 
 /// Values equal to this are padding and are not counted.
 pub const IGNORE: u32 = u32::MAX;
@@ -28,8 +25,8 @@ pub fn bucket(x: u32, buckets: u32) -> u32 {
 }
 
 /// A grid of `input.len()` threads; the leader is the lowest lane of each peer group
-/// (`__ffs(peers) - 1`).
-#[warp_kernel]
+/// (`__ffs(peers) - 1`). Also a GPU entry point.
+#[warp_kernel(entry)]
 pub fn histogram_ffs(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>) {
     let i = w.global_id() as usize;
     if i >= input.len() {
@@ -67,6 +64,16 @@ pub fn histogram_elect(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlic
         counts.atomic_add(b as usize, peers.count_ones());
     }
     leader
+}
+
+/// GPU entry point: [`histogram_elect`], writing whether thread `i` was a leader to `leaders[i]`.
+#[warp_kernel(entry)]
+pub fn histogram_elect_entry(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>, leaders: GlobalSlice<'_, u32>) {
+    let leader = histogram_elect(w, input, counts);
+    let i = w.global_id() as usize;
+    if i < input.len() {
+        leaders.store(i, leader as u32);
+    }
 }
 
 #[cfg(not(target_arch = "nvptx64"))]

@@ -20,9 +20,6 @@
 //! Run it: `cargo run --example radix_rank`.
 
 use warpkit::prelude::*;
-#[cfg(target_arch = "nvptx64")]
-use warpkit::Warp;
-use warpkit::GlobalSlice;
 
 /// Bits per digit.
 pub const RADIX_BITS: u32 = 5;
@@ -87,6 +84,41 @@ pub fn radix_sort(w: &Warp, key: u32, bins: GlobalSlice<'_, u32>, exchange: Glob
         shift += RADIX_BITS;
     }
     k
+}
+
+// GPU entry points: a grid of whole warps over `keys` (launch `keys.len()` rounded up to a multiple
+// of 32 threads); lanes past the end carry the padding key `u32::MAX`, which ranks last, and
+// store nothing. `bins` holds `RADIX` zeroed counters per warp.
+
+/// [`radix_rank`] by the digit at `shift`: `ranks[i]` is key `i`'s rank within its warp's 32 keys.
+#[warp_kernel(entry)]
+pub fn radix_rank_entry(w: &Warp, keys: GlobalSlice<'_, u32>, shift: u32, bins: GlobalSlice<'_, u32>, ranks: GlobalSlice<'_, u32>) {
+    let i = w.global_id() as usize;
+    let valid = i < keys.len();
+    let key = if valid { keys.load(i) } else { u32::MAX };
+    let rank = radix_rank(w, key, shift, bins);
+    if valid {
+        ranks.store(i, rank);
+    }
+}
+
+/// [`radix_sort`] of each warp's 32 keys: `sorted[i]` is the key that lands in thread `i`
+/// (`exchange` holds 32 elements per warp).
+#[warp_kernel(entry)]
+pub fn radix_sort_entry(
+    w: &Warp,
+    keys: GlobalSlice<'_, u32>,
+    bins: GlobalSlice<'_, u32>,
+    exchange: GlobalSlice<'_, u32>,
+    sorted: GlobalSlice<'_, u32>,
+) {
+    let i = w.global_id() as usize;
+    let valid = i < keys.len();
+    let key = if valid { keys.load(i) } else { u32::MAX };
+    let k = radix_sort(w, key, bins, exchange);
+    if valid {
+        sorted.store(i, k);
+    }
 }
 
 #[cfg(not(target_arch = "nvptx64"))]

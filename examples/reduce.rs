@@ -20,8 +20,6 @@
 //! Run it: `cargo run --example reduce`.
 
 use warpkit::prelude::*;
-#[cfg(target_arch = "nvptx64")]
-use warpkit::{ShflMode, Warp};
 use warpkit::WarpValue;
 
 /// The shuffle-down tree over lanes `0..=last_lane` of the warp; the result is in lane 0.
@@ -84,6 +82,74 @@ pub fn reduce_f64(w: &Warp, x: f64, last_lane: u32) -> [f64; 3] {
     let min = tree_reduce(w, x, last_lane, min_number_f64);
     let max = tree_reduce(w, x, last_lane, max_number_f64);
     [w.shfl_idx(sum, 0), w.shfl_idx(min, 0), w.shfl_idx(max, 0)]
+}
+
+/// The last launched lane of warp `warp` in a grid of `n` threads: 31, or less in a partial last
+/// warp. The trees below use it as the clamp, so they never read a lane that was not launched.
+#[inline(always)]
+pub fn last_lane(n: usize, warp: u64) -> u32 {
+    (n - 1 - warp as usize * 32).min(31) as u32
+}
+
+// GPU entry points: one thread per element of `input` (the last warp may be partial); thread `i`
+// reduces its warp and writes what it got to `out[k * i ..]`. `gpu/` runs them on a GPU and in
+// the CPU runtime and compares `out`.
+
+/// `out[6i..6i + 6]`: [`reduce_u32`]'s tree sum/min/max, then `redux.sync` sum/min/max.
+#[warp_kernel(entry)]
+pub fn reduce_u32_entry(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
+    let i = w.global_id() as usize;
+    if i >= input.len() {
+        return;
+    }
+    let (tree, redux) = reduce_u32(w, input.load(i), last_lane(input.len(), w.warp_index()));
+    for k in 0..3 {
+        out.store(6 * i + k, tree[k]);
+        out.store(6 * i + 3 + k, redux[k]);
+    }
+}
+
+/// `out[6i..6i + 6]`: [`reduce_i32`]'s tree sum/min/max, then `redux.sync` sum/min/max.
+#[warp_kernel(entry)]
+pub fn reduce_i32_entry(w: &Warp, input: GlobalSlice<'_, i32>, out: GlobalSlice<'_, i32>) {
+    let i = w.global_id() as usize;
+    if i >= input.len() {
+        return;
+    }
+    let (tree, redux) = reduce_i32(w, input.load(i), last_lane(input.len(), w.warp_index()));
+    for k in 0..3 {
+        out.store(6 * i + k, tree[k]);
+        out.store(6 * i + 3 + k, redux[k]);
+    }
+}
+
+/// `out[5i..5i + 5]`: [`reduce_f32`]'s tree sum/min/max, then `redux` min/max (below sm_100a the
+/// handle's fallback, which computes what `redux.sync.{min,max}.f32` does).
+#[warp_kernel(entry)]
+pub fn reduce_f32_entry(w: &Warp, input: GlobalSlice<'_, f32>, out: GlobalSlice<'_, f32>) {
+    let i = w.global_id() as usize;
+    if i >= input.len() {
+        return;
+    }
+    let (tree, redux) = reduce_f32(w, input.load(i), last_lane(input.len(), w.warp_index()));
+    for k in 0..3 {
+        out.store(5 * i + k, tree[k]);
+    }
+    out.store(5 * i + 3, redux[0]);
+    out.store(5 * i + 4, redux[1]);
+}
+
+/// `out[3i..3i + 3]`: [`reduce_f64`]'s tree sum/min/max.
+#[warp_kernel(entry)]
+pub fn reduce_f64_entry(w: &Warp, input: GlobalSlice<'_, f64>, out: GlobalSlice<'_, f64>) {
+    let i = w.global_id() as usize;
+    if i >= input.len() {
+        return;
+    }
+    let r = reduce_f64(w, input.load(i), last_lane(input.len(), w.warp_index()));
+    for k in 0..3 {
+        out.store(3 * i + k, r[k]);
+    }
 }
 
 macro_rules! min_max_number {

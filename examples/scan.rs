@@ -12,8 +12,6 @@
 //! Run it: `cargo run --example scan`.
 
 use warpkit::prelude::*;
-#[cfg(target_arch = "nvptx64")]
-use warpkit::Warp;
 use warpkit::WarpValue;
 
 /// Inclusive scan of `x` with `op` over the lanes of `t`'s segment (the whole warp, or a tile).
@@ -73,6 +71,48 @@ pub fn tile_prefix_sums(w: &Warp, x: u32) -> [(u32, u32); 2] {
 #[warp_kernel]
 pub fn prefix_sum_f64(w: &Warp, x: f64) -> f64 {
     inclusive_scan(w, x, |a: f64, b: f64| a + b)
+}
+
+// GPU entry points: one thread per element of `input` (the last warp may be partial; every
+// shuffle reads a lower lane, which was launched); thread `i` writes its results to `out`.
+
+/// `out[6i..6i + 6]`: [`prefix_sum_u32`] (inclusive, exclusive), then [`tile_prefix_sums`] (tiles
+/// of 8, then of 16).
+#[warp_kernel(entry)]
+pub fn scan_u32_entry(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
+    let i = w.global_id() as usize;
+    if i >= input.len() {
+        return;
+    }
+    let x = input.load(i);
+    let (inclusive, exclusive) = prefix_sum_u32(w, x);
+    let tiles = tile_prefix_sums(w, x);
+    let r = [inclusive, exclusive, tiles[0].0, tiles[0].1, tiles[1].0, tiles[1].1];
+    for k in 0..6 {
+        out.store(6 * i + k, r[k]);
+    }
+}
+
+/// `out[2i..2i + 2]`: [`running_max_i32`] (inclusive, exclusive).
+#[warp_kernel(entry)]
+pub fn scan_i32_entry(w: &Warp, input: GlobalSlice<'_, i32>, out: GlobalSlice<'_, i32>) {
+    let i = w.global_id() as usize;
+    if i >= input.len() {
+        return;
+    }
+    let (inclusive, exclusive) = running_max_i32(w, input.load(i));
+    out.store(2 * i, inclusive);
+    out.store(2 * i + 1, exclusive);
+}
+
+/// `out[i]`: [`prefix_sum_f64`].
+#[warp_kernel(entry)]
+pub fn scan_f64_entry(w: &Warp, input: GlobalSlice<'_, f64>, out: GlobalSlice<'_, f64>) {
+    let i = w.global_id() as usize;
+    if i >= input.len() {
+        return;
+    }
+    out.store(i, prefix_sum_f64(w, input.load(i)));
 }
 
 #[cfg(not(target_arch = "nvptx64"))]

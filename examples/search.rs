@@ -11,9 +11,6 @@
 //! Run it: `cargo run --example search`.
 
 use warpkit::prelude::*;
-#[cfg(target_arch = "nvptx64")]
-use warpkit::Warp;
-use warpkit::GlobalSlice;
 
 /// The index of the first element equal to `target`, and how many steps the warp took.
 #[warp_kernel]
@@ -37,6 +34,22 @@ pub fn find_first(w: &Warp, data: GlobalSlice<'_, u32>, target: u32) -> (Option<
         base += lanes;
     }
     (None, steps)
+}
+
+/// GPU entry point: a grid of `out.len() / 2` threads (the last warp may be partial); warp `k`
+/// searches `data` for `targets[k]` with the lanes named in `members[k]` (the others return at
+/// once, as in a branch). A running thread `i` writes (index found or `u32::MAX`, steps) to
+/// `out[2i..2i + 2]`.
+#[warp_kernel(entry)]
+pub fn find_first_entry(w: &Warp, data: GlobalSlice<'_, u32>, targets: GlobalSlice<'_, u32>, members: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
+    let i = w.global_id() as usize;
+    let k = w.warp_index() as usize;
+    if i >= out.len() / 2 || members.load(k) >> w.lane_id() & 1 == 0 {
+        return;
+    }
+    let (found, steps) = find_first(w, data, targets.load(k));
+    out.store(2 * i, found.map_or(u32::MAX, |f| f as u32));
+    out.store(2 * i + 1, steps);
 }
 
 #[cfg(not(target_arch = "nvptx64"))]

@@ -15,8 +15,6 @@
 //! Run it: `cargo run --example segmented_reduce`.
 
 use warpkit::prelude::*;
-#[cfg(target_arch = "nvptx64")]
-use warpkit::{ShflMode, Warp};
 use warpkit::WarpValue;
 
 /// The reduction of each head-flagged segment, valid in the segment's first lane, and the
@@ -56,6 +54,34 @@ pub fn segmented_sum_u32(w: &Warp, x: u32, head: bool) -> (u32, u32) {
 #[warp_kernel]
 pub fn segmented_max_i32(w: &Warp, x: i32, head: bool) -> (i32, u32) {
     segmented_reduce(w, x, head, i32::max)
+}
+
+// GPU entry points: one thread per element of `values` (the last warp may be partial); `heads[i]`
+// non-zero starts a segment. Thread `i` writes `(its reduction, its segment index)` to
+// `out[2i..2i + 2]`: every lane's value, not only the segment heads'.
+
+/// [`segmented_sum_u32`] over a grid.
+#[warp_kernel(entry)]
+pub fn segmented_sum_u32_entry(w: &Warp, values: GlobalSlice<'_, u32>, heads: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
+    let i = w.global_id() as usize;
+    if i >= values.len() {
+        return;
+    }
+    let (v, segment) = segmented_sum_u32(w, values.load(i), heads.load(i) != 0);
+    out.store(2 * i, v);
+    out.store(2 * i + 1, segment);
+}
+
+/// [`segmented_max_i32`] over a grid (the segment index is stored as `i32`).
+#[warp_kernel(entry)]
+pub fn segmented_max_i32_entry(w: &Warp, values: GlobalSlice<'_, i32>, heads: GlobalSlice<'_, u32>, out: GlobalSlice<'_, i32>) {
+    let i = w.global_id() as usize;
+    if i >= values.len() {
+        return;
+    }
+    let (v, segment) = segmented_max_i32(w, values.load(i), heads.load(i) != 0);
+    out.store(2 * i, v);
+    out.store(2 * i + 1, segment as i32);
 }
 
 #[cfg(not(target_arch = "nvptx64"))]

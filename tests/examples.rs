@@ -322,7 +322,9 @@ proptest! {
             let output = GlobalBuffer::<u32>::zeroed(data.len());
             let count = GlobalBuffer::<u32>::zeroed(1);
             let (i, o, c) = (input.slice(), output.slice(), count.slice());
-            Grid::new(data.len() as u64).cpu_threads(threads).run(async |w: &Warp<'_>| compact::compact_grid(w, i, o, c, limit).await).unwrap();
+            Grid::new(data.len() as u64).cpu_threads(threads).run(async |w: &Warp<'_>| {
+                compact::compact_grid(w, i, o, c, limit).await;
+            }).unwrap();
             let kept = count.to_vec()[0] as usize;
             let mut got = output.to_vec()[..kept].to_vec();
             if threads == 1 {
