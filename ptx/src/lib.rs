@@ -9,6 +9,10 @@
 //!   that the compiler keeps each instruction exactly where it is written.
 //! * [`handle`]: `dev_*` kernels written against the device handle `warp_runtime::Warp` (8-byte
 //!   shuffles, widths, tiles, vote helpers, the `redux`/`elect` fallbacks), for the GPU program.
+//! * every example of `examples/` (the same source files), for its `#[warp_kernel(entry)]` kernels
+//!   (`*_entry`, `histogram_ffs`, `sort_pairs_grid`), which the GPU program runs and compares with
+//!   the CPU runtime. The bug gallery's entry kernels (`gallery_*`) are undefined behaviour by
+//!   design: they are built and checked by ptxas, never launched.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, abi_ptx))]
 
@@ -18,6 +22,35 @@ pub mod conformance;
 pub mod divergence;
 #[cfg(target_arch = "nvptx64")]
 pub mod handle;
+
+// The examples, compiled for the GPU as they are written (their `main`s are host-only).
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/reduce.rs"]
+pub mod reduce;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/scan.rs"]
+pub mod scan;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/segmented_reduce.rs"]
+pub mod segmented_reduce;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/compact.rs"]
+pub mod compact;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/histogram.rs"]
+pub mod histogram;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/radix_rank.rs"]
+pub mod radix_rank;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/bitonic_sort.rs"]
+pub mod bitonic_sort;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/search.rs"]
+pub mod search;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/bug_gallery.rs"]
+pub mod bug_gallery;
 
 /// Global index of the calling thread in a 1-D launch: `ctaid.x * ntid.x + tid.x`.
 #[cfg(target_arch = "nvptx64")]
