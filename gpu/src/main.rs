@@ -19,8 +19,14 @@
 //! behaviour is generated: each active lane is in its own membermask, the lanes of one membermask
 //! use the same one (disjoint groups run at once), masks may name exited lanes (the instructions
 //! act on "non-exited threads"), and every `shfl` lane whose predicate is true sources a lane that
-//! takes part. To add a kernel (e.g. an example from `examples/`): add a [`Kind`], its parameters
-//! in [`Kind::params`], a generator in [`gen_case`] and its CPU run in [`cpu`].
+//! takes part. To add a kernel: add a [`Kind`], its parameters in [`Kind::params`], a generator in
+//! [`gen_case`] and its CPU run in [`cpu`].
+//!
+//! After the instructions, every example kernel (`examples/*.rs`, `#[warp_kernel(entry)]`) runs on
+//! random grids on the GPU and in the CPU runtime, and every global buffer is compared: see
+//! [`examples`]. To add one: an `Ex` variant there, with its generator, CPU run and name.
+
+mod examples;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -1173,6 +1179,17 @@ fn main() -> ExitCode {
         rows.push(row);
     }
 
+    // The example kernels: one row each.
+    let (example_rows, example_failed) = examples::run(
+        Some(&gpu),
+        seed,
+        scale,
+        show,
+        FLIP.load(std::sync::atomic::Ordering::Relaxed),
+    );
+    rows.extend(example_rows);
+    failed_launch |= example_failed;
+
     // f32 redux: sm_90 has no redux.sync.f32; the native instruction is checked on the CPU only.
     for q in 0..8u32 {
         let fq = FloatRedux {
@@ -1284,7 +1301,15 @@ fn cpu_only(seed: u64, scale: usize) -> ExitCode {
             }
         }
     }
-    println!("cpu-only: {total} cases generated, {bad} rejected by the CPU runtime");
+    let (example_rows, _) = examples::run(None, seed, scale, 3, false);
+    for r in &example_rows {
+        total += r.cases;
+        bad += r.disagree;
+        for s in r.shown.iter().take(2) {
+            println!("{} ({}): the CPU runtime rejects a generated case:\n{s}", r.name, r.kernel);
+        }
+    }
+    println!("cpu-only: {total} cases generated ({} of them example grids), {bad} rejected by the CPU runtime", example_rows.iter().map(|r| r.cases).sum::<usize>());
     if bad == 0 {
         ExitCode::SUCCESS
     } else {
