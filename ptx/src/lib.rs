@@ -56,21 +56,8 @@ pub mod bug_gallery;
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
 pub(crate) fn global_thread_index() -> usize {
-    let tid: u32;
-    let ntid: u32;
-    let ctaid: u32;
-    unsafe {
-        core::arch::asm!(
-            "mov.u32 {t}, %tid.x;",
-            "mov.u32 {n}, %ntid.x;",
-            "mov.u32 {c}, %ctaid.x;",
-            t = out(reg32) tid,
-            n = out(reg32) ntid,
-            c = out(reg32) ctaid,
-            options(pure, nomem, nostack),
-        );
-    }
-    (ctaid as usize) * (ntid as usize) + (tid as usize)
+    use warp_runtime::nvptx::{ctaid_x, ntid_x, tid_x};
+    (ctaid_x() as usize) * (ntid_x() as usize) + (tid_x() as usize)
 }
 
 #[cfg(target_arch = "nvptx64")]
