@@ -103,10 +103,14 @@ pub(crate) fn at<T>(cells: &Cell<[T; 32]>, lane: usize) -> &Cell<T> {
     &cells.as_slice_of_cells()[lane & 31]
 }
 
-/// Whether every element equals the first: branch-free, so it vectorizes.
+/// Whether every lane's register holds the same value: read in place (no copy of the array) and
+/// branch-free, so it vectorizes.
 #[inline(always)]
-fn uniform(values: &[u32; 32]) -> bool {
-    values.iter().fold(0, |d, &v| d | (v ^ values[0])) == 0
+fn uniform(values: &Cell<[u32; 32]>) -> bool {
+    let cells: &Cell<[u32]> = values;
+    let cells = cells.as_slice_of_cells();
+    let first = cells[0].get();
+    cells.iter().fold(0, |d, v| d | (v.get() ^ first)) == 0
 }
 
 impl Shared {
@@ -377,12 +381,11 @@ impl Run<'_> {
         // The converged case: every waiting lane at one instruction with one membermask that
         // names exactly the live lanes.
         let first = waiting.trailing_zeros() as usize;
-        let (ops, masks) = (s.op.get(), s.mask.get());
-        let (code, mask) = (ops[first], masks[first]);
+        let (code, mask) = (at(&s.op, first).get(), at(&s.mask, first).get());
         let same = if waiting == FULL {
-            uniform(&ops) && uniform(&masks)
+            uniform(&s.op) && uniform(&s.mask)
         } else {
-            lanes(waiting).all(|l| ops[l as usize] == code && masks[l as usize] == mask)
+            lanes(waiting).all(|l| at(&s.op, l as usize).get() == code && at(&s.mask, l as usize).get() == mask)
         };
         let op = Op::from_code(code);
         if same
@@ -472,14 +475,15 @@ impl Run<'_> {
         let set_pred = |p: u32| s.pred.set((s.pred.get() & !group) | (p & group));
         match op {
             Op::Shfl { mode, .. } => {
-                let (a, b, c) = (s.a.get(), s.b.get(), s.c.get());
-                if group == FULL && uniform(&b) && uniform(&c) {
+                let a = s.a.get();
+                if group == FULL && uniform(&s.b) && uniform(&s.c) {
                     // Converged, with immediate-like operands: every source is a participant.
-                    let (d, pred) = shfl::converged(mode, &a, b[0], c[0]);
+                    let (d, pred) = shfl::converged(mode, &a, at(&s.b, 0).get(), at(&s.c, 0).get());
                     s.result.set(d);
                     set_pred(pred);
                     return Ok(());
                 }
+                let (b, c) = (s.b.get(), s.c.get());
                 let route = shfl::route(mode, &b, &c, group);
                 if route.undefined != 0 {
                     let faults = lanes(route.undefined)
