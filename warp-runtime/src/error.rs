@@ -292,7 +292,7 @@ pub enum WarpError {
     /// Rule 3: lanes that name each other in their membermasks wait at different instructions or
     /// with different membermasks, so none of them can complete.
     #[error(
-        "undefined behaviour: lanes of one membermask wait at different warp instructions or with different membermasks, so none of them can complete\n{conflicts}  PTX ISA: \"... will cause executing thread to wait until all non-exited threads in membermask have executed [the instruction] with the same qualifiers and same membermask value before resuming execution.\"\n{report}",
+        "undefined behaviour (deadlock): lanes of one membermask wait at different warp instructions or with different membermasks, so none of them can ever complete\n{conflicts}  PTX ISA: \"... will cause executing thread to wait until all non-exited threads in membermask have executed [the instruction] with the same qualifiers and same membermask value before resuming execution.\"\n{report}",
         conflicts = Conflicts(conflicts)
     )]
     Divergent {
