@@ -18,6 +18,9 @@ use crate::semantics::{elect, lanes, matching, redux, shfl, vote};
 use crate::target::Target;
 
 const FULL: u32 = u32::MAX;
+/// Steps in a row in which lanes suspended outside any warp instruction make no progress (no
+/// lane arrives at an instruction or returns, nothing completes) before the run is a deadlock.
+const IDLE_LIMIT: u32 = 1000;
 const IDENTITY: [u8; 32] = {
     let mut ids = [0u8; 32];
     let mut i = 0;
@@ -142,7 +145,7 @@ impl Shared {
         at(&self.c, l).set(c);
         self.site[l & 31].set(site);
         let posts = at(&self.posts, l);
-        posts.set(posts.get().wrapping_add(1));
+        posts.set(posts.get().saturating_add(1));
     }
 
     /// Collects the lanes that posted since the last call: `(posted, posted more than once)`.
@@ -272,8 +275,17 @@ impl Executor {
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&shared, l as u32));
         let futs = core::array::from_fn(|l| (launched >> l & 1 == 1).then(|| kernel(&handles[l])));
         let mut futs = core::pin::pin!(futs);
-        Run { exec: self, shared: &shared, launched, exited: !launched, waiting: 0, blocked: 0, panicked: None }
-            .drive(futs.as_mut())
+        let result = Run { exec: self, shared: &shared, launched, exited: !launched, waiting: 0, blocked: 0, panicked: None }
+            .drive(futs.as_mut());
+        if result.is_err() {
+            // Lanes stopped mid-kernel are dropped here, under the panic guard: a kernel local
+            // whose `Drop` panics must not reach the host. (A slot assigned while its old value's
+            // drop unwinds still receives the new value, so each lane is dropped once.)
+            for lane in 0..32 {
+                let _ = catch_lane_panic(|| project(futs.as_mut(), lane).set(None));
+            }
+        }
+        result
     }
 }
 
@@ -287,7 +299,8 @@ struct Run<'a> {
     exited: u32,
     /// Lanes waiting at a warp instruction. Disjoint from `exited` and `blocked`.
     waiting: u32,
-    /// Lanes suspended on a future that is not a warp instruction. Never resumed.
+    /// Lanes that, in the last step, suspended on a future that is not a warp instruction. They
+    /// are polled again each step; disjoint from `waiting` and `exited`.
     blocked: u32,
     /// The lane that panicked, if one did.
     panicked: Option<u32>,
@@ -307,6 +320,7 @@ impl Run<'_> {
         let order = self.exec.order.permutation();
         let ascending = self.exec.order == LaneOrder::Ascending;
         let mut runnable = self.launched;
+        let mut idle_steps = 0;
         loop {
             let exited_before = self.exited;
             // Poll every runnable lane until it stops at its next warp instruction or returns.
@@ -353,22 +367,33 @@ impl Run<'_> {
                 self.waiting |= posted & !self.exited;
                 return Err(WarpError::LanePanicked { lane, message, location, report: self.report() });
             }
+            // A lane that suspended without posting a request awaits a future that is not a warp
+            // instruction (a yield, say): it is polled again next step.
+            self.blocked = runnable & !self.exited & !posted;
             let misused = twice | (self.exited & !exited_before & posted);
             if misused != 0 {
                 self.waiting |= posted & !self.exited;
                 return Err(WarpError::NotAwaited { lanes: LaneSet(misused), report: self.report() });
             }
-            // A lane that suspended without posting a request awaits something else.
-            self.blocked |= runnable & !self.exited & !posted;
             self.waiting |= posted;
-            if self.waiting == 0 {
-                if self.blocked == 0 {
-                    return Ok(outs);
-                }
-                return Err(self.deadlock());
+            if self.waiting == 0 && self.blocked == 0 {
+                return Ok(outs);
             }
-            runnable = self.resolve()?;
-            self.waiting &= !runnable;
+            let completed = if self.waiting != 0 { self.resolve()? } else { 0 };
+            if completed == 0 && self.blocked == 0 {
+                return Err(self.stuck());
+            }
+            // Progress: a lane arrived at an instruction, returned, or an instruction completed.
+            if completed != 0 || posted != 0 || self.exited != exited_before {
+                idle_steps = 0;
+            } else {
+                idle_steps += 1;
+                if idle_steps >= IDLE_LIMIT {
+                    return Err(self.deadlock());
+                }
+            }
+            self.waiting &= !completed;
+            runnable = completed | self.blocked;
         }
     }
 
@@ -423,9 +448,6 @@ impl Run<'_> {
                 completed |= group;
             }
             pending &= !group;
-        }
-        if completed == 0 {
-            return Err(self.stuck());
         }
         Ok(completed)
     }
@@ -499,11 +521,8 @@ impl Run<'_> {
                         .collect();
                     return Err(WarpError::InvalidShflSource { op, faults, report: self.report() });
                 }
-                let mut d = s.result.get();
-                for l in lanes(group) {
-                    d[l as usize] = a[route.src[l as usize] as usize];
-                }
-                s.result.set(d);
+                let d = shfl::apply(&route, &a, group);
+                lanes(group).for_each(|l| s.set_result(l as usize, d[l as usize]));
                 set_pred(route.pred);
             }
             Op::Vote(mode) | Op::VoteLegacy(mode) => {
@@ -637,7 +656,11 @@ fn catch_lane_panic<T>(f: impl FnOnce() -> T) -> Result<T, (String, String)> {
     let outer = CAPTURE.with(|c| c.replace(true));
     let result = panic::catch_unwind(AssertUnwindSafe(f));
     CAPTURE.with(|c| c.set(outer));
-    result.map_err(|_| {
+    result.map_err(|payload| {
+        // A payload's own `Drop` may panic too; that must not reach the host.
+        if let Err(again) = panic::catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+            core::mem::forget(again);
+        }
         CAPTURED
             .with(Cell::take)
             .unwrap_or_else(|| ("(panic message not captured)".to_string(), "unknown location".to_string()))

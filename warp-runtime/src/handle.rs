@@ -148,6 +148,14 @@ impl<D: Decode> Future for Intrinsic<'_, D> {
     }
 }
 
+/// CUDA leaves a `width` that is not a power of two in 1..=32 undefined; here it is a panic in
+/// the lane, which the run reports (`#[warp_kernel]` rejects such constants at compile time).
+#[inline(always)]
+#[track_caller]
+fn check_width(width: u32) {
+    assert!(width.is_power_of_two() && width <= 32, "shuffle width {width} is not a power of two in 1..=32");
+}
+
 /// The `redux.sync.{min,max}` instruction for `T`.
 #[inline(always)]
 fn min_max_op<T: ReduxMinMax>(max: bool) -> Op {
@@ -333,24 +341,28 @@ impl<'w> Warp<'w> {
     #[track_caller]
     #[inline(always)]
     pub fn shfl_up_sync<T: WarpValue>(&self, mask: u32, value: T, delta: u32, width: u32) -> Intrinsic<'w, AsValue<T>> {
+        check_width(width);
         self.shfl_width(ShflMode::Up, mask, value, delta, width, Location::caller())
     }
     /// CUDA's `__shfl_down_sync(mask, var, delta, width)`.
     #[track_caller]
     #[inline(always)]
     pub fn shfl_down_sync<T: WarpValue>(&self, mask: u32, value: T, delta: u32, width: u32) -> Intrinsic<'w, AsValue<T>> {
+        check_width(width);
         self.shfl_width(ShflMode::Down, mask, value, delta, width, Location::caller())
     }
     /// CUDA's `__shfl_xor_sync(mask, var, lane_mask, width)`.
     #[track_caller]
     #[inline(always)]
     pub fn shfl_xor_sync<T: WarpValue>(&self, mask: u32, value: T, lane_mask: u32, width: u32) -> Intrinsic<'w, AsValue<T>> {
+        check_width(width);
         self.shfl_width(ShflMode::Bfly, mask, value, lane_mask, width, Location::caller())
     }
     /// CUDA's `__shfl_sync(mask, var, src_lane, width)`.
     #[track_caller]
     #[inline(always)]
     pub fn shfl_idx_sync<T: WarpValue>(&self, mask: u32, value: T, src_lane: u32, width: u32) -> Intrinsic<'w, AsValue<T>> {
+        check_width(width);
         self.shfl_width(ShflMode::Idx, mask, value, src_lane, width, Location::caller())
     }
 

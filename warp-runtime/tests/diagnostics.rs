@@ -526,3 +526,92 @@ fn intrinsic_issued_but_never_awaited_is_reported() {
         .unwrap_err();
     assert!(matches!(&err, WarpError::NotAwaited { lanes, .. } if lanes.0 == 1 << 4), "{err:?}");
 }
+
+// ---- found in review: executor edge cases ----
+
+/// A future that is pending once and then ready, like a cooperative yield.
+struct YieldOnce(bool);
+
+impl std::future::Future for YieldOnce {
+    type Output = ();
+    fn poll(mut self: std::pin::Pin<&mut Self>, _: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        if self.0 {
+            std::task::Poll::Ready(())
+        } else {
+            self.0 = true;
+            std::task::Poll::Pending
+        }
+    }
+}
+
+#[test]
+fn a_lane_that_yields_outside_warp_instructions_is_resumed_not_reported() {
+    // Lanes 0-15 yield twice before the vote; the others wait at the vote for them.
+    let out = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            if w.lane_id() < 16 {
+                YieldOnce(false).await;
+                YieldOnce(false).await;
+            }
+            w.ballot(w.lane_id() % 3 == 0).await
+        })
+        .unwrap();
+    assert_eq!(out, [0x4924_9249; 32]);
+}
+
+#[test]
+fn many_unawaited_intrinsics_are_reported_however_many() {
+    // 256 posts must not wrap the per-lane post counter back to "posted once".
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            for _ in 0..256 {
+                let _ = w.ballot(true);
+            }
+        })
+        .unwrap_err();
+    let WarpError::NotAwaited { lanes, .. } = &err else { panic!("expected NotAwaited, got {err:?}") };
+    assert_eq!(lanes.0, FULL_MASK);
+}
+
+/// Panics when dropped.
+struct PanicOnDrop;
+
+impl Drop for PanicOnDrop {
+    fn drop(&mut self) {
+        panic!("drop of a kernel local panicked");
+    }
+}
+
+#[test]
+fn a_panicking_drop_in_a_stopped_lane_does_not_reach_the_host() {
+    // Lane 3 panics; the other lanes hold a PanicOnDrop across their wait and are dropped when
+    // the run stops. The run returns the lane panic; the host process goes on. (Lane 3 holds no
+    // guard: a Drop that panics while its own thread unwinds aborts any Rust program.)
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            if w.lane_id() == 3 {
+                panic!("lane three");
+            }
+            let guard = PanicOnDrop;
+            w.syncwarp().await;
+            std::mem::forget(guard);
+        })
+        .unwrap_err();
+    let WarpError::LanePanicked { lane, message, .. } = &err else { panic!("expected LanePanicked, got {err:?}") };
+    assert_eq!((*lane, message.as_str()), (3, "lane three"));
+    assert_eq!(Executor::new().run(async |w: &Warp<'_>| w.ballot(true).await).unwrap(), [FULL_MASK; 32]);
+}
+
+#[test]
+fn a_shuffle_width_that_is_not_a_power_of_two_is_reported() {
+    // CUDA leaves such widths undefined; the run reports them as a panic in the lane.
+    for width in [0, 3, 64] {
+        let err = Executor::new()
+            .run(async |w: &Warp<'_>| w.shfl_down_sync(FULL_MASK, 1u32, 1, width).await)
+            .unwrap_err();
+        let WarpError::LanePanicked { lane, message, location, .. } = &err else { panic!("expected LanePanicked, got {err:?}") };
+        assert_eq!(*lane, 0);
+        assert_eq!(message, &format!("shuffle width {width} is not a power of two in 1..=32"));
+        assert!(location.contains("diagnostics.rs"), "{location}");
+    }
+}
