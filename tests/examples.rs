@@ -134,8 +134,8 @@ proptest! {
         let out = Executor::new().run_partial(launched(n), async |w: &Warp<'_>| reduce::reduce_f32(w, x[w.lane_id() as usize], n - 1).await).unwrap();
         let v = &x[..n as usize];
         let sum = tree_reference(&x, n, |a, b| a + b);
-        let min = v.iter().copied().reduce(reduce::min_number_f32).unwrap();
-        let max = v.iter().copied().reduce(reduce::max_number_f32).unwrap();
+        let min = v.iter().copied().reduce(min_number_f32).unwrap();
+        let max = v.iter().copied().reduce(max_number_f32).unwrap();
         let (tree, redux) = out[0].unwrap();
         prop_assert!(same_f32(tree[0], sum) && same_f32(tree[1], min) && same_f32(tree[2], max), "{:?} != {:?}", tree, [sum, min, max]);
         if v.iter().any(|f| f.is_nan()) {
@@ -157,12 +157,47 @@ proptest! {
         let v = &x[..n as usize];
         let expect = [
             tree_reference(&x, n, |a, b| a + b),
-            v.iter().copied().reduce(reduce::min_number_f64).unwrap(),
-            v.iter().copied().reduce(reduce::max_number_f64).unwrap(),
+            v.iter().copied().reduce(min_number_f64).unwrap(),
+            v.iter().copied().reduce(max_number_f64).unwrap(),
         ];
         let got = out[0].unwrap();
         prop_assert!(got.iter().zip(&expect).all(|(a, b)| same_f64(*a, *b)), "{:?} != {:?}", got, expect);
     }
+}
+
+// IEEE 754 minimumNumber/maximumNumber written out here, independently of the example's own
+// combiners: a NaN operand is skipped (NaN only if both are), and -0.0 is below +0.0.
+macro_rules! min_max_number {
+    ($min:ident, $max:ident, $t:ty) => {
+        fn $min(a: $t, b: $t) -> $t {
+            match (a.is_nan(), b.is_nan()) {
+                (true, _) => b,
+                (_, true) => a,
+                _ if a == b => if a.is_sign_negative() { a } else { b },
+                _ => if a < b { a } else { b },
+            }
+        }
+        fn $max(a: $t, b: $t) -> $t {
+            match (a.is_nan(), b.is_nan()) {
+                (true, _) => b,
+                (_, true) => a,
+                _ if a == b => if a.is_sign_positive() { a } else { b },
+                _ => if a > b { a } else { b },
+            }
+        }
+    };
+}
+min_max_number!(min_number_f32, max_number_f32, f32);
+min_max_number!(min_number_f64, max_number_f64, f64);
+
+#[test]
+fn the_reference_min_max_follow_ieee_minimum_number() {
+    assert_eq!(min_number_f64(f64::NAN, 2.0), 2.0);
+    assert_eq!(max_number_f64(3.0, f64::NAN), 3.0);
+    assert!(min_number_f64(0.0, -0.0).is_sign_negative());
+    assert!(max_number_f64(-0.0, 0.0).is_sign_positive());
+    assert!(min_number_f32(f32::NAN, f32::NAN).is_nan());
+    assert_eq!(min_number_f32(-1.5, 1.0), -1.5);
 }
 
 /// Without NaNs, the f32 tree sum is close to the left-to-right sum, and signed zeros reduce

@@ -203,8 +203,20 @@ proptest! {
             }
         } else {
             prop_assert_eq!(mode, ShflMode::Bfly);
-            let is_invalid = matches!(got, Err(WarpError::InvalidShflSource { .. }));
-            prop_assert!(is_invalid);
+            // Each tile's shuffle is its own instruction; the run stops at the first undefined one
+            // (the tile of the lowest faulting lane), and its report names exactly that tile's
+            // faulting lanes, with their sources.
+            let Err(WarpError::InvalidShflSource { faults, .. }) = got else {
+                return Err(TestCaseError::fail(format!("expected InvalidShflSource, got {got:?}")));
+            };
+            let reported: Vec<(u32, u32)> = faults.iter().map(|f| (f.lane, f.source)).collect();
+            let first_tile = masks[bad[0] as usize];
+            let expected: Vec<(u32, u32)> = bad
+                .iter()
+                .filter(|&&l| masks[l as usize] == first_tile)
+                .map(|&l| (l, model::shfl_src(mode, l, b[l as usize], c[0]).0))
+                .collect();
+            prop_assert_eq!(reported, expected);
         }
     }
 
