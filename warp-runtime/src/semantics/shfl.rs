@@ -141,7 +141,7 @@ pub fn apply<T: Copy + Default>(route: &ShflRoute, a: &[T; 32], participants: u3
 /// uniform registers): `(d, p)` for all 32 lanes. Every source is a participant, so nothing is
 /// undefined. Equal to [`route`] then [`apply`] with all lanes participating (a property test
 /// checks it); the whole-warp segments CUDA uses (`c = 0x1f`, or `0` for `.up`) become shifted
-/// copies, other segments take the lane loop with the mode matched once outside it.
+/// copies, other segments go through [`route`] and [`apply`].
 #[inline]
 pub fn converged(mode: ShflMode, a: &[u64; 32], b: u32, c: u32) -> ([u64; 32], u32) {
     let bval = (b & 0x1f) as usize;
@@ -175,23 +175,9 @@ pub fn converged(mode: ShflMode, a: &[u64; 32], b: u32, c: u32) -> ([u64; 32], u
         };
         return (d, pred);
     }
-    #[inline(always)]
-    fn each(a: &[u64; 32], mut source: impl FnMut(u32) -> (u32, bool)) -> ([u64; 32], u32) {
-        let mut d = [0u64; 32];
-        let mut pred = 0u32;
-        for lane in 0..32u32 {
-            let (j, p) = source(lane);
-            d[lane as usize] = a[(j & 31) as usize];
-            pred |= (p as u32) << lane;
-        }
-        (d, pred)
-    }
-    match mode {
-        ShflMode::Up => each(a, |lane| source_lane(ShflMode::Up, lane, b, c)),
-        ShflMode::Down => each(a, |lane| source_lane(ShflMode::Down, lane, b, c)),
-        ShflMode::Bfly => each(a, |lane| source_lane(ShflMode::Bfly, lane, b, c)),
-        ShflMode::Idx => each(a, |lane| source_lane(ShflMode::Idx, lane, b, c)),
-    }
+    // Other segments are rare with a full membermask (`*_sync` with a width, raw `c`): route them.
+    let route = route(mode, &[b; 32], &[c; 32], !0);
+    (apply(&route, a, !0), route.pred)
 }
 
 #[cfg(test)]
