@@ -64,6 +64,7 @@ macro_rules! host {
 host! {
     pub mod error;
     pub mod exec;
+    pub mod footprint;
     pub mod grid;
     pub mod handle;
     pub mod op;
@@ -71,6 +72,7 @@ host! {
 
     pub use error::{Conflict, LaneSet, LaneState, Report, ShflFault, Site, WaitEdge, WarpError};
     pub use exec::{Executor, LaneOrder};
+    pub use footprint::{warp_footprint, Footprint};
     pub use global::GlobalBuffer;
     pub use grid::{launch, Grid};
     pub use handle::{Intrinsic, Warp, FULL_MASK};
