@@ -6,6 +6,7 @@
 //! and which target's rules apply is a [`Target`].
 
 use core::cell::Cell;
+use core::mem::MaybeUninit;
 use core::future::Future;
 use core::pin::Pin;
 use core::task::{Context, Poll, Waker};
@@ -75,28 +76,54 @@ impl LaneOrder {
 /// result register only after the executor completed its request; the executor reads requests
 /// and writes results only between polls. Everything runs on one thread.
 pub(crate) struct Shared {
-    /// The [`Op::code`] of each waiting lane's instruction.
-    pub(crate) op: Cell<[u32; 32]>,
-    /// The membermask of each waiting lane's instruction.
-    pub(crate) mask: Cell<[u32; 32]>,
+    /// Each lane's request: the instruction word (see [`pack`]) in the low 32 bits and the
+    /// membermask in the high 32. Zero when the lane has posted nothing since the executor last
+    /// resumed it (no instruction packs to zero), so a post is a few stores and one test.
+    key: Cell<[u64; 32]>,
     /// Operand `a` (the value or predicate), zero-extended to 64 bits.
-    pub(crate) a: Cell<[u64; 32]>,
-    /// Operand `b` of `shfl.sync`.
-    pub(crate) b: Cell<[u32; 32]>,
-    /// Operand `c` of `shfl.sync`.
-    pub(crate) c: Cell<[u32; 32]>,
+    a: Cell<[u64; 32]>,
     /// Where each waiting lane called its instruction.
-    pub(crate) site: [Cell<Site>; 32],
+    site: [Cell<Site>; 32],
     /// The destination register `d` of each completed lane.
     pub(crate) result: Cell<[u64; 32]>,
     /// Bit `lane` is the predicate destination `p` of a completed lane.
     pub(crate) pred: Cell<u32>,
-    /// How many requests each lane posted since the executor last collected them: 0 or 1, or
-    /// more when a lane issued an intrinsic without awaiting it before the next (only possible
-    /// without the macro). A count rather than a bit so that posting is one increment.
-    pub(crate) posts: Cell<[u8; 32]>,
+    /// Lanes that issued an intrinsic while their previous one was still pending (issued without
+    /// awaiting it: only possible without the macro).
+    twice: Cell<u32>,
     /// The warp's index in its launch: global thread id = 32 * warp + lane.
     pub(crate) warp: u64,
+}
+
+/// The instruction word of a request: the [`Op::code`] in bits 0..12, then the parts of
+/// `shfl.sync`'s operands that the instruction reads: `b[4:0]` in bits 12..17, `c[4:0]` in bits
+/// 17..22 and `c[12:8]` in bits 22..27. The membermask goes in the high 32 bits of the key.
+#[inline(always)]
+pub(crate) const fn pack(op: Op, mask: u32, b: u32, c: u32) -> u64 {
+    op.code() as u64 | ((b & 0x1f) as u64) << 12 | pack_base(mask, c)
+}
+/// The part of a key that `mask` and `c` make.
+#[inline(always)]
+pub(crate) const fn pack_base(mask: u32, c: u32) -> u64 {
+    ((c & 0x1f) as u64) << 17 | ((c >> 8 & 0x1f) as u64) << 22 | (mask as u64) << 32
+}
+/// The bits of a key that name the instruction and its membermask (not `b` and `c`).
+const OP_AND_MASK: u64 = 0xffff_ffff_0000_0fff;
+#[inline(always)]
+fn op_of(key: u64) -> Op {
+    Op::from_code(key as u32 & 0xfff)
+}
+#[inline(always)]
+fn mask_of(key: u64) -> u32 {
+    (key >> 32) as u32
+}
+#[inline(always)]
+fn b_of(key: u64) -> u32 {
+    (key >> 12) as u32 & 0x1f
+}
+#[inline(always)]
+fn c_of(key: u64) -> u32 {
+    (key >> 17) as u32 & 0x1f | ((key >> 22) as u32 & 0x1f) << 8
 }
 
 /// Lane `lane`'s cell of a per-lane register array.
@@ -106,29 +133,33 @@ pub(crate) fn at<T>(cells: &Cell<[T; 32]>, lane: usize) -> &Cell<T> {
     &cells.as_slice_of_cells()[lane & 31]
 }
 
-/// Whether every lane's register holds the same value: read in place (no copy of the array) and
-/// branch-free, so it vectorizes.
+/// `first ^ key` OR-ed over every lane: zero when all 32 keys are equal. Read in place (no copy
+/// of the array) and branch-free, so it vectorizes.
 #[inline(always)]
-fn uniform(values: &Cell<[u32; 32]>) -> bool {
-    let cells: &Cell<[u32]> = values;
+fn difference(keys: &Cell<[u64; 32]>) -> u64 {
+    let cells: &Cell<[u64]> = keys;
     let cells = cells.as_slice_of_cells();
     let first = cells[0].get();
-    cells.iter().fold(0, |d, v| d | (v.get() ^ first)) == 0
+    cells.iter().fold(0, |d, k| d | (k.get() ^ first))
+}
+
+/// The lanes whose key is not zero: those with a request posted.
+#[inline(always)]
+fn nonzero(keys: &Cell<[u64; 32]>) -> u32 {
+    let cells: &Cell<[u64]> = keys;
+    cells.as_slice_of_cells().iter().enumerate().fold(0, |m, (l, k)| m | ((k.get() != 0) as u32) << l)
 }
 
 impl Shared {
     fn new(warp: u64) -> Shared {
         let here: Site = Location::caller();
         Shared {
-            op: Cell::new([0; 32]),
-            mask: Cell::new([0; 32]),
+            key: Cell::new([0; 32]),
             a: Cell::new([0; 32]),
-            b: Cell::new([0; 32]),
-            c: Cell::new([0; 32]),
             site: core::array::from_fn(|_| Cell::new(here)),
             result: Cell::new([0; 32]),
             pred: Cell::new(0),
-            posts: Cell::new([0; 32]),
+            twice: Cell::new(0),
             warp,
         }
     }
@@ -137,43 +168,46 @@ impl Shared {
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn post(&self, lane: u32, op: Op, mask: u32, a: u64, b: u32, c: u32, site: Site) {
-        let l = lane as usize;
-        at(&self.op, l).set(op.code());
-        at(&self.mask, l).set(mask);
-        at(&self.a, l).set(a);
-        at(&self.b, l).set(b);
-        at(&self.c, l).set(c);
-        self.site[l & 31].set(site);
-        let posts = at(&self.posts, l);
-        posts.set(posts.get().saturating_add(1));
+        self.post_key(lane, pack(op, mask, b, c), a, site);
     }
 
-    /// Collects the lanes that posted since the last call: `(posted, posted more than once)`.
+    /// [`post`](Shared::post) with the key already packed.
     #[inline(always)]
-    fn take_posts(&self) -> (u32, u32) {
-        /// Bit `i` set when byte `i` of `word` has any bit of `bits` set (SWAR, no per-byte loop).
-        #[inline(always)]
-        fn bytes_with(word: u64, bits: u64) -> u32 {
-            const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-            let w = word & bits;
-            let high = (((w & LOW7) + LOW7) | w) & !LOW7; // 0x80 in every nonzero byte
-            ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+    pub(crate) fn post_key(&self, lane: u32, packed: u64, a: u64, site: Site) {
+        let l = lane as usize & 31;
+        let key = at(&self.key, l);
+        if key.get() != 0 {
+            self.posted_twice(l);
         }
-        let posts = self.posts.replace([0; 32]);
-        let (mut posted, mut twice) = (0, 0);
-        for (i, chunk) in posts.chunks_exact(8).enumerate() {
-            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-            posted |= bytes_with(word, !0) << (8 * i);
-            twice |= bytes_with(word, 0xfefe_fefe_fefe_fefe) << (8 * i);
-        }
-        (posted, twice)
+        key.set(packed);
+        at(&self.a, l).set(a);
+        self.site[l].set(site);
     }
 
+    #[cold]
+    #[inline(never)]
+    fn posted_twice(&self, lane: usize) {
+        self.twice.set(self.twice.get() | 1 << lane);
+    }
+
+    /// Forgets the requests of `lanes` (completed: about to be resumed).
+    #[inline(always)]
+    fn clear(&self, lanes: u32) {
+        if lanes == FULL {
+            self.key.set([0; 32]);
+        } else {
+            crate::semantics::lanes(lanes).for_each(|l| at(&self.key, l as usize).set(0));
+        }
+    }
+
+    fn key_at(&self, lane: usize) -> u64 {
+        at(&self.key, lane).get()
+    }
     fn op_at(&self, lane: usize) -> Op {
-        Op::from_code(at(&self.op, lane).get())
+        op_of(self.key_at(lane))
     }
     fn mask_at(&self, lane: usize) -> u32 {
-        at(&self.mask, lane).get()
+        mask_of(self.key_at(lane))
     }
     fn a_at(&self, lane: usize) -> u64 {
         at(&self.a, lane).get()
@@ -241,8 +275,9 @@ impl Executor {
     where
         K: AsyncFn(&Warp<'_>) -> R,
     {
-        let outs = self.run_partial(FULL, kernel)?;
-        Ok(outs.map(|r| r.expect("every launched lane returned")))
+        let shared = Shared::new(self.warp);
+        let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&shared, l as u32));
+        self.drive(&shared, FULL, |l| kernel(&handles[l as usize])).map(Outs::into_array)
     }
 
     /// Runs `kernel` on all 32 lanes with lane `i` receiving `args[i]`: the shape of a
@@ -262,7 +297,9 @@ impl Executor {
         A: Copy,
         K: AsyncFn(&Warp<'_>, A) -> R,
     {
-        self.run(async |w: &Warp<'_>| kernel(w, args[w.lane_id() as usize]).await)
+        let shared = Shared::new(self.warp);
+        let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&shared, l as u32));
+        self.drive(&shared, FULL, |l| kernel(&handles[l as usize], args[l as usize])).map(Outs::into_array)
     }
 
     /// Runs `kernel` on the lanes of `launched` (a partial warp; the others are inactive from the
@@ -273,19 +310,120 @@ impl Executor {
     {
         let shared = Shared::new(self.warp);
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&shared, l as u32));
-        let futs = core::array::from_fn(|l| (launched >> l & 1 == 1).then(|| kernel(&handles[l])));
-        let mut futs = core::pin::pin!(futs);
-        let result = Run { exec: self, shared: &shared, launched, exited: !launched, waiting: 0, blocked: 0, panicked: None }
-            .drive(futs.as_mut());
-        if result.is_err() {
+        self.drive(&shared, launched, |l| kernel(&handles[l as usize])).map(Outs::into_options)
+    }
+
+    /// Runs the lanes of `launched`, lane `l` being the future `start(l)` (created when the lane
+    /// is first polled, so that a panic in creating it is that lane's panic).
+    #[inline(always)]
+    fn drive<F: Future>(&self, shared: &Shared, launched: u32, start: impl FnMut(u32) -> F) -> Result<Outs<F::Output>, WarpError> {
+        let mut lanes = core::pin::pin!(Lanes::<F> { slots: [const { MaybeUninit::uninit() }; 32], live: 0 });
+        let mut outs = Outs { values: [const { MaybeUninit::uninit() }; 32], filled: 0 };
+        let run = Run { exec: self, shared, launched, exited: !launched, waiting: 0, blocked: 0, panicked: None };
+        let result = run.drive(lanes.as_mut(), start, &mut outs);
+        if let Err(e) = result {
             // Lanes stopped mid-kernel are dropped here, under the panic guard: a kernel local
-            // whose `Drop` panics must not reach the host. (A slot assigned while its old value's
-            // drop unwinds still receives the new value, so each lane is dropped once.)
+            // whose `Drop` panics must not reach the host.
             for lane in 0..32 {
-                let _ = catch_lane_panic(|| project(futs.as_mut(), lane).set(None));
+                let _ = catch_lane_panic(|| lanes.as_mut().drop_lane(lane));
+            }
+            return Err(e);
+        }
+        Ok(outs)
+    }
+}
+
+/// The lane futures of a run, in place: lane `l`'s future lives in `slots[l]` from its first poll
+/// until it returns (or the run ends), and never moves (the struct is pinned).
+struct Lanes<F> {
+    slots: [MaybeUninit<F>; 32],
+    /// Bit `l`: `slots[l]` holds a future.
+    live: u32,
+}
+
+impl<F: Future> Lanes<F> {
+    #[inline(always)]
+    fn start(self: Pin<&mut Self>, lane: u32, fut: F) {
+        // SAFETY: structural pinning; the slot is empty (each lane starts once), and the future
+        // written into it is not moved until it is dropped in place.
+        let this = unsafe { self.get_unchecked_mut() };
+        this.slots[lane as usize & 31].write(fut);
+        this.live |= 1 << lane;
+    }
+
+    /// Polls lane `lane`'s future, which must be live.
+    #[inline(always)]
+    fn poll(self: Pin<&mut Self>, lane: u32, cx: &mut Context<'_>) -> Poll<F::Output> {
+        // SAFETY: the lane is live (the executor polls only lanes that started and have not
+        // returned), and its future is pinned in place.
+        unsafe {
+            let this = self.get_unchecked_mut();
+            debug_assert!(this.live >> lane & 1 == 1);
+            Pin::new_unchecked(this.slots[lane as usize & 31].assume_init_mut()).poll(cx)
+        }
+    }
+
+    /// Drops lane `lane`'s future in place, if it has one.
+    #[inline(always)]
+    fn drop_lane(self: Pin<&mut Self>, lane: u32) {
+        // SAFETY: `live` says the slot holds a future; it is marked empty first, so a `Drop` that
+        // panics cannot lead to a second drop.
+        unsafe {
+            let this = self.get_unchecked_mut();
+            if this.live >> lane & 1 == 1 {
+                this.live &= !(1 << lane);
+                this.slots[lane as usize & 31].assume_init_drop();
             }
         }
-        result
+    }
+}
+
+impl<F> Drop for Lanes<F> {
+    fn drop(&mut self) {
+        for lane in crate::semantics::lanes(self.live) {
+            self.live &= !(1 << lane);
+            // SAFETY: the slot holds a future (its `live` bit was set) and is never used again.
+            unsafe { self.slots[lane as usize].assume_init_drop() };
+        }
+    }
+}
+
+/// The results of the lanes that returned.
+struct Outs<R> {
+    values: [MaybeUninit<R>; 32],
+    /// Bit `l`: `values[l]` holds lane `l`'s result.
+    filled: u32,
+}
+
+impl<R> Outs<R> {
+    #[inline(always)]
+    fn set(&mut self, lane: u32, value: R) {
+        self.values[lane as usize & 31].write(value);
+        self.filled |= 1 << lane;
+    }
+
+    /// Every lane's result; every lane was launched, so every lane returned one.
+    fn into_array(self) -> [R; 32] {
+        assert_eq!(self.filled, FULL, "every launched lane returned");
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: all 32 values are initialized, and `this` is not dropped, so each is read once.
+        core::array::from_fn(|l| unsafe { this.values[l].assume_init_read() })
+    }
+
+    fn into_options(self) -> [Option<R>; 32] {
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: `filled` says which values are initialized; `this` is not dropped, so each is
+        // read once.
+        core::array::from_fn(|l| (this.filled >> l & 1 == 1).then(|| unsafe { this.values[l].assume_init_read() }))
+    }
+}
+
+impl<R> Drop for Outs<R> {
+    fn drop(&mut self) {
+        for lane in crate::semantics::lanes(self.filled) {
+            // SAFETY: the value is initialized (its bit is set) and dropped once.
+            unsafe { self.values[lane as usize].assume_init_drop() };
+        }
     }
 }
 
@@ -306,60 +444,95 @@ struct Run<'a> {
     panicked: Option<u32>,
 }
 
-fn project<F>(futs: Pin<&mut [Option<F>; 32]>, lane: u32) -> Pin<&mut Option<F>> {
-    // SAFETY: structural pinning of the array's elements: the array is never moved while pinned,
-    // and elements are only replaced through `Pin::set`, which drops the old value in place.
-    unsafe { futs.map_unchecked_mut(|a| &mut a[lane as usize]) }
+/// Polls lane `lane`; when it returns, stores its result and drops its future (out of line: a
+/// lane returns once, and keeping that path out of the polling loop keeps the loop lean).
+#[inline(always)]
+fn poll_lane<F: Future>(futs: Pin<&mut Lanes<F>>, lane: u32, cx: &mut Context<'_>, outs: &mut Outs<F::Output>, exited: &mut u32) {
+    let mut futs = futs;
+    if let Poll::Ready(r) = futs.as_mut().poll(lane, cx) {
+        returned(futs, lane, r, outs, exited);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn returned<F: Future>(futs: Pin<&mut Lanes<F>>, lane: u32, r: F::Output, outs: &mut Outs<F::Output>, exited: &mut u32) {
+    outs.set(lane, r);
+    *exited |= 1 << lane;
+    futs.drop_lane(lane);
+}
+
+/// The lanes to poll in one step, in order.
+struct Seq {
+    lanes: [u8; 32],
+    n: usize,
+}
+
+impl Seq {
+    #[inline(always)]
+    fn new(runnable: u32, order: &Option<[u8; 32]>) -> Seq {
+        if runnable == FULL && order.is_none() {
+            return Seq { lanes: IDENTITY, n: 32 };
+        }
+        let mut seq = Seq { lanes: [0; 32], n: 0 };
+        let mut push = |lane: u32| {
+            seq.lanes[seq.n & 31] = lane as u8;
+            seq.n += 1;
+        };
+        match order {
+            None => lanes(runnable).for_each(push),
+            Some(order) => order.iter().filter(|&&l| runnable >> l & 1 == 1).for_each(|&l| push(l as u32)),
+        }
+        seq
+    }
+
+    #[inline(always)]
+    fn lanes(&self) -> &[u8] {
+        &self.lanes[..self.n.min(32)]
+    }
 }
 
 impl Run<'_> {
-    fn drive<F: Future>(mut self, mut futs: Pin<&mut [Option<F>; 32]>) -> Result<[Option<F::Output>; 32], WarpError> {
+    #[inline(always)]
+    fn drive<F: Future>(
+        mut self,
+        mut futs: Pin<&mut Lanes<F>>,
+        mut start: impl FnMut(u32) -> F,
+        outs: &mut Outs<F::Output>,
+    ) -> Result<(), WarpError> {
         install_panic_capture();
         let mut cx = Context::from_waker(Waker::noop());
-        let mut outs: [Option<F::Output>; 32] = [const { None }; 32];
-        let order = self.exec.order.permutation();
-        let ascending = self.exec.order == LaneOrder::Ascending;
+        let order = (self.exec.order != LaneOrder::Ascending).then(|| self.exec.order.permutation());
         let mut runnable = self.launched;
         let mut idle_steps = 0;
+        let mut first = true;
         loop {
             let exited_before = self.exited;
             // Poll every runnable lane until it stops at its next warp instruction or returns.
             // One `catch_unwind` covers the whole step; `current` says which lane panicked.
             let current = Cell::new(0u32);
             let mut exited = self.exited;
+            let seq = Seq::new(runnable, &order);
             let step = catch_lane_panic(|| {
-                // The lanes to poll, in order, gathered first so that one loop (and one inlined
-                // poll) serves every order.
-                let mut seq = [0u8; 32];
-                let mut n = 0;
-                if ascending && runnable == FULL {
-                    seq = IDENTITY;
-                    n = 32;
-                } else if ascending {
-                    for lane in lanes(runnable) {
-                        seq[n & 31] = lane as u8;
-                        n += 1;
+                if first {
+                    for &lane in seq.lanes() {
+                        let lane = lane as u32 & 31;
+                        current.set(lane);
+                        futs.as_mut().start(lane, start(lane));
+                        poll_lane(futs.as_mut(), lane, &mut cx, outs, &mut exited);
                     }
                 } else {
-                    for &lane in order.iter().filter(|&&l| runnable >> l & 1 == 1) {
-                        seq[n & 31] = lane;
-                        n += 1;
-                    }
-                }
-                for &lane in &seq[..n.min(32)] {
-                    let lane = lane as u32 & 31;
-                    current.set(lane);
-                    let mut slot = project(futs.as_mut(), lane);
-                    let Some(fut) = slot.as_mut().as_pin_mut() else { continue };
-                    if let Poll::Ready(r) = fut.poll(&mut cx) {
-                        outs[lane as usize] = Some(r);
-                        exited |= 1 << lane;
-                        slot.set(None);
+                    for &lane in seq.lanes() {
+                        let lane = lane as u32 & 31;
+                        current.set(lane);
+                        poll_lane(futs.as_mut(), lane, &mut cx, outs, &mut exited);
                     }
                 }
             });
+            first = false;
             self.exited = exited;
-            let (posted, twice) = self.shared.take_posts();
+            let posted = nonzero(&self.shared.key) & runnable;
+            let twice = self.shared.twice.replace(0);
             if let Err((message, location)) = step {
                 let lane = current.get();
                 self.exited |= 1 << lane;
@@ -377,7 +550,7 @@ impl Run<'_> {
             }
             self.waiting |= posted;
             if self.waiting == 0 && self.blocked == 0 {
-                return Ok(outs);
+                return Ok(());
             }
             let completed = if self.waiting != 0 { self.resolve()? } else { 0 };
             if completed == 0 && self.blocked == 0 {
@@ -392,6 +565,7 @@ impl Run<'_> {
                     return Err(self.deadlock());
                 }
             }
+            self.shared.clear(completed);
             self.waiting &= !completed;
             runnable = completed | self.blocked;
         }
@@ -406,20 +580,23 @@ impl Run<'_> {
         // The converged case: every waiting lane at one instruction with one membermask that
         // names exactly the live lanes.
         let first = waiting.trailing_zeros() as usize;
-        let (code, mask) = (at(&s.op, first).get(), at(&s.mask, first).get());
-        let same = if waiting == FULL {
-            uniform(&s.op) && uniform(&s.mask)
+        let key = s.key_at(first);
+        let (same, same_operands) = if waiting == FULL {
+            let d = difference(&s.key);
+            (d & OP_AND_MASK == 0, d == 0)
         } else {
-            lanes(waiting).all(|l| at(&s.op, l as usize).get() == code && at(&s.mask, l as usize).get() == mask)
+            let d = lanes(waiting).fold(0, |d, l| d | (s.key_at(l as usize) ^ key));
+            (d & OP_AND_MASK == 0, d == 0)
         };
-        let op = Op::from_code(code);
+        let (op, mask) = (op_of(key), mask_of(key));
         if same
             && mask & live == waiting
             && op.synchronizing()
             && op.supported_on(self.exec.target)
             && (self.exec.target.independent_scheduling() || self.same_site(waiting))
         {
-            self.complete(op, mask, waiting)?;
+            let operands = same_operands.then_some(key);
+            self.complete(op, mask, waiting, operands)?;
             return Ok(waiting);
         }
 
@@ -433,7 +610,7 @@ impl Run<'_> {
                 // Not a synchronization point: it acts on the lanes that execute this call together.
                 let site = s.site[lane].get();
                 let group = self.select(pending, |l| s.op_at(l) == op && s.site[l].get() == site);
-                self.complete(op, group, group)?;
+                self.complete(op, group, group, None)?;
                 completed |= group;
                 pending &= !group;
                 continue;
@@ -444,7 +621,7 @@ impl Run<'_> {
                     let report = self.report();
                     return Err(WarpError::NotConverged { op, mask, lanes: LaneSet(group), target: self.exec.target, report });
                 }
-                self.complete(op, mask, group)?;
+                self.complete(op, mask, group, None)?;
                 completed |= group;
             }
             pending &= !group;
@@ -491,21 +668,24 @@ impl Run<'_> {
     }
 
     /// Performs `op` for the lanes of `group` (membermask `mask`) and stores their results.
-    fn complete(&self, op: Op, mask: u32, group: u32) -> Result<(), WarpError> {
+    /// `uniform` is the key every lane of a full-warp `group` posted, when all posted the same.
+    fn complete(&self, op: Op, mask: u32, group: u32, uniform: Option<u64>) -> Result<(), WarpError> {
         let s = self.shared;
         let store_all = |value: u64| lanes(group).for_each(|l| s.set_result(l as usize, value));
         let set_pred = |p: u32| s.pred.set((s.pred.get() & !group) | (p & group));
         match op {
             Op::Shfl { mode, .. } => {
-                let a = s.a.get();
-                if group == FULL && uniform(&s.b) && uniform(&s.c) {
+                if let (FULL, Some(key)) = (group, uniform) {
                     // Converged, with immediate-like operands: every source is a participant.
-                    let (d, pred) = shfl::converged(mode, &a, at(&s.b, 0).get(), at(&s.c, 0).get());
-                    s.result.set(d);
+                    // SAFETY: between polls nothing else reads or writes these registers, and no
+                    // reference into them outlives this block; `a` and `result` are distinct.
+                    let pred = unsafe { shfl::converged(mode, &*s.a.as_ptr(), b_of(key), c_of(key), &mut *s.result.as_ptr()) };
                     set_pred(pred);
                     return Ok(());
                 }
-                let (b, c) = (s.b.get(), s.c.get());
+                let a = s.a.get();
+                let b: [u32; 32] = core::array::from_fn(|l| b_of(s.key_at(l)));
+                let c: [u32; 32] = core::array::from_fn(|l| c_of(s.key_at(l)));
                 let route = shfl::route(mode, &b, &c, group);
                 if route.undefined != 0 {
                     let faults = lanes(route.undefined)

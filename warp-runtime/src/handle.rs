@@ -36,6 +36,10 @@ pub struct Warp<'w> {
     mask: u32,
     /// The shuffle segment width (32 for the whole warp or a membermask group).
     width: u32,
+    /// The request key's bits that this handle fixes: its membermask and shuffle segment
+    /// (`exec::pack` of no instruction), so that issuing an instruction adds only the opcode and
+    /// `b`.
+    base: u64,
 }
 
 impl core::fmt::Debug for Warp<'_> {
@@ -169,7 +173,13 @@ fn min_max_op<T: ReduxMinMax>(max: bool) -> Op {
 
 impl<'w> Warp<'w> {
     pub(crate) fn new(shared: &'w Shared, lane: u32) -> Warp<'w> {
-        Warp { shared, lane, mask: FULL_MASK, width: 32 }
+        Warp::with(shared, lane, FULL_MASK, 32)
+    }
+
+    #[inline(always)]
+    fn with(shared: &'w Shared, lane: u32, mask: u32, width: u32) -> Warp<'w> {
+        let base = crate::exec::pack_base(mask, shfl::width_c(ShflMode::Down, width));
+        Warp { shared, lane, mask, width, base }
     }
 
     #[inline(always)]
@@ -260,14 +270,14 @@ impl<'w> Warp<'w> {
         assert!(width.is_power_of_two() && width <= 32, "tile width {width} is not a power of two in 1..=32");
         let base = self.lane & !(width - 1);
         let mask = if width == 32 { FULL_MASK } else { ((1u32 << width) - 1) << base };
-        Warp { mask, width, ..*self }
+        Warp::with(self.shared, self.lane, mask, width)
     }
 
     /// The group of lanes named by `membermask`: its instructions use that membermask, with
     /// whole-warp shuffle segments and lane ids.
     #[inline]
     pub fn group(&self, membermask: u32) -> Warp<'w> {
-        Warp { mask: membermask, width: 32, ..*self }
+        Warp::with(self.shared, self.lane, membermask, 32)
     }
 
     // ---- shfl.sync ----
@@ -285,30 +295,40 @@ impl<'w> Warp<'w> {
         self.issue(Op::Shfl { mode, words: T::WORDS }, mask, value.to_bits(), b, shfl::width_c(mode, width), site)
     }
 
+    /// A shuffle with this handle's membermask and segment: the key is mostly precomputed.
+    #[inline(always)]
+    fn shfl_own<T: WarpValue, D: Decode>(&self, mode: ShflMode, value: T, b: u32, site: Site) -> Intrinsic<'w, D> {
+        // The base holds the clamp 0x1f of `.down/.bfly/.idx`; `.up` clamps at 0.
+        let clamp_off = if let ShflMode::Up = mode { crate::exec::pack_base(0, 0x1f) } else { 0 };
+        let key = (crate::exec::pack(Op::Shfl { mode, words: T::WORDS }, 0, b, 0) | self.base) & !clamp_off;
+        self.shared.post_key(self.lane, key, value.to_bits(), site);
+        Intrinsic { shared: self.shared, lane: self.lane, suspended: false, decode: PhantomData }
+    }
+
     /// `__shfl_up_sync`: the value of the lane `delta` below, within this handle's segment; a lane
     /// with no such lane keeps its own value.
     #[track_caller]
     #[inline(always)]
     pub fn shfl_up<T: WarpValue>(&self, value: T, delta: u32) -> Intrinsic<'w, AsValue<T>> {
-        self.shfl_width(ShflMode::Up, self.mask, value, delta, self.width, Location::caller())
+        self.shfl_own(ShflMode::Up, value, delta, Location::caller())
     }
     /// `__shfl_down_sync`: the value of the lane `delta` above, within this handle's segment.
     #[track_caller]
     #[inline(always)]
     pub fn shfl_down<T: WarpValue>(&self, value: T, delta: u32) -> Intrinsic<'w, AsValue<T>> {
-        self.shfl_width(ShflMode::Down, self.mask, value, delta, self.width, Location::caller())
+        self.shfl_own(ShflMode::Down, value, delta, Location::caller())
     }
     /// `__shfl_xor_sync`: the value of lane `lane ^ lane_mask`, within this handle's segment.
     #[track_caller]
     #[inline(always)]
     pub fn shfl_xor<T: WarpValue>(&self, value: T, lane_mask: u32) -> Intrinsic<'w, AsValue<T>> {
-        self.shfl_width(ShflMode::Bfly, self.mask, value, lane_mask, self.width, Location::caller())
+        self.shfl_own(ShflMode::Bfly, value, lane_mask, Location::caller())
     }
     /// `__shfl_sync`: the value of lane `src_lane` of this handle's segment.
     #[track_caller]
     #[inline(always)]
     pub fn shfl_idx<T: WarpValue>(&self, value: T, src_lane: u32) -> Intrinsic<'w, AsValue<T>> {
-        self.shfl_width(ShflMode::Idx, self.mask, value, src_lane, self.width, Location::caller())
+        self.shfl_own(ShflMode::Idx, value, src_lane, Location::caller())
     }
 
     /// [`shfl_up`](Self::shfl_up) that also returns the predicate: whether the source lane was in
@@ -316,25 +336,25 @@ impl<'w> Warp<'w> {
     #[track_caller]
     #[inline(always)]
     pub fn shfl_up_pred<T: WarpValue>(&self, value: T, delta: u32) -> Intrinsic<'w, AsValuePred<T>> {
-        self.shfl_width(ShflMode::Up, self.mask, value, delta, self.width, Location::caller())
+        self.shfl_own(ShflMode::Up, value, delta, Location::caller())
     }
     /// [`shfl_down`](Self::shfl_down) with the predicate.
     #[track_caller]
     #[inline(always)]
     pub fn shfl_down_pred<T: WarpValue>(&self, value: T, delta: u32) -> Intrinsic<'w, AsValuePred<T>> {
-        self.shfl_width(ShflMode::Down, self.mask, value, delta, self.width, Location::caller())
+        self.shfl_own(ShflMode::Down, value, delta, Location::caller())
     }
     /// [`shfl_xor`](Self::shfl_xor) with the predicate.
     #[track_caller]
     #[inline(always)]
     pub fn shfl_xor_pred<T: WarpValue>(&self, value: T, lane_mask: u32) -> Intrinsic<'w, AsValuePred<T>> {
-        self.shfl_width(ShflMode::Bfly, self.mask, value, lane_mask, self.width, Location::caller())
+        self.shfl_own(ShflMode::Bfly, value, lane_mask, Location::caller())
     }
     /// [`shfl_idx`](Self::shfl_idx) with the predicate.
     #[track_caller]
     #[inline(always)]
     pub fn shfl_idx_pred<T: WarpValue>(&self, value: T, src_lane: u32) -> Intrinsic<'w, AsValuePred<T>> {
-        self.shfl_width(ShflMode::Idx, self.mask, value, src_lane, self.width, Location::caller())
+        self.shfl_own(ShflMode::Idx, value, src_lane, Location::caller())
     }
 
     /// CUDA's `__shfl_up_sync(mask, var, delta, width)`, exactly: explicit membermask and width.

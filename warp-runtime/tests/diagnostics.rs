@@ -615,3 +615,26 @@ fn a_shuffle_width_that_is_not_a_power_of_two_is_reported() {
         assert!(location.contains("diagnostics.rs"), "{location}");
     }
 }
+
+/// A kernel that panics while making a lane's future (a plain closure returning a future, not an
+/// `async` one) is that lane's panic: the lanes started before it are dropped, the host goes on.
+#[test]
+fn a_panic_while_starting_a_lane_is_reported_for_that_lane() {
+    let err = Executor::new()
+        .run(|w: &Warp<'_>| {
+            assert!(w.lane_id() != 5, "no future for lane {}", w.lane_id());
+            core::future::ready(w.lane_id())
+        })
+        .unwrap_err();
+    match err {
+        WarpError::LanePanicked { lane, ref message, ref report, .. } => {
+            assert_eq!(lane, 5);
+            assert_eq!(message, "no future for lane 5");
+            // Lanes 0..5 started and returned at once; 6.. never started.
+            assert!(report.lanes[..5].iter().all(|s| *s == LaneState::Exited), "{err}");
+            assert_eq!(report.lanes[5], LaneState::Panicked);
+            assert!(report.lanes[6..].iter().all(|s| *s == LaneState::Running), "{err}");
+        }
+        other => panic!("expected a lane panic, got {other}"),
+    }
+}

@@ -138,28 +138,29 @@ pub fn apply<T: Copy + Default>(route: &ShflRoute, a: &[T; 32], participants: u3
 }
 
 /// A full-warp shuffle in which every lane has the same `b` and `c` (immediate operands, or
-/// uniform registers): `(d, p)` for all 32 lanes. Every source is a participant, so nothing is
-/// undefined. Equal to [`route`] then [`apply`] with all lanes participating (a property test
-/// checks it); the whole-warp segments CUDA uses (`c = 0x1f`, or `0` for `.up`) become shifted
-/// copies, other segments go through [`route`] and [`apply`].
+/// uniform registers): writes `d` for all 32 lanes and returns `p`. Every source is a
+/// participant, so nothing is undefined. Equal to [`route`] then [`apply`] with all lanes
+/// participating (a test checks it); the whole-warp segments CUDA uses (`c = 0x1f`, or `0` for
+/// `.up`) become shifted copies, other segments go through [`route`] and [`apply`].
 #[inline]
-pub fn converged(mode: ShflMode, a: &[u64; 32], b: u32, c: u32) -> ([u64; 32], u32) {
+pub fn converged(mode: ShflMode, a: &[u64; 32], b: u32, c: u32, d: &mut [u64; 32]) -> u32 {
     let bval = (b & 0x1f) as usize;
     let whole_warp = match mode {
         ShflMode::Up => c & 0x1f1f == 0,
         _ => c & 0x1f1f == 0x1f,
     };
     if whole_warp {
-        let mut d = *a;
-        let pred = match mode {
+        return match mode {
             ShflMode::Up => {
                 // j = lane - b, p = j >= 0: lanes b.. read lane - b, lower lanes keep their own.
+                d[..bval].copy_from_slice(&a[..bval]);
                 d[bval..].copy_from_slice(&a[..32 - bval]);
                 !0u32 << bval
             }
             ShflMode::Down => {
                 // j = lane + b, p = j <= 31: lanes ..32-b read lane + b, the rest keep their own.
                 d[..32 - bval].copy_from_slice(&a[bval..]);
+                d[32 - bval..].copy_from_slice(&a[32 - bval..]);
                 (!0u32).checked_shr(bval as u32).unwrap_or(0)
             }
             ShflMode::Bfly => {
@@ -169,15 +170,15 @@ pub fn converged(mode: ShflMode, a: &[u64; 32], b: u32, c: u32) -> ([u64; 32], u
                 !0
             }
             ShflMode::Idx => {
-                d = [a[bval]; 32];
+                *d = [a[bval]; 32];
                 !0
             }
         };
-        return (d, pred);
     }
     // Other segments are rare with a full membermask (`*_sync` with a width, raw `c`): route them.
     let route = route(mode, &[b; 32], &[c; 32], !0);
-    (apply(&route, a, !0), route.pred)
+    *d = apply(&route, a, !0);
+    route.pred
 }
 
 #[cfg(test)]
@@ -195,7 +196,9 @@ mod tests {
                 for &c in &cs {
                     let route = route(mode, &[b; 32], &[c; 32], u32::MAX);
                     let expected = (apply(&route, &a, u32::MAX), route.pred);
-                    assert_eq!(converged(mode, &a, b, c), expected, "{mode:?} b={b} c={c:#x}");
+                    let mut d = [0; 32];
+                    let pred = converged(mode, &a, b, c, &mut d);
+                    assert_eq!((d, pred), expected, "{mode:?} b={b} c={c:#x}");
                 }
             }
         }
