@@ -2,10 +2,11 @@
 //!
 //! A warp run allocates nothing on the heap: [`Executor::run_partial`](crate::Executor::run_partial)
 //! keeps everything in its own stack frame. The parts that grow with the kernel are the 32 lane
-//! futures, each the state machine rustc generates for the kernel (every local that lives across
-//! a warp instruction, and the futures of the warp functions it is suspended in), and the 32
-//! result slots; the executor's per-warp registers and the 32 lane handles are the same for every
-//! kernel.
+//! futures, kept in place in a fixed array, each the state machine rustc generates for the kernel
+//! (every local that lives across a warp instruction, and the futures of the warp functions it is
+//! suspended in), and the 32 result slots; the executor's per-warp registers and the 32 lane
+//! handles are the same for every kernel. (A few words of bookkeeping, such as the masks of
+//! lanes started and returned, are left out.)
 //!
 //! ```
 //! use warp_runtime::{footprint::warp_footprint, Warp};
@@ -40,9 +41,9 @@ pub struct Footprint {
     pub handles: usize,
     /// One lane's future: the kernel's state machine.
     pub lane_future: usize,
-    /// The 32 lane future slots (each an `Option` of the future, `None` once the lane returned).
+    /// The 32 lane futures, in place: `32 * lane_future`.
     pub lane_futures: usize,
-    /// The 32 result slots (each an `Option` of the kernel's result).
+    /// The 32 result slots, each the size of the kernel's result.
     pub results: usize,
 }
 
@@ -77,19 +78,19 @@ where
 {
     // The closure is never called: it only names the type of the lane future, which cannot be
     // written on stable Rust (`AsyncFnMut::CallRefFuture` is unstable).
-    let (future, slot) = future_size(|| kernel(no_handle()));
+    let future = future_size(|| kernel(no_handle()));
     Footprint {
         registers: size_of::<Shared>(),
         handles: 32 * size_of::<Warp<'static>>(),
         lane_future: future,
-        lane_futures: 32 * slot,
-        results: 32 * size_of::<Option<R>>(),
+        lane_futures: 32 * future,
+        results: 32 * size_of::<R>(),
     }
 }
 
-/// The size of the future `make` would return, and of an `Option` of it.
-fn future_size<F: Future>(_make: impl FnOnce() -> F) -> (usize, usize) {
-    (size_of::<F>(), size_of::<Option<F>>())
+/// The size of the future `make` would return.
+fn future_size<F: Future>(_make: impl FnOnce() -> F) -> usize {
+    size_of::<F>()
 }
 
 /// Stands for a lane handle in the never-called closure of [`warp_footprint`].
@@ -130,9 +131,9 @@ mod tests {
         assert_eq!(fb.lane_future, measured_in_a_run(&big));
         // The table lives across the `syncwarp` await, so it is in the state machine.
         assert!(fb.lane_future >= fs.lane_future + 64 * 8, "{fb:?} vs {fs:?}");
-        assert!(fb.lane_futures >= 32 * fb.lane_future);
-        assert_eq!(fb.results, 32 * 16); // Option<u64>
-        assert_eq!(fs.results, 32 * 8); // Option<u32>
+        assert_eq!(fb.lane_futures, 32 * fb.lane_future);
+        assert_eq!(fb.results, 32 * 8); // u64
+        assert_eq!(fs.results, 32 * 4); // u32
     }
 
     #[test]
