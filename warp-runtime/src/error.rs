@@ -140,16 +140,21 @@ pub struct ShflFault {
     pub source: u32,
     /// The source lane is not in the membermask.
     pub not_in_mask: bool,
-    /// The source lane has exited, or was never launched (a partial warp).
+    /// The source lane is not executing: it has exited, or was never launched (a partial warp).
     pub exited: bool,
+    /// The source lane was launched (false for a lane past the end of a partial warp, which
+    /// never ran).
+    pub launched: bool,
 }
 
 impl fmt::Display for ShflFault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let why = match (self.not_in_mask, self.exited) {
-            (true, true) => "has exited and is not in membermask",
-            (true, false) => "is not in membermask (and is not executing this instruction)",
-            (false, _) => "has exited",
+        let why = match (self.not_in_mask, self.exited, self.launched) {
+            (true, true, true) => "has exited and is not in membermask",
+            (true, true, false) => "was never launched (a partial warp) and is not in membermask",
+            (true, false, _) => "is not in membermask (and is not executing this instruction)",
+            (false, _, true) => "has exited",
+            (false, _, false) => "was never launched (it lies past the end of a partial warp)",
         };
         write!(f, "lane {} reads lane {}, which {why}", self.lane, self.source)
     }

@@ -696,6 +696,7 @@ impl Run<'_> {
                                 source,
                                 not_in_mask: mask & (1 << source) == 0,
                                 exited: self.exited & (1 << source) != 0,
+                                launched: self.launched & (1 << source) != 0,
                             }
                         })
                         .collect();

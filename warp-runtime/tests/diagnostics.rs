@@ -90,7 +90,7 @@ fn shfl_from_exited_lane() {
         .unwrap_err();
     let WarpError::InvalidShflSource { op, faults, report } = &err else { panic!("expected InvalidShflSource, got {err:?}") };
     assert_eq!(*op, Op::Shfl { mode: ShflMode::Down, words: 1 });
-    let want: Vec<ShflFault> = (0..16).map(|l| ShflFault { lane: l, source: l + 16, not_in_mask: false, exited: true }).collect();
+    let want: Vec<ShflFault> = (0..16).map(|l| ShflFault { lane: l, source: l + 16, not_in_mask: false, exited: true, launched: true }).collect();
     assert_eq!(*faults, want);
     assert_waiting(&report.lanes[3], *op, FULL_MASK, line.get());
     assert_eq!(report.lanes[20], LaneState::Exited);
@@ -107,8 +107,9 @@ fn shfl_from_inactive_lane_of_partial_warp() {
     let WarpError::InvalidShflSource { op, faults, report } = &err else { panic!("expected InvalidShflSource, got {err:?}") };
     assert_eq!(*op, Op::Shfl { mode: ShflMode::Bfly, words: 2 });
     assert_eq!(faults.len(), 16);
-    assert!(faults.iter().all(|f| f.source == f.lane + 16 && f.exited && !f.not_in_mask), "{faults:?}");
+    assert!(faults.iter().all(|f| f.source == f.lane + 16 && f.exited && !f.launched && !f.not_in_mask), "{faults:?}");
     assert_eq!(report.lanes[16], LaneState::Inactive);
+    assert!(err.to_string().contains("lane 0 reads lane 16, which was never launched (it lies past the end of a partial warp)"), "{err}");
     assert!(err.to_string().contains(SHFL_RULE));
 }
 
@@ -126,7 +127,7 @@ fn shfl_from_lane_not_in_membermask() {
         })
         .unwrap_err();
     let WarpError::InvalidShflSource { faults, .. } = &err else { panic!("expected InvalidShflSource, got {err:?}") };
-    let want: Vec<ShflFault> = (0..16).map(|l| ShflFault { lane: l, source: 20, not_in_mask: true, exited: false }).collect();
+    let want: Vec<ShflFault> = (0..16).map(|l| ShflFault { lane: l, source: 20, not_in_mask: true, exited: false, launched: true }).collect();
     assert_eq!(*faults, want);
     assert!(err.to_string().contains("lane 0 reads lane 20, which is not in membermask"), "{err}");
 }
@@ -163,9 +164,9 @@ fn shfl_faults_name_each_reason() {
     assert_eq!(
         got,
         vec![
-            ShflFault { lane: 0, source: 5, not_in_mask: false, exited: true },
-            ShflFault { lane: 1, source: 9, not_in_mask: true, exited: false },
-            ShflFault { lane: 3, source: 30, not_in_mask: true, exited: true },
+            ShflFault { lane: 0, source: 5, not_in_mask: false, exited: true, launched: true },
+            ShflFault { lane: 1, source: 9, not_in_mask: true, exited: false, launched: true },
+            ShflFault { lane: 3, source: 30, not_in_mask: true, exited: true, launched: true },
         ]
     );
     let text = err.to_string();

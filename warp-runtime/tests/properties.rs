@@ -65,8 +65,8 @@ fn run_shfl(mode: ShflMode, wide: bool, masks: &[u32; 32], launched: u32, exits:
     .map(|r| r.map(Option::flatten))
 }
 
-/// The model's faults of every group: `(lane, source, not_in_mask, exited)`, by group mask.
-fn model_faults(mode: ShflMode, masks: &[u32; 32], live: u32, b: &[u32; 32], c: &[u32; 32]) -> Vec<(u32, Vec<ShflFault>)> {
+/// The model's faults of every group: `(lane, source, not_in_mask, exited, launched)`, by group mask.
+fn model_faults(mode: ShflMode, masks: &[u32; 32], launched: u32, live: u32, b: &[u32; 32], c: &[u32; 32]) -> Vec<(u32, Vec<ShflFault>)> {
     let mut groups: Vec<u32> = bits(live).into_iter().map(|l| masks[l as usize]).collect();
     groups.sort();
     groups.dedup();
@@ -74,7 +74,7 @@ fn model_faults(mode: ShflMode, masks: &[u32; 32], live: u32, b: &[u32; 32], c: 
         .into_iter()
         .map(|m| {
             let (_, bad) = shfl_route(mode, b, c, m & live);
-            let faults = bad.into_iter().map(|(lane, source)| ShflFault { lane, source, not_in_mask: m >> source & 1 == 0, exited: live >> source & 1 == 0 }).collect();
+            let faults = bad.into_iter().map(|(lane, source)| ShflFault { lane, source, not_in_mask: m >> source & 1 == 0, exited: live >> source & 1 == 0, launched: launched >> source & 1 == 1 }).collect();
             (m, faults)
         })
         .collect()
@@ -124,7 +124,7 @@ proptest! {
         // Repair lanes whose source would be invalid: b = 0 (mod 32) reads the lane itself, and
         // for .idx a full segment mask makes j = lane.
         let (mut b, mut c) = (b, c);
-        for (m, faults) in model_faults(mode, &masks, live, &b, &c) {
+        for (m, faults) in model_faults(mode, &masks, launched, live, &b, &c) {
             let _ = m;
             for f in faults {
                 b[f.lane as usize] &= !31;
@@ -133,7 +133,7 @@ proptest! {
                 }
             }
         }
-        prop_assert!(model_faults(mode, &masks, live, &b, &c).iter().all(|(_, f)| f.is_empty()));
+        prop_assert!(model_faults(mode, &masks, launched, live, &b, &c).iter().all(|(_, f)| f.is_empty()));
         let got = run_shfl(mode, wide, &masks, launched, exits, &a, &b, &c);
         prop_assert!(got.is_ok(), "{:?}", got.err());
         prop_assert_eq!(got.unwrap(), expected_shfl(mode, wide, &masks, live, &a, &b, &c));
@@ -149,7 +149,7 @@ proptest! {
         let mode = MODES[mode];
         let masks = partition_masks(&ids);
         let live = alive(launched, exits);
-        let model = model_faults(mode, &masks, live, &b, &c);
+        let model = model_faults(mode, &masks, launched, live, &b, &c);
         let got = run_shfl(mode, wide, &masks, launched, exits, &a, &b, &c);
         if model.iter().all(|(_, f)| f.is_empty()) {
             prop_assert!(got.is_ok(), "{:?}", got.err());
