@@ -13,6 +13,8 @@
 //!   (`*_entry`, `histogram_ffs`, `sort_pairs_grid`), which the GPU program runs and compares with
 //!   the CPU runtime. The bug gallery's entry kernels (`gallery_*`) are undefined behaviour by
 //!   design: they are built and checked by ptxas, never launched.
+//! * [`bench`]: `benches/gpu/kernels.rs`, the `bench_*` kernels that `cargo xtask gpu-bench` times
+//!   against the same algorithms compiled by nvcc.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, abi_ptx))]
 
@@ -51,6 +53,11 @@ pub mod search;
 #[cfg(target_arch = "nvptx64")]
 #[path = "../../examples/bug_gallery.rs"]
 pub mod bug_gallery;
+
+// The warpkit side of the GPU benchmark (`cargo xtask gpu-bench`; CUDA side: benches/gpu/kernels.cu).
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../benches/gpu/kernels.rs"]
+pub mod bench;
 
 /// Global index of the calling thread in a 1-D launch: `ctaid.x * ntid.x + tid.x`.
 #[cfg(target_arch = "nvptx64")]
