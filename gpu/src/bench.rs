@@ -1,0 +1,792 @@
+//! `gpu-bench`: times warpkit's PTX kernels against the same algorithms compiled by nvcc, on one
+//! GPU, in one run, with CUDA events; checks every result against sequential Rust.
+//!
+//! ```text
+//! gpu-bench --warpkit FILE [--cuda FILE] [--diag FILE] [--log2n N] [--reps R] [--warmup W] [--seed S]
+//! gpu-bench --cpu-check [--seed S]   (no GPU: the warpkit kernels on the CPU runtime, small sizes)
+//! ```
+//!
+//! `--warpkit`: the module holding the warpkit kernels (`bench_*` from `benches/gpu/kernels.rs`,
+//! `histogram_ffs` from `examples/histogram.rs`): the sm_90 PTX, or a cubin that `ptxas -O3
+//! -arch=sm_90` made from it. `--cuda`: the cubin `nvcc -O3 -arch=sm_90 -cubin` made from
+//! `benches/gpu/kernels.cu` (`cuda_*`). `--diag`: a diagnostic module with the warpkit kernel
+//! names (run.sh passes the warpkit PTX with its generic `ld`/`st` rewritten to `ld.global`/
+//! `st.global`), reported in rows of its own. `cargo xtask gpu-bench` bundles the program with a
+//! `run.sh` that builds the modules and dumps the SASS on the GPU machine.
+//!
+//! What is timed, each with a pair of CUDA events around the launches alone, `--warmup` runs then
+//! `--reps` runs per implementation, the implementations alternating run by run; the table gives
+//! the median (min and max in the detail lines):
+//!
+//! * copy: `cuMemcpyDtoDAsync` of the 2^N-element input (the bandwidth ceiling; its bytes are read
+//!   plus written);
+//! * reduce: sum of 2^N `u32` (wrapping), `redux.sync` and `shfl.sync.down` warp sums;
+//! * scan: inclusive prefix sums of the same input, reduce-then-scan (every launch of it);
+//! * histogram: `histogram_ffs` over 2^N values, geometric (the example's data, 10 buckets, about
+//!   6% padding) and uniform (256 buckets).
+//!
+//! Every run of the reductions and histograms is checked; each scan implementation runs once more
+//! into a poisoned output, which is compared element by element. Exit status 0 when every check
+//! passed, 1 on a wrong result or a CUDA error, 2 when there is no driver or device.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use cudarc::driver::{
+    sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
+    PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
+use warpkit::{GlobalBuffer, GlobalSlice, Grid, Warp};
+
+#[allow(dead_code, unused_imports, clippy::needless_range_loop)]
+#[path = "../../benches/gpu/kernels.rs"]
+mod kernels;
+#[allow(dead_code, unused_imports)]
+#[path = "../../examples/histogram.rs"]
+mod histogram;
+
+/// Threads per block for every launch.
+const BLOCK: u32 = 256;
+/// Elements per warp in the scan's first level, and in the levels that scan the chunk sums.
+const TOP_CHUNK: u32 = 4096;
+const INNER_CHUNK: u32 = 1024;
+/// The histograms' bucket counts.
+const GEO_BUCKETS: usize = 10;
+const UNIFORM_BUCKETS: usize = 256;
+
+// ---------------------------------------------------------------------------------------------
+// Data and sequential references
+// ---------------------------------------------------------------------------------------------
+
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// `n` uniformly random `u32`.
+fn uniform(n: usize, seed: u64) -> Vec<u32> {
+    (0..n as u64).map(|i| splitmix(seed ^ i.wrapping_mul(0x2545_f491_4f6c_dd1d)) as u32).collect()
+}
+
+/// `n` values as `examples/histogram.rs` draws them: geometric over 0..=10 (bucket 10 folds onto
+/// 0), with 1 in 17 [`histogram::IGNORE`] (padding, not counted).
+fn geometric(n: usize, seed: u64) -> Vec<u32> {
+    (0..n as u64)
+        .map(|i| {
+            let r = splitmix(seed.rotate_left(17) ^ i) as u32;
+            if r % 17 == 0 {
+                histogram::IGNORE
+            } else {
+                (r >> 8 & 1023).leading_zeros() - 22
+            }
+        })
+        .collect()
+}
+
+fn ref_sum(x: &[u32]) -> u32 {
+    x.iter().fold(0u32, |a, &b| a.wrapping_add(b))
+}
+
+fn ref_scan(x: &[u32]) -> Vec<u32> {
+    let mut acc = 0u32;
+    x.iter()
+        .map(|&v| {
+            acc = acc.wrapping_add(v);
+            acc
+        })
+        .collect()
+}
+
+fn ref_histogram(x: &[u32], buckets: usize) -> Vec<u32> {
+    let mut h = vec![0u32; buckets];
+    for &v in x.iter().filter(|&&v| v != histogram::IGNORE) {
+        h[histogram::bucket(v, buckets as u32) as usize] += 1;
+    }
+    h
+}
+
+/// The first index where `got` differs from `want`, described.
+fn first_difference(got: &[u32], want: &[u32]) -> Option<String> {
+    if got.len() != want.len() {
+        return Some(format!("length {} instead of {}", got.len(), want.len()));
+    }
+    let i = got.iter().zip(want).position(|(a, b)| a != b)?;
+    let wrong = got.iter().zip(want).filter(|(a, b)| a != b).count();
+    Some(format!("{wrong} elements differ; first at {i}: {} instead of {}", got[i], want[i]))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scan's launches
+// ---------------------------------------------------------------------------------------------
+
+/// A buffer of the scan: its input, its output, or the chunk sums of a level.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum SBuf {
+    Input,
+    Output,
+    Sums(usize),
+}
+
+/// One launch of the scan: `warps` warps of `bench_scan_sums` or `bench_scan_chunks`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Step {
+    Sums { input: SBuf, sums: SBuf, chunk: u32, warps: usize },
+    Chunks { input: SBuf, output: SBuf, carries: SBuf, chunk: u32, warps: usize },
+}
+
+/// The launches of an inclusive scan of `n` elements, and the length of each level's sums
+/// buffer: reduce-then-scan, recursively, until one warp scans a whole level. `chunks[0]` is the
+/// first level's chunk, `chunks[1]` every deeper level's.
+fn scan_plan(n: usize, chunks: [u32; 2]) -> (Vec<Step>, Vec<usize>) {
+    fn level(len: usize, src: SBuf, dst: SBuf, depth: usize, chunks: [u32; 2], steps: &mut Vec<Step>, sizes: &mut Vec<usize>) {
+        let chunk = chunks[depth.min(1)];
+        if len <= chunk as usize {
+            // One warp; it is warp 0, so it never reads `carries`.
+            steps.push(Step::Chunks { input: src, output: dst, carries: src, chunk, warps: 1 });
+            return;
+        }
+        let warps = len.div_ceil(chunk as usize);
+        sizes.push(warps);
+        let sums = SBuf::Sums(sizes.len() - 1);
+        steps.push(Step::Sums { input: src, sums, chunk, warps });
+        level(warps, sums, sums, depth + 1, chunks, steps, sizes);
+        steps.push(Step::Chunks { input: src, output: dst, carries: sums, chunk, warps });
+    }
+    let (mut steps, mut sizes) = (Vec::new(), Vec::new());
+    if n > 0 {
+        level(n, SBuf::Input, SBuf::Output, 0, chunks, &mut steps, &mut sizes);
+    }
+    (steps, sizes)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The CPU runtime (`--cpu-check` and the tests): the warpkit kernels at small sizes
+// ---------------------------------------------------------------------------------------------
+
+fn cpu_reduce(x: &[u32], threads: u32, shfl: bool) -> Result<u32, String> {
+    let input = GlobalBuffer::from_slice(x);
+    let out = GlobalBuffer::<u32>::zeroed(1);
+    let (i, o) = (input.slice(), out.slice());
+    let grid = Grid::new(threads as u64).cpu_threads(2);
+    let r = if shfl {
+        grid.run(async |w: &Warp<'_>| kernels::bench_reduce_shfl(w, i, o, threads).await)
+    } else {
+        grid.run(async |w: &Warp<'_>| kernels::bench_reduce_redux(w, i, o, threads).await)
+    };
+    r.map_err(|e| e.to_string())?;
+    Ok(out.to_vec()[0])
+}
+
+fn cpu_scan(x: &[u32], chunks: [u32; 2]) -> Result<Vec<u32>, String> {
+    let (steps, sizes) = scan_plan(x.len(), chunks);
+    let input = GlobalBuffer::from_slice(x);
+    let output = GlobalBuffer::<u32>::from_slice(&vec![0xdead_beef; x.len()]);
+    let sums: Vec<GlobalBuffer<u32>> = sizes.iter().map(|&s| GlobalBuffer::from_slice(&vec![0xdead_beef; s])).collect();
+    let slice = |b: SBuf| -> GlobalSlice<'_, u32> {
+        match b {
+            SBuf::Input => input.slice(),
+            SBuf::Output => output.slice(),
+            SBuf::Sums(k) => sums[k].slice(),
+        }
+    };
+    for step in steps {
+        match step {
+            Step::Sums { input, sums, chunk, warps } => {
+                let (i, s) = (slice(input), slice(sums));
+                Grid::new(warps as u64 * 32)
+                    .cpu_threads(2)
+                    .run(async |w: &Warp<'_>| kernels::bench_scan_sums(w, i, s, chunk).await)
+            }
+            Step::Chunks { input, output, carries, chunk, warps } => {
+                let (i, o, c) = (slice(input), slice(output), slice(carries));
+                Grid::new(warps as u64 * 32)
+                    .cpu_threads(2)
+                    .run(async |w: &Warp<'_>| kernels::bench_scan_chunks(w, i, o, c, chunk).await)
+            }
+        }
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(output.to_vec())
+}
+
+fn cpu_histogram(x: &[u32], buckets: usize) -> Result<Vec<u32>, String> {
+    let input = GlobalBuffer::from_slice(x);
+    let counts = GlobalBuffer::<u32>::zeroed(buckets);
+    let (i, c) = (input.slice(), counts.slice());
+    Grid::new(x.len() as u64)
+        .cpu_threads(2)
+        .run(async |w: &Warp<'_>| histogram::histogram_ffs(w, i, c).await)
+        .map_err(|e| e.to_string())?;
+    Ok(counts.to_vec())
+}
+
+/// The warpkit kernels on the CPU runtime against sequential Rust, at sizes that take every path
+/// (unrolled loops and their tails, one- and multi-level scans, partial last chunks).
+fn cpu_check(seed: u64) -> Vec<String> {
+    let mut failures = Vec::new();
+    let mut check = |what: String, r: Result<Option<String>, String>| {
+        let verdict = match &r {
+            Ok(None) => "ok".to_string(),
+            Ok(Some(d)) => format!("WRONG: {d}"),
+            Err(e) => format!("ERROR: {e}"),
+        };
+        println!("  {what:<58} {verdict}");
+        if !matches!(r, Ok(None)) {
+            failures.push(what);
+        }
+    };
+    println!("warpkit kernels on the CPU runtime, against sequential Rust:");
+    for (n, threads) in [(0usize, 64u32), (1, 32), (1000, 64), (100_003, 1024), (70_000, 2048)] {
+        let x = uniform(n, seed ^ n as u64);
+        let want = ref_sum(&x);
+        for shfl in [false, true] {
+            let name = if shfl { "bench_reduce_shfl" } else { "bench_reduce_redux" };
+            check(
+                format!("{name}, n = {n}, {threads} threads"),
+                cpu_reduce(&x, threads, shfl).map(|g| (g != want).then(|| format!("{g} instead of {want}"))),
+            );
+        }
+    }
+    for (n, chunks) in [(1usize, [256u32, 64]), (200, [256, 64]), (10_000, [512, 256]), (70_001, [256, 64]), (300_000, [4096, 1024])] {
+        let x = uniform(n, seed ^ (n as u64) << 1);
+        let want = ref_scan(&x);
+        let (steps, _) = scan_plan(n, chunks);
+        check(
+            format!("scan (bench_scan_*), n = {n}, chunks {chunks:?}, {} launches", steps.len()),
+            cpu_scan(&x, chunks).map(|g| first_difference(&g, &want)),
+        );
+    }
+    for (n, geo) in [(5000usize, true), (20_000, true), (20_000, false)] {
+        let (x, buckets) = if geo { (geometric(n, seed), GEO_BUCKETS) } else { (uniform(n, seed), UNIFORM_BUCKETS) };
+        let want = ref_histogram(&x, buckets);
+        check(
+            format!("histogram_ffs, n = {n}, {} data, {buckets} buckets", if geo { "geometric" } else { "uniform" }),
+            cpu_histogram(&x, buckets).map(|g| first_difference(&g, &want)),
+        );
+    }
+    failures
+}
+
+// ---------------------------------------------------------------------------------------------
+// The GPU
+// ---------------------------------------------------------------------------------------------
+
+/// `GlobalSlice` on nvptx64 (`#[repr(C)] { ptr, len }`, by value); the CUDA kernels take a pointer
+/// and a `size_t` length in its place, which lay out the same in the parameter space.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct DevSlice {
+    ptr: u64,
+    len: u64,
+}
+unsafe impl DeviceRepr for DevSlice {}
+
+fn dev(s: &CudaStream, b: &CudaSlice<u32>) -> DevSlice {
+    DevSlice { ptr: b.device_ptr(s).0, len: b.len() as u64 }
+}
+
+enum Arg {
+    S(DevSlice),
+    U(u32),
+}
+
+type Res<T> = Result<T, String>;
+
+fn cu<T>(what: &str, r: Result<T, cudarc::driver::DriverError>) -> Res<T> {
+    r.map_err(|e| format!("{what}: {e:?}"))
+}
+
+/// Launches `f` with `blocks` blocks of [`BLOCK`] threads. A warpkit kernel takes each slice as
+/// one 16-byte parameter; a CUDA kernel (`split`) as two, the pointer and the length.
+fn launch(s: &Arc<CudaStream>, f: &Kernel, blocks: u32, args: &[Arg]) -> Res<()> {
+    let mut b = s.launch_builder(&f.f);
+    for a in args {
+        match a {
+            Arg::S(x) if f.split => b.arg(&x.ptr).arg(&x.len),
+            Arg::S(x) => b.arg(x),
+            Arg::U(x) => b.arg(x),
+        };
+    }
+    let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
+    unsafe { b.launch(cfg) }.map(|_| ()).map_err(|e| format!("launch {} ({blocks} x {BLOCK}): {e:?}", f.name))
+}
+
+/// A loaded kernel, its name, and whether it takes slices as (pointer, length) pairs.
+struct Kernel {
+    f: CudaFunction,
+    name: String,
+    split: bool,
+}
+
+fn blocks_for_warps(warps: usize) -> u32 {
+    (warps * 32).div_ceil(BLOCK as usize) as u32
+}
+
+/// One implementation: warpkit, nvcc, or the diagnostic module.
+struct Impl {
+    label: &'static str,
+    module: Arc<CudaModule>,
+    /// The kernel name prefix: `bench_` (warpkit) or `cuda_`.
+    cuda: bool,
+}
+
+impl Impl {
+    fn function(&self, bench_name: &str) -> Res<Kernel> {
+        let name = match (self.cuda, bench_name) {
+            (false, "histogram_ffs") => "histogram_ffs".to_string(),
+            (true, n) => format!("cuda_{n}"),
+            (false, n) => format!("bench_{n}"),
+        };
+        let f = self.module.load_function(&name).map_err(|e| format!("{}: kernel {name}: {e:?}", self.label))?;
+        Ok(Kernel { f, name, split: self.cuda })
+    }
+}
+
+struct Timing {
+    ms: Vec<f32>,
+}
+
+impl Timing {
+    fn sorted(&self) -> Vec<f32> {
+        let mut v = self.ms.clone();
+        v.sort_by(|a, b| a.total_cmp(b));
+        v
+    }
+    fn median(&self) -> f64 {
+        let v = self.sorted();
+        let n = v.len();
+        if n % 2 == 1 {
+            v[n / 2] as f64
+        } else {
+            (v[n / 2 - 1] as f64 + v[n / 2] as f64) / 2.0
+        }
+    }
+}
+
+struct Row {
+    bench: String,
+    label: &'static str,
+    launch: String,
+    timing: Timing,
+    bytes: f64,
+    verified: Result<(), String>,
+}
+
+struct Bench<'a> {
+    ctx: &'a Arc<CudaContext>,
+    s: Arc<CudaStream>,
+    reps: usize,
+    warmup: usize,
+}
+
+impl Bench<'_> {
+    /// Times `run` (the launches only) `warmup + reps` times; `reset` runs before each, `check`
+    /// after each (both outside the events). Returns the timed runs.
+    fn time(
+        &self,
+        impls: &[&Impl],
+        mut reset: impl FnMut(&Impl) -> Res<()>,
+        mut run: impl FnMut(&Impl) -> Res<()>,
+        mut check: impl FnMut(&Impl) -> Res<Option<String>>,
+    ) -> Res<Vec<(Timing, Result<(), String>)>> {
+        let mut out: Vec<(Timing, Result<(), String>)> = impls.iter().map(|_| (Timing { ms: Vec::new() }, Ok(()))).collect();
+        let start = cu("event", self.ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)))?;
+        let end = cu("event", self.ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT)))?;
+        for rep in 0..self.warmup + self.reps {
+            for (k, imp) in impls.iter().enumerate() {
+                reset(imp)?;
+                cu("record", start.record(&self.s))?;
+                run(imp)?;
+                cu("record", end.record(&self.s))?;
+                cu("synchronize", self.s.synchronize())?;
+                let ms = cu("elapsed", start.elapsed_ms(&end))?;
+                if rep >= self.warmup {
+                    out[k].0.ms.push(ms);
+                }
+                if let Some(d) = check(imp)? {
+                    if out[k].1.is_ok() {
+                        out[k].1 = Err(format!("run {rep}: {d}"));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+struct Args {
+    warpkit: Option<PathBuf>,
+    cuda: Option<PathBuf>,
+    diag: Option<PathBuf>,
+    log2n: u32,
+    reps: usize,
+    warmup: usize,
+    seed: u64,
+    cpu_check: bool,
+}
+
+fn usage(msg: &str) -> ! {
+    eprintln!("error: {msg}");
+    eprintln!("usage: gpu-bench --warpkit FILE [--cuda FILE] [--diag FILE] [--log2n N] [--reps R] [--warmup W] [--seed S]");
+    eprintln!("       gpu-bench --cpu-check [--seed S]");
+    std::process::exit(2);
+}
+
+fn parse_args() -> Args {
+    let mut a = Args { warpkit: None, cuda: None, diag: None, log2n: 28, reps: 10, warmup: 3, seed: 0x5eed_0006, cpu_check: false };
+    let mut it = std::env::args().skip(1);
+    while let Some(x) = it.next() {
+        let mut val = |name: &str| it.next().unwrap_or_else(|| usage(&format!("{name} needs a value")));
+        match x.as_str() {
+            "--warpkit" => a.warpkit = Some(val("--warpkit").into()),
+            "--cuda" => a.cuda = Some(val("--cuda").into()),
+            "--diag" => a.diag = Some(val("--diag").into()),
+            "--log2n" => a.log2n = val("--log2n").parse().unwrap_or_else(|_| usage("--log2n takes a number")),
+            "--reps" => a.reps = val("--reps").parse().unwrap_or_else(|_| usage("--reps takes a number")),
+            "--warmup" => a.warmup = val("--warmup").parse().unwrap_or_else(|_| usage("--warmup takes a number")),
+            "--seed" => a.seed = val("--seed").parse().unwrap_or_else(|_| usage("--seed takes a number")),
+            "--cpu-check" => a.cpu_check = true,
+            "-h" | "--help" => {
+                println!("usage: gpu-bench --warpkit FILE [--cuda FILE] [--diag FILE] [--log2n N] [--reps R] [--warmup W] [--seed S]");
+                println!("       gpu-bench --cpu-check [--seed S]");
+                std::process::exit(0);
+            }
+            other => usage(&format!("unknown argument {other}")),
+        }
+    }
+    if a.reps == 0 || a.log2n > 30 || a.log2n < 10 {
+        usage("--reps must be at least 1 and --log2n in 10..=30");
+    }
+    a
+}
+
+fn main() -> ExitCode {
+    let args = parse_args();
+    if args.cpu_check {
+        let failures = cpu_check(args.seed);
+        if failures.is_empty() {
+            println!("all agree");
+            return ExitCode::SUCCESS;
+        }
+        println!("{} disagree", failures.len());
+        return ExitCode::from(1);
+    }
+    let Some(warpkit) = args.warpkit.clone() else { usage("--warpkit FILE is required (or --cpu-check)") };
+
+    // The driver first: a clear message, not a panic, when there is none.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        eprintln!("error: no CUDA driver found (libcuda.so could not be loaded); run this on a machine with an NVIDIA GPU and its driver (or use --cpu-check)");
+        return ExitCode::from(2);
+    }
+    let ctx = match CudaContext::new(0) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: no usable CUDA device: {e:?}");
+            return ExitCode::from(2);
+        }
+    };
+    match gpu_main(&ctx, &args, warpkit) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn load(ctx: &Arc<CudaContext>, path: &PathBuf) -> Res<Arc<CudaModule>> {
+    if !path.is_file() {
+        return Err(format!("{}: no such file", path.display()));
+    }
+    let ptx = if path.extension().is_some_and(|e| e == "ptx") {
+        Ptx::from_src(std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?)
+    } else {
+        Ptx::from_file(path.clone())
+    };
+    ctx.load_module(ptx).map_err(|e| format!("loading {}: {e:?}", path.display()))
+}
+
+fn gpu_main(ctx: &Arc<CudaContext>, args: &Args, warpkit: PathBuf) -> Res<bool> {
+    let name = ctx.name().unwrap_or_else(|e| format!("? ({e:?})"));
+    let (major, minor) = ctx.compute_capability().unwrap_or((0, 0));
+    let sms = cu("attribute", ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT))? as u32;
+    let mem_clock_khz = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE).unwrap_or(0);
+    let bus_bits = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH).unwrap_or(0);
+    println!("device 0: {name}, sm_{major}{minor}, {sms} SMs, memory clock {} MHz x {bus_bits}-bit bus", mem_clock_khz / 1000);
+    if (major, minor) < (9, 0) {
+        return Err(format!("the kernels are built for sm_90; this device is sm_{major}{minor}"));
+    }
+    let s = ctx.default_stream();
+    let mut impls = vec![Impl { label: "warpkit", module: load(ctx, &warpkit)?, cuda: false }];
+    println!("warpkit module: {}", warpkit.display());
+    if let Some(p) = &args.cuda {
+        impls.push(Impl { label: "nvcc", module: load(ctx, p)?, cuda: true });
+        println!("nvcc module:    {}", p.display());
+    } else {
+        println!("no --cuda module: warpkit only, no ratios");
+    }
+    if let Some(p) = &args.diag {
+        impls.push(Impl { label: "diag", module: load(ctx, p)?, cuda: false });
+        println!("diag module:    {} (warpkit PTX, generic ld/st rewritten to ld.global/st.global)", p.display());
+    }
+    let all: Vec<&Impl> = impls.iter().collect();
+    for imp in &impls {
+        let mut regs = Vec::new();
+        for k in ["reduce_redux", "reduce_shfl", "scan_sums", "scan_chunks", "histogram_ffs"] {
+            let f = imp.function(k)?;
+            regs.push(format!("{k} {}", f.f.num_regs().map(|r| r.to_string()).unwrap_or("?".into())));
+        }
+        println!("  {:<8} registers per thread: {}", imp.label, regs.join(", "));
+    }
+
+    let n = 1usize << args.log2n;
+    let bytes = (n * 4) as f64;
+    println!("n = 2^{} = {n} u32 ({:.3} GB); {} warm-up runs, then {} timed runs of each, alternating", args.log2n, bytes / 1e9, args.warmup, args.reps);
+    print!("generating data and sequential references ... ");
+    let t0 = std::time::Instant::now();
+    let x = uniform(n, args.seed);
+    let xg = geometric(n, args.seed);
+    let want_sum = ref_sum(&x);
+    let want_scan = ref_scan(&x);
+    let want_geo = ref_histogram(&xg, GEO_BUCKETS);
+    let want_uni = ref_histogram(&x, UNIFORM_BUCKETS);
+    println!("{:.1} s", t0.elapsed().as_secs_f64());
+
+    let input = cu("upload", s.clone_htod(&x))?;
+    let input_geo = cu("upload", s.clone_htod(&xg))?;
+    let output = cu("alloc", s.alloc_zeros::<u32>(n))?;
+    let copy_dst = cu("alloc", s.alloc_zeros::<u32>(n))?;
+    let red_out = cu("alloc", s.alloc_zeros::<u32>(1))?;
+    let hist_geo = cu("alloc", s.alloc_zeros::<u32>(GEO_BUCKETS))?;
+    let hist_uni = cu("alloc", s.alloc_zeros::<u32>(UNIFORM_BUCKETS))?;
+    let (steps, sizes) = scan_plan(n, [TOP_CHUNK, INNER_CHUNK]);
+    let sums: Vec<CudaSlice<u32>> = sizes.iter().map(|&k| s.alloc_zeros::<u32>(k)).collect::<Result<_, _>>().map_err(|e| format!("alloc: {e:?}"))?;
+    cu("synchronize", s.synchronize())?;
+    let (d_in, d_geo, d_out, d_copy, d_red, d_hgeo, d_huni) =
+        (dev(&s, &input), dev(&s, &input_geo), dev(&s, &output), dev(&s, &copy_dst), dev(&s, &red_out), dev(&s, &hist_geo), dev(&s, &hist_uni));
+    let d_sums: Vec<DevSlice> = sums.iter().map(|b| dev(&s, b)).collect();
+    let memset = |d: DevSlice, byte: u8| cu("memset", unsafe { cudarc::driver::result::memset_d8_async(d.ptr, byte, d.len as usize * 4, s.cu_stream()) });
+    let read = |b: &CudaSlice<u32>| cu("download", s.clone_dtoh(b));
+
+    let bench = Bench { ctx, s: s.clone(), reps: args.reps, warmup: args.warmup };
+    let mut rows: Vec<Row> = Vec::new();
+
+    // ---- copy: the bandwidth ceiling ----
+    {
+        let copy = Impl { label: "memcpy", module: impls[0].module.clone(), cuda: false };
+        let r = bench.time(
+            &[&copy],
+            |_| Ok(()),
+            |_| cu("memcpy", unsafe { cudarc::driver::result::memcpy_dtod_async(d_copy.ptr, d_in.ptr, n * 4, s.cu_stream()) }),
+            |_| Ok(None),
+        )?;
+        let last = read(&copy_dst)?;
+        let verified = match first_difference(&last, &x) {
+            None => Ok(()),
+            Some(d) => Err(d),
+        };
+        for (timing, _) in r {
+            rows.push(Row { bench: "copy (cuMemcpyDtoD)".into(), label: "driver", launch: "-".into(), timing, bytes: 2.0 * bytes, verified: verified.clone() });
+        }
+    }
+
+    // ---- reductions ----
+    for (kernel, title) in [("reduce_redux", "reduce, redux.sync"), ("reduce_shfl", "reduce, shfl.down tree")] {
+        let mut fs = Vec::new();
+        let mut launches = Vec::new();
+        for imp in &impls {
+            let f = imp.function(kernel)?;
+            let per_sm = cu("occupancy", f.f.occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None))?.max(1);
+            let blocks = per_sm * sms;
+            launches.push(format!("{blocks}x{BLOCK}"));
+            fs.push((f, blocks));
+        }
+        let r = bench.time(
+            &all,
+            |_| memset(d_red, 0),
+            |imp| {
+                let k = impls.iter().position(|i| std::ptr::eq(i, imp)).unwrap();
+                let (f, blocks) = &fs[k];
+                launch(&s, f, *blocks, &[Arg::S(d_in), Arg::S(d_red), Arg::U(blocks * BLOCK)])
+            },
+            |_| {
+                let got = read(&red_out)?[0];
+                Ok((got != want_sum).then(|| format!("sum {got} instead of {want_sum}")))
+            },
+        )?;
+        for (k, (timing, verified)) in r.into_iter().enumerate() {
+            rows.push(Row { bench: title.into(), label: impls[k].label, launch: launches[k].clone(), timing, bytes, verified });
+        }
+    }
+
+    // ---- scan ----
+    {
+        let fs: Vec<(Kernel, Kernel)> = impls.iter().map(|i| Ok((i.function("scan_sums")?, i.function("scan_chunks")?))).collect::<Res<_>>()?;
+        let sb = |b: SBuf| match b {
+            SBuf::Input => d_in,
+            SBuf::Output => d_out,
+            SBuf::Sums(k) => d_sums[k],
+        };
+        let run = |k: usize| -> Res<()> {
+            for step in &steps {
+                match *step {
+                    Step::Sums { input, sums, chunk, warps } => {
+                        launch(&s, &fs[k].0, blocks_for_warps(warps), &[Arg::S(sb(input)), Arg::S(sb(sums)), Arg::U(chunk)])?
+                    }
+                    Step::Chunks { input, output, carries, chunk, warps } => launch(
+                        &s,
+                        &fs[k].1,
+                        blocks_for_warps(warps),
+                        &[Arg::S(sb(input)), Arg::S(sb(output)), Arg::S(sb(carries)), Arg::U(chunk)],
+                    )?,
+                }
+            }
+            Ok(())
+        };
+        let index = |imp: &Impl| impls.iter().position(|i| std::ptr::eq(i, imp)).unwrap();
+        let r = bench.time(&all, |_| Ok(()), |imp| run(index(imp)), |_| Ok(None))?;
+        let launch_desc = steps
+            .iter()
+            .map(|st| match st {
+                Step::Sums { warps, chunk, .. } => format!("sums {warps}w/{chunk}"),
+                Step::Chunks { warps, chunk, .. } => format!("chunks {warps}w/{chunk}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        println!("scan launches: {launch_desc}");
+        // Bytes: the first level reads the input twice and writes the output once.
+        let scan_bytes = 3.0 * bytes;
+        for (k, (timing, _)) in r.into_iter().enumerate() {
+            // A last run into a poisoned output, compared element by element.
+            memset(d_out, 0xab)?;
+            for &d in &d_sums {
+                memset(d, 0xab)?;
+            }
+            run(k)?;
+            cu("synchronize", s.synchronize())?;
+            let got = read(&output)?;
+            let verified = match first_difference(&got, &want_scan) {
+                None => Ok(()),
+                Some(d) => Err(d),
+            };
+            rows.push(Row {
+                bench: "inclusive scan (3 passes over 4n bytes)".into(),
+                label: impls[k].label,
+                launch: format!("{} launches", steps.len()),
+                timing,
+                bytes: scan_bytes,
+                verified,
+            });
+        }
+    }
+
+    // ---- histograms ----
+    for (title, d_input, d_hist, hist, want) in [
+        ("histogram, geometric, 10 buckets", d_geo, d_hgeo, &hist_geo, &want_geo),
+        ("histogram, uniform, 256 buckets", d_in, d_huni, &hist_uni, &want_uni),
+    ] {
+        let fs: Vec<Kernel> = impls.iter().map(|i| i.function("histogram_ffs")).collect::<Res<_>>()?;
+        let blocks = n.div_ceil(BLOCK as usize) as u32;
+        let index = |imp: &Impl| impls.iter().position(|i| std::ptr::eq(i, imp)).unwrap();
+        let r = bench.time(
+            &all,
+            |_| memset(d_hist, 0),
+            |imp| launch(&s, &fs[index(imp)], blocks, &[Arg::S(d_input), Arg::S(d_hist)]),
+            |_| Ok(first_difference(&read(hist)?, want)),
+        )?;
+        for (k, (timing, verified)) in r.into_iter().enumerate() {
+            rows.push(Row { bench: title.into(), label: impls[k].label, launch: format!("{blocks}x{BLOCK}"), timing, bytes, verified });
+        }
+    }
+
+    // ---- the table ----
+    let copy_gbs = rows[0].bytes / (rows[0].timing.median() * 1e-3) / 1e9;
+    println!();
+    println!("detail (ms of each timed run, in order):");
+    for r in &rows {
+        let v: Vec<String> = r.timing.ms.iter().map(|m| format!("{m:.4}")).collect();
+        println!("  {:<42} {:<8} {}", r.bench, r.label, v.join(" "));
+    }
+    println!();
+    println!("| benchmark | implementation | launch | median ms | min ms | max ms | GB/s | % of copy | warpkit / nvcc | result |");
+    println!("|---|---|---|---:|---:|---:|---:|---:|---:|---|");
+    let mut ok = true;
+    for r in &rows {
+        let med = r.timing.median();
+        let sorted = r.timing.sorted();
+        let gbs = r.bytes / (med * 1e-3) / 1e9;
+        let nvcc = rows.iter().find(|o| o.bench == r.bench && o.label == "nvcc").map(|o| o.timing.median());
+        let ratio = match (r.label, nvcc) {
+            ("warpkit" | "diag", Some(nv)) => format!("{:.3}", med / nv),
+            _ => "".into(),
+        };
+        let verdict = match &r.verified {
+            Ok(()) => "correct".to_string(),
+            Err(e) => {
+                ok = false;
+                format!("WRONG: {e}")
+            }
+        };
+        println!(
+            "| {} | {} | {} | {:.4} | {:.4} | {:.4} | {:.0} | {:.1}% | {} | {} |",
+            r.bench,
+            r.label,
+            r.launch,
+            med,
+            sorted[0],
+            sorted[sorted.len() - 1],
+            gbs,
+            100.0 * gbs / copy_gbs,
+            ratio,
+            verdict
+        );
+    }
+    println!();
+    println!(
+        "GB/s = bytes / median time, 1 GB = 1e9 bytes. Bytes counted: copy {:.3} GB (read + write); reduce and histogram {:.3} GB (each input element read once); scan {:.3} GB (its first level reads the input twice and writes the output once; the chunk sums are {:.2}% more).",
+        2.0 * bytes / 1e9,
+        bytes / 1e9,
+        3.0 * bytes / 1e9,
+        100.0 * sizes.iter().map(|&k| 3 * k).sum::<usize>() as f64 / (3 * n) as f64
+    );
+    println!("% of copy = GB/s over the copy's GB/s measured above in this run.");
+    println!("{}", if ok { "every result agrees with sequential Rust" } else { "SOME RESULTS ARE WRONG" });
+    Ok(ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scan_plan_levels() {
+        let (steps, sizes) = scan_plan(1 << 28, [TOP_CHUNK, INNER_CHUNK]);
+        assert_eq!(sizes, [65536, 64]);
+        assert_eq!(steps.len(), 5);
+        assert_eq!(steps[2], Step::Chunks { input: SBuf::Sums(1), output: SBuf::Sums(1), carries: SBuf::Sums(1), chunk: 1024, warps: 1 });
+        assert_eq!(scan_plan(0, [64, 64]).0, []);
+        assert_eq!(scan_plan(64, [64, 64]).0.len(), 1);
+        assert_eq!(scan_plan(65, [64, 64]).0.len(), 3);
+    }
+
+    /// The warpkit kernels compute what sequential Rust does, on the CPU runtime.
+    #[test]
+    fn warpkit_kernels_agree_with_sequential_rust() {
+        assert_eq!(cpu_check(7), Vec::<String>::new());
+    }
+
+    #[test]
+    fn data_is_what_it_says() {
+        let g = geometric(100_000, 1);
+        let pad = g.iter().filter(|&&v| v == histogram::IGNORE).count();
+        assert!((5000..7000).contains(&pad), "{pad}");
+        assert!(g.iter().all(|&v| v == histogram::IGNORE || v <= 10));
+        let u = uniform(1000, 1);
+        assert!(u.iter().collect::<std::collections::BTreeSet<_>>().len() > 990);
+    }
+}
