@@ -22,6 +22,14 @@
 //! Copy the folder to a machine with an NVIDIA GPU (sm_90 or newer) and run `./run.sh` there: it
 //! needs only the driver (libcuda), no Rust and no CUDA toolkit.
 //!
+//! `cargo xtask gpu-bench`
+//!
+//! Runs `ptx --sm sm_90`, builds the benchmark host program (`cargo build --release -p gpu --bin
+//! gpu-bench`) and assembles `target/gpu-bench/`: `gpu-bench`, `warpkit_ptx.ptx` (sm_90), the CUDA
+//! C++ of the same algorithms (`benches/gpu/kernels.cu`), `sass_loop.awk` and `run.sh`
+//! (`benches/gpu/run.sh`). On a machine with an sm_90 GPU and the CUDA toolkit, `sh run.sh` builds
+//! both sides with nvcc/ptxas, dumps their SASS and times them (see `gpu/src/bench.rs`).
+//!
 //! Outputs of `ptx`: `target/ptx/<sm>/warpkit_ptx.ptx` and `target/ptx/<sm>/warpkit_ptx.ll`; the cargo build
 //! of each sm lives in `target/ptx-build/<sm>`. Set `WARPKIT_PTX_RUSTFLAGS` (space-separated) to add
 //! rustc flags to every crate of the build, e.g. for experiments with `-Zmir-enable-passes=...`.
@@ -100,6 +108,15 @@ fn main() {
                 exit(1);
             }
         }
+        Some("gpu-bench") => {
+            if let Some(a) = args.get(1) {
+                usage_error(&format!("unknown argument to `gpu-bench`: {a}"));
+            }
+            if let Err(e) = gpu_bench() {
+                eprintln!("error: {e}");
+                exit(1);
+            }
+        }
         Some("help") | Some("--help") | Some("-h") | None => print_usage(),
         Some(other) => usage_error(&format!("unknown command: {other}")),
     }
@@ -120,6 +137,70 @@ fn print_usage() {
         "  gpu-conformance    build the PTX and the host program gpu/ into target/gpu-bundle/,"
     );
     println!("                     to be run on a GPU machine with ./run.sh");
+    println!(
+        "  gpu-bench          build the sm_90 PTX and the benchmark program into target/gpu-bench/,"
+    );
+    println!(
+        "                     with the CUDA C++ of the same kernels and a run.sh for a GPU machine"
+    );
+}
+
+/// The folder the benchmark bundle is assembled in, relative to the repository root.
+const BENCH_BUNDLE: &str = "target/gpu-bench";
+
+/// `cargo xtask gpu-bench`: the sm_90 PTX, the `gpu-bench` host program, the CUDA C++ side and
+/// `run.sh`, in `target/gpu-bench/`.
+fn gpu_bench() -> Result<(), String> {
+    let root = repo_root();
+    ptx(&["sm_90".to_string()])?;
+
+    println!();
+    println!("== host program");
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(&cargo);
+    cmd.current_dir(&root)
+        .args(["build", "--release", "-p", "gpu", "--bin", "gpu-bench"]);
+    println!("cargo build --release -p gpu --bin gpu-bench");
+    run(&mut cmd, "cargo build --release -p gpu --bin gpu-bench")?;
+    let target_dir = env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+
+    let bundle = root.join(BENCH_BUNDLE);
+    if bundle.exists() {
+        fs::remove_dir_all(&bundle).map_err(|e| format!("{}: {e}", bundle.display()))?;
+    }
+    fs::create_dir_all(&bundle).map_err(|e| format!("{}: {e}", bundle.display()))?;
+    let gpu_dir = root.join("benches/gpu");
+    for (from, name) in [
+        (target_dir.join("release/gpu-bench"), "gpu-bench"),
+        (
+            root.join("target/ptx/sm_90").join(format!("{CRATE}.ptx")),
+            "warpkit_ptx.ptx",
+        ),
+        (gpu_dir.join("kernels.cu"), "kernels.cu"),
+        (gpu_dir.join("sass_loop.awk"), "sass_loop.awk"),
+        (gpu_dir.join("run.sh"), "run.sh"),
+    ] {
+        let to = bundle.join(name);
+        fs::copy(&from, &to)
+            .map_err(|e| format!("copy {} -> {}: {e}", from.display(), to.display()))?;
+        #[cfg(unix)]
+        if name == "gpu-bench" || name == "run.sh" {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&to, fs::Permissions::from_mode(0o755))
+                .map_err(|e| format!("chmod {}: {e}", to.display()))?;
+        }
+    }
+    println!();
+    println!("bundle: {}", bundle.display());
+    println!(
+        "on a machine with an sm_90 GPU and the CUDA toolkit (nvcc, ptxas, cuobjdump), from the"
+    );
+    println!("repository root (through the device tool: carry [\"{BENCH_BUNDLE}\"]; results go to $OUT):");
+    println!();
+    println!("    sh {BENCH_BUNDLE}/run.sh");
+    Ok(())
 }
 
 /// `cargo xtask gpu-conformance`: PTX for every default target, the host program, and a bundle.
@@ -682,6 +763,14 @@ const EXAMPLE_KERNELS: &[&str] = &[
     "gallery_data_as_mask_entry",
 ];
 
+/// The benchmark's warpkit kernels (`benches/gpu/kernels.rs`), checked like the example kernels.
+const BENCH_KERNELS: &[&str] = &[
+    "bench_reduce_redux",
+    "bench_reduce_shfl",
+    "bench_scan_sums",
+    "bench_scan_chunks",
+];
+
 /// Every conformance kernel, with its target gate (mirrors the cfgs in ptx/src/conformance.rs).
 fn conformance_kernels() -> Vec<(String, Gate)> {
     let mut v = Vec::new();
@@ -875,8 +964,8 @@ fn check_instruction_counts(
     // ones in the PTX as in the LLVM IR (the backend neither duplicated nor merged any). Their
     // exact counts are not fixed here: they loop (`while offset > 0`, `for offset in ..`), and
     // how far LLVM unrolls them is the optimizer's choice; the GPU program checks what they
-    // compute against the CPU runtime instead.
-    for kernel in EXAMPLE_KERNELS {
+    // compute against the CPU runtime instead. The benchmark kernels (benches/gpu/) likewise.
+    for kernel in EXAMPLE_KERNELS.iter().chain(BENCH_KERNELS) {
         let (Some(p), Some(l)) = (ptx.get(*kernel), ll.get(*kernel)) else {
             errors.push(format!(
                 "{kernel} (example): expected in the PTX and the IR, PTX has it: {}, IR has it: {}",
@@ -898,6 +987,7 @@ fn check_instruction_counts(
             !div.contains_key(*k)
                 && !conformance_kernels().iter().any(|(c, _)| c == *k)
                 && !EXAMPLE_KERNELS.contains(&k.as_str())
+                && !BENCH_KERNELS.contains(&k.as_str())
         })
         .collect();
     if !unknown.is_empty() {
