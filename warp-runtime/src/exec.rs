@@ -581,13 +581,12 @@ impl Run<'_> {
         // names exactly the live lanes.
         let first = waiting.trailing_zeros() as usize;
         let key = s.key_at(first);
-        let (same, same_operands) = if waiting == FULL {
-            let d = difference(&s.key);
-            (d & OP_AND_MASK == 0, d == 0)
+        let d = if waiting == FULL {
+            difference(&s.key)
         } else {
-            let d = lanes(waiting).fold(0, |d, l| d | (s.key_at(l as usize) ^ key));
-            (d & OP_AND_MASK == 0, d == 0)
+            lanes(waiting).fold(0, |d, l| d | (s.key_at(l as usize) ^ key))
         };
+        let (same, same_operands) = (d & OP_AND_MASK == 0, d == 0);
         let (op, mask) = (op_of(key), mask_of(key));
         if same
             && mask & live == waiting

@@ -178,7 +178,8 @@ impl<'w> Warp<'w> {
 
     #[inline(always)]
     fn with(shared: &'w Shared, lane: u32, mask: u32, width: u32) -> Warp<'w> {
-        let base = crate::exec::pack_base(mask, shfl::width_c(ShflMode::Down, width));
+        // `.up`'s `c` for the width: the segment alone; the other modes add the clamp 0x1f.
+        let base = crate::exec::pack_base(mask, shfl::width_c(ShflMode::Up, width));
         Warp { shared, lane, mask, width, base }
     }
 
@@ -298,9 +299,8 @@ impl<'w> Warp<'w> {
     /// A shuffle with this handle's membermask and segment: the key is mostly precomputed.
     #[inline(always)]
     fn shfl_own<T: WarpValue, D: Decode>(&self, mode: ShflMode, value: T, b: u32, site: Site) -> Intrinsic<'w, D> {
-        // The base holds the clamp 0x1f of `.down/.bfly/.idx`; `.up` clamps at 0.
-        let clamp_off = if let ShflMode::Up = mode { crate::exec::pack_base(0, 0x1f) } else { 0 };
-        let key = (crate::exec::pack(Op::Shfl { mode, words: T::WORDS }, 0, b, 0) | self.base) & !clamp_off;
+        let clamp = shfl::width_c(mode, 32); // 0 for `.up`, 0x1f for the others
+        let key = crate::exec::pack(Op::Shfl { mode, words: T::WORDS }, 0, b, clamp) | self.base;
         self.shared.post_key(self.lane, key, value.to_bits(), site);
         Intrinsic { shared: self.shared, lane: self.lane, suspended: false, decode: PhantomData }
     }
