@@ -17,28 +17,28 @@ mod common;
 use common::{random_u32, thousands, Group, Recorder};
 
 #[allow(dead_code)]
-#[path = "../examples/reduce.rs"]
+#[path = "../../examples/reduce.rs"]
 mod reduce;
 #[allow(dead_code)]
-#[path = "../examples/scan.rs"]
+#[path = "../../examples/scan.rs"]
 mod scan;
 #[allow(dead_code)]
-#[path = "../examples/segmented_reduce.rs"]
+#[path = "../../examples/segmented_reduce.rs"]
 mod segmented_reduce;
 #[allow(dead_code)]
-#[path = "../examples/compact.rs"]
+#[path = "../../examples/compact.rs"]
 mod compact;
 #[allow(dead_code)]
-#[path = "../examples/histogram.rs"]
+#[path = "../../examples/histogram.rs"]
 mod histogram;
 #[allow(dead_code)]
-#[path = "../examples/radix_rank.rs"]
+#[path = "../../examples/radix_rank.rs"]
 mod radix_rank;
 #[allow(dead_code)]
-#[path = "../examples/bitonic_sort.rs"]
+#[path = "../../examples/bitonic_sort.rs"]
 mod bitonic_sort;
 #[allow(dead_code)]
-#[path = "../examples/search.rs"]
+#[path = "../../examples/search.rs"]
 mod search;
 
 const WARPS: usize = 512;

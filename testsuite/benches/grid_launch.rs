@@ -18,10 +18,10 @@ mod common;
 use common::{random_u32, thousands, Recorder};
 
 #[allow(dead_code)]
-#[path = "../examples/reduce.rs"]
+#[path = "../../examples/reduce.rs"]
 mod reduce;
 #[allow(dead_code)]
-#[path = "../examples/histogram.rs"]
+#[path = "../../examples/histogram.rs"]
 mod histogram;
 
 const WARPS: usize = 4096;

@@ -1,0 +1,1 @@
+//! Empty: this package only holds tests and benchmarks (see `tests/` and `benches/`).
