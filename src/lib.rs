@@ -58,6 +58,10 @@
 //! - Every function that receives a handle must itself be a `#[warp_kernel]` function.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
 
+// `#[warp_kernel]` code names the facade `::warpkit` (or the name a crate gave the dependency);
+// this makes that path work inside this package too.
+extern crate self as warpkit;
+
 pub use warp_macros::warp_kernel;
 pub use warp_runtime::*;
 

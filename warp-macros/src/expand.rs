@@ -75,13 +75,15 @@ fn device(item: &ItemFn) -> TokenStream {
 }
 
 // Input:  #[warp_kernel(entry)] pub fn hist(w: &Warp, input: GlobalSlice<'_, u32>, bins: GlobalSlice<'_, u32>) { .. }
-// Output: #[cfg(target_arch = "nvptx64")] #[no_mangle]
+// Output: #[cfg(target_arch = "nvptx64")] #[unsafe(no_mangle)]
 //         pub unsafe extern "ptx-kernel" fn hist(input: GlobalSlice<'_, u32>, bins: GlobalSlice<'_, u32>) {
 //             #[inline(always)] fn __warp_body(w: &Warp, input: .., bins: ..) { .. }
 //             __warp_body(&::warpkit::__private::Warp::current(), input, bins)
 //         }
 //         The handle is made from the special registers; the other parameters are the kernel's.
+//         `unsafe(no_mangle)`: edition 2024 requires the `unsafe(..)`, and 2021 accepts it (Rust 1.82+).
 fn device_entry(item: &ItemFn) -> TokenStream {
+    let krate = crate::krate::facade();
     let ItemFn { attrs, vis, sig, block } = item;
     let name = &sig.ident;
     let body_name = syn::Ident::new("__warp_body", Span::mixed_site());
@@ -104,11 +106,11 @@ fn device_entry(item: &ItemFn) -> TokenStream {
     quote_spanned! {span=>
         #[cfg(target_arch = "nvptx64")]
         #(#attrs)*
-        #[no_mangle]
+        #[unsafe(no_mangle)]
         #vis unsafe extern "ptx-kernel" fn #name(#(#params),*) {
             #[inline(always)]
             fn #body_name(#(#all),*) #block
-            #body_name(&::warpkit::__private::Warp::current(), #(#names),*)
+            #body_name(&#krate::__private::Warp::current(), #(#names),*)
         }
     }
 }
@@ -185,7 +187,8 @@ impl VisitMut for AwaitSuspensions<'_> {
                 // A call that passes the handle on must call a warp function; the trait says so
                 // when it does not (instead of "`u32` is not a future").
                 let whole = base.span();
-                base = syn::parse_quote_spanned!(whole=> ::warpkit::__private::WarpCall::into_future(#base));
+                let krate = crate::krate::facade();
+                base = syn::parse_quote_spanned!(whole=> #krate::__private::WarpCall::into_future(#base));
             }
             *e = Expr::Await(syn::ExprAwait {
                 attrs: Vec::new(),

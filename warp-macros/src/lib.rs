@@ -11,6 +11,7 @@ mod check;
 mod ctxt;
 mod expand;
 mod intrinsics;
+mod krate;
 #[cfg(test)]
 mod snapshot;
 

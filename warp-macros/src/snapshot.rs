@@ -1,7 +1,7 @@
 //! Expansion snapshots: each `tests/expand/<name>.rs` of the workspace is expanded by this crate's
 //! own `expand` function and compared with `tests/expand/<name>.expanded.rs`, so that changes to
 //! the generated code show up in review. Self-contained (no `cargo expand`): run with
-//! `MACROTEST=overwrite` to rewrite the snapshots, then read the diff.
+//! `UPDATE_EXPECT=1` to rewrite the snapshots, then read the diff.
 
 use std::path::Path;
 
@@ -55,10 +55,11 @@ fn expand_file(source: &str) -> String {
     prettyplease::unparse(&syn::File { shebang: None, attrs: file.attrs, items })
 }
 
+/// Each `tests/expand/<name>.rs` against `tests/expand/<name>.expanded.rs` (expect-test: a mismatch
+/// prints the diff; `UPDATE_EXPECT=1` rewrites the snapshot).
 #[test]
 fn expansions_match_their_snapshots() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/expand");
-    let overwrite = std::env::var_os("MACROTEST").is_some_and(|v| v == "overwrite");
     let mut inputs: Vec<_> = std::fs::read_dir(&dir)
         .expect("tests/expand exists")
         .map(|e| e.expect("dir entry").path())
@@ -66,15 +67,8 @@ fn expansions_match_their_snapshots() {
         .collect();
     inputs.sort();
     assert!(!inputs.is_empty());
-    let mut mismatched = Vec::new();
     for input in inputs {
         let expanded = expand_file(&std::fs::read_to_string(&input).expect("read input"));
-        let snapshot = input.with_extension("expanded.rs");
-        match std::fs::read_to_string(&snapshot) {
-            Ok(old) if old == expanded => {}
-            Ok(_) if !overwrite => mismatched.push(snapshot.display().to_string()),
-            _ => std::fs::write(&snapshot, expanded).expect("write snapshot"),
-        }
+        expect_test::expect_file![input.with_extension("expanded.rs")].assert_eq(&expanded);
     }
-    assert!(mismatched.is_empty(), "expansions changed (MACROTEST=overwrite to accept): {mismatched:?}");
 }
