@@ -57,6 +57,7 @@
 //!   0..32, and constant widths (`tile(..)`, the `_sync` forms) powers of two in 1..=32.
 //! - Every function that receives a handle must itself be a `#[warp_kernel]` function.
 #![cfg_attr(target_arch = "nvptx64", no_std)]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
 
 // `#[warp_kernel]` code names the facade `::warpkit` (or the name a crate gave the dependency);
 // this makes that path work inside this package too.
@@ -104,6 +105,33 @@ pub mod __private {
             self
         }
     }
+}
+
+/// Includes the module `warpkit_build::PtxBuilder` wrote to `OUT_DIR` (`warpkit_ptx.rs`): one
+/// `&str` constant per sm target (`SM_80`, `SM_90`, ...) holding that target's PTX, and
+/// `ALL: &[(&str, &str)]`, every `(target, PTX)` built.
+///
+/// ```ignore
+/// #[cfg(not(target_arch = "nvptx64"))]
+/// pub mod ptx {
+///     warpkit::include_ptx!();
+/// }
+/// ```
+#[macro_export]
+macro_rules! include_ptx {
+    () => {
+        ::core::include!(::core::concat!(::core::env!("OUT_DIR"), "/warpkit_ptx.rs"));
+    };
+}
+
+/// The panic handler of every nvptx64 build that uses warpkit (feature `panic-handler`, on by
+/// default): `trap`, which aborts the kernel; the host sees a launch failure. Turn the feature off
+/// to provide your own.
+#[cfg(all(target_arch = "nvptx64", feature = "panic-handler"))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // SAFETY: `trap` only ends the thread's kernel.
+    unsafe { core::arch::asm!("trap;", options(noreturn, nostack)) }
 }
 
 /// The README's Rust code blocks, compiled and run as doctests.

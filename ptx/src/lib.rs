@@ -15,8 +15,9 @@
 //!   design: they are built and checked by ptxas, never launched.
 //! * [`bench`]: `benches/gpu/kernels.rs`, the `bench_*` kernels that `cargo xtask gpu-bench` times
 //!   against the same algorithms compiled by nvcc.
-#![cfg_attr(target_arch = "nvptx64", no_std)]
-#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, abi_ptx))]
+//!
+//! `no_std` and `feature(abi_ptx)` come from the builder (`warpkit_build::PtxBuilder`, which
+//! `cargo xtask ptx` runs), the panic handler from `warpkit`.
 
 #[cfg(target_arch = "nvptx64")]
 pub mod conformance;
@@ -65,11 +66,4 @@ pub mod bench;
 pub(crate) fn global_thread_index() -> usize {
     use warp_runtime::nvptx::{ctaid_x, ntid_x, tid_x};
     (ctaid_x() as usize) * (ntid_x() as usize) + (tid_x() as usize)
-}
-
-#[cfg(target_arch = "nvptx64")]
-#[panic_handler]
-fn panic(_: &core::panic::PanicInfo) -> ! {
-    // `trap` aborts the kernel; the host sees a launch failure.
-    unsafe { core::arch::asm!("trap;", options(noreturn, nostack)) }
 }

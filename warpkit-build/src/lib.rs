@@ -123,6 +123,12 @@ pub fn check_target(sm: &str) -> Result<(), Error> {
     }
 }
 
+/// Checks that `+toolchain` is an installed nightly with `rust-src`, as [`PtxBuilder::build`] does
+/// first; returns its `rustc --version`. For tools that install what is missing and try again.
+pub fn check_toolchain(toolchain: &str) -> Result<String, Error> {
+    toolchain::check(toolchain).map(|n| n.version)
+}
+
 /// Builds a crate's kernels to PTX; see the [crate documentation](crate).
 #[derive(Clone, Debug)]
 pub struct PtxBuilder {

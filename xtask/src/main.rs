@@ -1,13 +1,13 @@
-//! Developer commands: `cargo xtask <command>`.
+//! Developer commands: `cargo xtask <command>` (`cargo xtask help` lists them).
 //!
 //! `cargo xtask ptx [--sm SM]...`
 //!
-//! Builds the kernel crate `ptx/` to PTX for sm_70, sm_80, sm_90 and sm_100a (or the `--sm` ones),
-//! checks every module with `ptxas`, and checks in the LLVM IR and the PTX that each kernel holds
-//! exactly the warp instructions it is written with (none duplicated, merged or lost); for the
-//! example kernels (`examples/*.rs`, whose loops the optimizer may unroll), that each is present
-//! and holds the same warp instructions in the PTX as in the IR. On a fresh
-//! machine it first installs what it needs:
+//! Builds the kernel crate `ptx/` to PTX for sm_70, sm_80, sm_90 and sm_100a (or the `--sm` ones)
+//! with `warpkit_build::PtxBuilder`, the same recipe users' build scripts run, checks every module
+//! with `ptxas`, and checks in the LLVM IR and the PTX that each kernel holds exactly the warp
+//! instructions it is written with (none duplicated, merged or lost); for the example kernels
+//! (`examples/*.rs`, whose loops the optimizer may unroll), that each is present and holds the same
+//! warp instructions in the PTX as in the IR. On a fresh machine it first installs what it needs:
 //!
 //! * the nightly `rust-src` component (`rustup component add rust-src --toolchain nightly`), for
 //!   `-Zbuild-std=core` (the `nvptx64-nvidia-cuda` std component cannot be installed here);
@@ -30,119 +30,69 @@
 //! (`benches/gpu/run.sh`). On a machine with an sm_90 GPU and the CUDA toolkit, `sh run.sh` builds
 //! both sides with nvcc/ptxas, dumps their SASS and times them (see `gpu/src/bench.rs`).
 //!
-//! Outputs of `ptx`: `target/ptx/<sm>/warpkit_ptx.ptx` and `target/ptx/<sm>/warpkit_ptx.ll`; the cargo build
-//! of each sm lives in `target/ptx-build/<sm>`. Set `WARPKIT_PTX_RUSTFLAGS` (space-separated) to add
-//! rustc flags to every crate of the build, e.g. for experiments with `-Zmir-enable-passes=...`.
+//! Outputs of `ptx`: `target/ptx/<sm>/warpkit_ptx.ptx` and `target/ptx/<sm>/warpkit_ptx.ll`; the
+//! nested cargo build of every sm lives in `target/ptx-build`. Set `WARPKIT_PTX_RUSTFLAGS`
+//! (space-separated) to add rustc flags to every crate of the build, e.g. for experiments with
+//! `-Zmir-enable-passes=...`.
 
 use std::collections::BTreeMap;
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{exit, Command};
+use std::process::{Command, ExitCode};
 
-const TARGET: &str = "nvptx64-nvidia-cuda";
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Parser, Subcommand};
+use warpkit_build::{PtxBuilder, Ptxas};
+
 const CRATE: &str = "warpkit_ptx";
 const DEFAULT_SMS: &[&str] = &["sm_70", "sm_80", "sm_90", "sm_100a"];
 /// The ptxas wheel. 12.9 knows sm_100a and PTX ISA 8.8.
 const PTXAS_WHEEL: &str = "nvidia-cuda-nvcc-cu12==12.9.86";
+/// The nightly toolchain of the nvptx64 builds.
+const NIGHTLY: &str = "nightly";
 
-/// rustc flags for every crate of every nvptx build, and why.
-///
-/// The kernels need each warp instruction to stay in the branch arm it is written in. Inline asm
-/// reaches LLVM as `call asm sideeffect` *without* the `convergent` attribute (rustc marks GPU
-/// *functions* convergent, not asm call sites), and MIR has no notion of convergence at all. With
-/// rustc 1.97.0-nightly (2026-05-19) two passes merged identical warp instructions from both arms
-/// of an `if`/`else` into one executed by the whole warp (the `div_*` kernels in ptx/ show it):
-///
-/// * MIR `MatchBranchSimplification` merged `if c { activemask() } else { activemask() }` into one
-///   `activemask` (both arms were the same block) -> `-Zmir-enable-passes=-MatchBranchSimplification`;
-/// * LLVM SimplifyCFG hoisted the identical `activemask` + `shfl.sync` at the top of both arms
-///   above the branch -> `-Cllvm-args=-simplifycfg-hoist-common=false`.
-///
-/// MIR `JumpThreading` (rust-lang/rust#137086, duplicates a warp instruction into both arms) is
-/// already off for GPU targets in this nightly (rust-lang/rust#149637); it is named here too so that
-/// an older nightly is safe. `check_instruction_counts` verifies the result on every build.
-const COMMON_RUSTFLAGS: &[&str] = &[
-    "-Zmir-enable-passes=-JumpThreading,-MatchBranchSimplification",
-    "-Cllvm-args=-simplifycfg-hoist-common=false",
-];
-
-/// Extra `-C target-feature`s per target: the PTX ISA version LLVM picks for a target is the lowest
-/// that target allows (sm_70/sm_80: 7.0, sm_90: 7.8, sm_100a: 8.6), but `elect.sync` needs PTX 8.0.
-fn target_features(sm: &str) -> Option<&'static str> {
-    match sm {
-        "sm_90" => Some("+ptx80"),
-        _ => None,
-    }
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "warpkit's developer commands", arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
 }
 
-fn main() {
-    let args: Vec<String> = env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("ptx") => {
-            let mut sms = Vec::new();
-            let mut it = args[1..].iter();
-            while let Some(a) = it.next() {
-                match a.as_str() {
-                    "--sm" => match it.next() {
-                        Some(sm) => sms.push(sm.clone()),
-                        None => usage_error("--sm needs a value, e.g. --sm sm_90"),
-                    },
-                    other => usage_error(&format!("unknown argument to `ptx`: {other}")),
-                }
-            }
-            if sms.is_empty() {
-                sms = DEFAULT_SMS.iter().map(|s| s.to_string()).collect();
-            }
-            if let Err(e) = ptx(&sms) {
-                eprintln!("error: {e}");
-                exit(1);
-            }
-        }
-        Some("gpu-conformance") => {
-            if let Some(a) = args.get(1) {
-                usage_error(&format!("unknown argument to `gpu-conformance`: {a}"));
-            }
-            if let Err(e) = gpu_conformance() {
-                eprintln!("error: {e}");
-                exit(1);
-            }
-        }
-        Some("gpu-bench") => {
-            if let Some(a) = args.get(1) {
-                usage_error(&format!("unknown argument to `gpu-bench`: {a}"));
-            }
-            if let Err(e) = gpu_bench() {
-                eprintln!("error: {e}");
-                exit(1);
-            }
-        }
-        Some("help") | Some("--help") | Some("-h") | None => print_usage(),
-        Some(other) => usage_error(&format!("unknown command: {other}")),
-    }
+#[derive(Subcommand)]
+enum Cmd {
+    /// Build ptx/ to PTX for sm_70, sm_80, sm_90 and sm_100a (or the given targets), check each
+    /// module with ptxas and the warp instructions of every kernel
+    Ptx {
+        /// A target to build instead of the defaults (repeatable), e.g. `--sm sm_90`
+        #[arg(long = "sm", value_name = "SM")]
+        sms: Vec<String>,
+    },
+    /// Build the PTX and the host program gpu/ into target/gpu-bundle/, to be run on a GPU
+    /// machine with `sh gpu-bundle/run.sh`
+    GpuConformance,
+    /// Build the sm_90 PTX and the benchmark program into target/gpu-bench/, with the CUDA C++ of
+    /// the same kernels and a run.sh for a GPU machine
+    GpuBench,
 }
 
-fn print_usage() {
-    println!("usage: cargo xtask <command>");
-    println!();
-    println!("commands:");
-    println!(
-        "  ptx [--sm SM]...   build ptx/ to PTX for {} (or the given sms),",
-        DEFAULT_SMS.join(", ")
-    );
-    println!(
-        "                     check each with ptxas and check the warp instructions per kernel"
-    );
-    println!(
-        "  gpu-conformance    build the PTX and the host program gpu/ into target/gpu-bundle/,"
-    );
-    println!("                     to be run on a GPU machine with ./run.sh");
-    println!(
-        "  gpu-bench          build the sm_90 PTX and the benchmark program into target/gpu-bench/,"
-    );
-    println!(
-        "                     with the CUDA C++ of the same kernels and a run.sh for a GPU machine"
-    );
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Cmd::Ptx { sms } => {
+            let sms = if sms.is_empty() { DEFAULT_SMS.iter().map(|s| s.to_string()).collect() } else { sms };
+            ptx(&sms)
+        }
+        Cmd::GpuConformance => gpu_conformance(),
+        Cmd::GpuBench => gpu_bench(),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// The folder the benchmark bundle is assembled in, relative to the repository root.
@@ -150,53 +100,32 @@ const BENCH_BUNDLE: &str = "target/gpu-bench";
 
 /// `cargo xtask gpu-bench`: the sm_90 PTX, the `gpu-bench` host program, the CUDA C++ side and
 /// `run.sh`, in `target/gpu-bench/`.
-fn gpu_bench() -> Result<(), String> {
+fn gpu_bench() -> Result<()> {
     let root = repo_root();
     ptx(&["sm_90".to_string()])?;
 
     println!();
     println!("== host program");
-    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(&cargo);
-    cmd.current_dir(&root)
-        .args(["build", "--release", "-p", "gpu", "--bin", "gpu-bench"]);
-    println!("cargo build --release -p gpu --bin gpu-bench");
-    run(&mut cmd, "cargo build --release -p gpu --bin gpu-bench")?;
-    let target_dir = env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-
+    cargo_build_release(&root, "gpu-bench")?;
     let bundle = root.join(BENCH_BUNDLE);
-    if bundle.exists() {
-        fs::remove_dir_all(&bundle).map_err(|e| format!("{}: {e}", bundle.display()))?;
-    }
-    fs::create_dir_all(&bundle).map_err(|e| format!("{}: {e}", bundle.display()))?;
+    fresh_dir(&bundle)?;
     let gpu_dir = root.join("benches/gpu");
     for (from, name) in [
-        (target_dir.join("release/gpu-bench"), "gpu-bench"),
-        (
-            root.join("target/ptx/sm_90").join(format!("{CRATE}.ptx")),
-            "warpkit_ptx.ptx",
-        ),
+        (target_dir(&root).join("release/gpu-bench"), "gpu-bench"),
+        (root.join("target/ptx/sm_90").join(format!("{CRATE}.ptx")), "warpkit_ptx.ptx"),
         (gpu_dir.join("kernels.cu"), "kernels.cu"),
         (gpu_dir.join("sass_loop.awk"), "sass_loop.awk"),
         (gpu_dir.join("run.sh"), "run.sh"),
     ] {
         let to = bundle.join(name);
-        fs::copy(&from, &to)
-            .map_err(|e| format!("copy {} -> {}: {e}", from.display(), to.display()))?;
-        #[cfg(unix)]
+        copy(&from, &to)?;
         if name == "gpu-bench" || name == "run.sh" {
-            use std::os::unix::fs::PermissionsExt;
-            fs::set_permissions(&to, fs::Permissions::from_mode(0o755))
-                .map_err(|e| format!("chmod {}: {e}", to.display()))?;
+            make_executable(&to)?;
         }
     }
     println!();
     println!("bundle: {}", bundle.display());
-    println!(
-        "on a machine with an sm_90 GPU and the CUDA toolkit (nvcc, ptxas, cuobjdump), from the"
-    );
+    println!("on a machine with an sm_90 GPU and the CUDA toolkit (nvcc, ptxas, cuobjdump), from the");
     println!("repository root (through the device tool: carry [\"{BENCH_BUNDLE}\"]; results go to $OUT):");
     println!();
     println!("    sh {BENCH_BUNDLE}/run.sh");
@@ -204,47 +133,20 @@ fn gpu_bench() -> Result<(), String> {
 }
 
 /// `cargo xtask gpu-conformance`: PTX for every default target, the host program, and a bundle.
-fn gpu_conformance() -> Result<(), String> {
+fn gpu_conformance() -> Result<()> {
     let root = repo_root();
     let sms: Vec<String> = DEFAULT_SMS.iter().map(|s| s.to_string()).collect();
     ptx(&sms)?;
 
     println!();
     println!("== host program");
-    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(&cargo);
-    cmd.current_dir(&root).args([
-        "build",
-        "--release",
-        "-p",
-        "gpu",
-        "--bin",
-        "gpu-conformance",
-    ]);
-    println!("cargo build --release -p gpu --bin gpu-conformance");
-    run(&mut cmd, "cargo build --release -p gpu")?;
-    let target_dir = env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let exe = target_dir.join("release/gpu-conformance");
-
+    cargo_build_release(&root, "gpu-conformance")?;
     let bundle = root.join("target/gpu-bundle");
-    if bundle.exists() {
-        fs::remove_dir_all(&bundle).map_err(|e| format!("{}: {e}", bundle.display()))?;
-    }
-    let copy = |from: &Path, to: &Path| -> Result<(), String> {
-        fs::create_dir_all(to.parent().unwrap()).map_err(|e| format!("{}: {e}", to.display()))?;
-        fs::copy(from, to)
-            .map(|_| ())
-            .map_err(|e| format!("copy {} -> {}: {e}", from.display(), to.display()))
-    };
-    copy(&exe, &bundle.join("gpu-conformance"))?;
+    fresh_dir(&bundle)?;
+    copy(&target_dir(&root).join("release/gpu-conformance"), &bundle.join("gpu-conformance"))?;
     for sm in &sms {
         let f = format!("{CRATE}.ptx");
-        copy(
-            &root.join("target/ptx").join(sm).join(&f),
-            &bundle.join("ptx").join(sm).join(&f),
-        )?;
+        copy(&root.join("target/ptx").join(sm).join(&f), &bundle.join("ptx").join(sm).join(&f))?;
     }
     let run_sh = bundle.join("run.sh");
     fs::write(
@@ -254,15 +156,9 @@ fn gpu_conformance() -> Result<(), String> {
          # Needs the NVIDIA driver (libcuda.so) only. Extra arguments: --seed N, --scale K, --show N.\n\
          cd \"$(dirname \"$0\")\" && exec ./gpu-conformance --ptx ./ptx \"$@\"\n",
     )
-    .map_err(|e| format!("{}: {e}", run_sh.display()))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        for f in [&run_sh, &bundle.join("gpu-conformance")] {
-            fs::set_permissions(f, fs::Permissions::from_mode(0o755))
-                .map_err(|e| format!("chmod {}: {e}", f.display()))?;
-        }
-    }
+    .with_context(|| run_sh.display().to_string())?;
+    make_executable(&run_sh)?;
+    make_executable(&bundle.join("gpu-conformance"))?;
     println!();
     println!("bundle: {}", bundle.display());
     println!("copy that folder to the GPU machine and run there, from the folder's parent:");
@@ -271,67 +167,60 @@ fn gpu_conformance() -> Result<(), String> {
     Ok(())
 }
 
-fn usage_error(msg: &str) -> ! {
-    eprintln!("error: {msg}");
-    eprintln!();
-    print_usage();
-    exit(2);
+/// `cargo build --release -p gpu --bin <bin>` with the stable toolchain that runs xtask.
+fn cargo_build_release(root: &Path, bin: &str) -> Result<()> {
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    println!("cargo build --release -p gpu --bin {bin}");
+    run(Command::new(cargo).current_dir(root).args(["build", "--release", "-p", "gpu", "--bin", bin]), "cargo build --release -p gpu")
+}
+
+fn target_dir(root: &Path) -> PathBuf {
+    env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root.join("target"))
+}
+
+fn fresh_dir(dir: &Path) -> Result<()> {
+    if dir.exists() {
+        fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
+    }
+    fs::create_dir_all(dir).with_context(|| dir.display().to_string())
+}
+
+fn copy(from: &Path, to: &Path) -> Result<()> {
+    fs::create_dir_all(to.parent().expect("a file in a folder")).with_context(|| to.display().to_string())?;
+    fs::copy(from, to).with_context(|| format!("copy {} -> {}", from.display(), to.display()))?;
+    Ok(())
+}
+
+fn make_executable(path: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(path, fs::Permissions::from_mode(0o755)).with_context(|| format!("chmod {}", path.display()))?;
+    }
+    let _ = path;
+    Ok(())
 }
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives in the repository root")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the repository root").to_path_buf()
 }
 
-/// A command for the nightly toolchain's `cargo`/`rustc`, without what `cargo xtask` (run by the
-/// pinned stable toolchain) leaves in the environment.
-fn nightly(program: &str) -> Command {
-    let mut cmd = Command::new(program);
-    cmd.arg("+nightly");
-    for var in [
-        "RUSTUP_TOOLCHAIN",
-        "RUSTC",
-        "RUSTC_WRAPPER",
-        "RUSTC_WORKSPACE_WRAPPER",
-        "RUSTFLAGS",
-        "RUSTDOCFLAGS",
-        "CARGO",
-        "CARGO_TARGET_DIR",
-        "CARGO_BUILD_TARGET",
-        "CARGO_ENCODED_RUSTFLAGS",
-        "CARGO_MANIFEST_DIR",
-    ] {
-        cmd.env_remove(var);
+fn run(cmd: &mut Command, what: &str) -> Result<()> {
+    let status = cmd.status().with_context(|| format!("{what}: cannot run {:?}", cmd.get_program()))?;
+    if !status.success() {
+        bail!("{what} failed ({status})");
     }
-    cmd
+    Ok(())
 }
 
-fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
-    let status = cmd
-        .status()
-        .map_err(|e| format!("{what}: cannot run {:?}: {e}", cmd.get_program()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{what} failed ({status})"))
-    }
-}
-
-fn ptx(sms: &[String]) -> Result<(), String> {
+fn ptx(sms: &[String]) -> Result<()> {
     let root = repo_root();
     ensure_rust_src()?;
     let ptxas = ensure_ptxas(&root)?;
-    let version = Command::new(&ptxas)
-        .arg("--version")
-        .output()
-        .map_err(|e| format!("{}: {e}", ptxas.display()))?;
-    let version = String::from_utf8_lossy(&version.stdout);
     println!(
         "ptxas: {} ({})",
         ptxas.display(),
-        version.lines().last().unwrap_or("?").trim()
+        warpkit_build::ptxas_version(&ptxas).unwrap_or_else(|| "?".into())
     );
 
     let expectations = div_expectations(&root.join("ptx/src/divergence.rs"))?;
@@ -339,187 +228,90 @@ fn ptx(sms: &[String]) -> Result<(), String> {
     for sm in sms {
         println!();
         println!("== {sm}");
-        match build_and_check(&root, &ptxas, sm, &expectations) {
-            Ok(()) => {}
-            Err(e) => {
-                eprintln!("{sm}: FAILED: {e}");
-                failures.push(sm.clone());
-            }
+        if let Err(e) = build_and_check(&root, &ptxas, sm, &expectations) {
+            eprintln!("{sm}: FAILED: {e:#}");
+            failures.push(sm.clone());
         }
     }
     println!();
-    if failures.is_empty() {
-        println!(
-            "ptx: all {} targets built, passed ptxas and the instruction checks",
-            sms.len()
-        );
-        Ok(())
-    } else {
-        Err(format!("ptx: failed for {}", failures.join(", ")))
+    if !failures.is_empty() {
+        bail!("ptx: failed for {}", failures.join(", "));
     }
+    println!("ptx: all {} targets built, passed ptxas and the instruction checks", sms.len());
+    Ok(())
 }
 
-/// `rust-src` for the nightly toolchain, needed by `-Zbuild-std=core`.
-fn ensure_rust_src() -> Result<(), String> {
-    let out = nightly("rustc")
-        .args(["--print", "sysroot"])
-        .output()
-        .map_err(|e| format!("cannot run `rustc +nightly`: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "`rustc +nightly --print sysroot` failed; is a nightly toolchain installed?\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
+/// `rust-src` for the nightly toolchain, needed by `-Zbuild-std=core`: installed when the
+/// builder's own check finds it missing (a missing nightly is left to the builder's message).
+fn ensure_rust_src() -> Result<()> {
+    match warpkit_build::check_toolchain(NIGHTLY) {
+        Err(warpkit_build::Error::MissingRustSrc { .. }) => {
+            println!("installing rust-src for nightly");
+            let mut cmd = Command::new("rustup");
+            cmd.args(["component", "add", "rust-src", "--toolchain", NIGHTLY]).env_remove("RUSTUP_TOOLCHAIN");
+            run(&mut cmd, "rustup component add rust-src --toolchain nightly")?;
+            warpkit_build::check_toolchain(NIGHTLY)?;
+            Ok(())
+        }
+        other => other.map(|_| ()).map_err(Into::into),
     }
-    let sysroot = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    if sysroot
-        .join("lib/rustlib/src/rust/library/core/Cargo.toml")
-        .is_file()
-    {
-        return Ok(());
-    }
-    println!("installing rust-src for nightly");
-    let mut cmd = Command::new("rustup");
-    cmd.args(["component", "add", "rust-src", "--toolchain", "nightly"]);
-    cmd.env_remove("RUSTUP_TOOLCHAIN");
-    run(
-        &mut cmd,
-        "rustup component add rust-src --toolchain nightly",
-    )
 }
 
 /// `ptxas`: `$PTXAS`, or the one in `target/ptxas-wheel/`, installed from PyPI if missing.
-fn ensure_ptxas(root: &Path) -> Result<PathBuf, String> {
+fn ensure_ptxas(root: &Path) -> Result<PathBuf> {
     if let Some(p) = env::var_os("PTXAS") {
         return Ok(PathBuf::from(p));
     }
     let wheel_dir = root.join("target/ptxas-wheel");
     let ptxas = wheel_dir.join("nvidia/cuda_nvcc/bin/ptxas");
     if !ptxas.is_file() {
-        println!(
-            "installing ptxas: pip install --target {} {PTXAS_WHEEL}",
-            wheel_dir.display()
-        );
-        let python = if Command::new("python3").arg("--version").output().is_ok() {
-            "python3"
-        } else {
-            "python"
-        };
+        println!("installing ptxas: pip install --target {} {PTXAS_WHEEL}", wheel_dir.display());
+        let python = if Command::new("python3").arg("--version").output().is_ok() { "python3" } else { "python" };
         let mut cmd = Command::new(python);
-        cmd.args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--no-deps",
-            "--upgrade",
-            "--target",
-        ])
-        .arg(&wheel_dir)
-        .arg(PTXAS_WHEEL);
+        cmd.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--upgrade", "--target"])
+            .arg(&wheel_dir)
+            .arg(PTXAS_WHEEL);
         run(&mut cmd, &format!("pip install {PTXAS_WHEEL}"))?;
         if !ptxas.is_file() {
-            return Err(format!(
-                "{PTXAS_WHEEL} installed, but {} is not there",
-                ptxas.display()
-            ));
+            bail!("{PTXAS_WHEEL} installed, but {} is not there", ptxas.display());
         }
     }
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mut perm = fs::metadata(&ptxas)
-            .map_err(|e| e.to_string())?
-            .permissions();
+        let mut perm = fs::metadata(&ptxas)?.permissions();
         if perm.mode() & 0o111 != 0o111 {
             perm.set_mode(perm.mode() | 0o755);
-            fs::set_permissions(&ptxas, perm)
-                .map_err(|e| format!("chmod {}: {e}", ptxas.display()))?;
+            fs::set_permissions(&ptxas, perm).with_context(|| format!("chmod {}", ptxas.display()))?;
         }
     }
     Ok(ptxas)
 }
 
-fn build_and_check(
-    root: &Path,
-    ptxas: &Path,
-    sm: &str,
-    div: &BTreeMap<String, BTreeMap<String, usize>>,
-) -> Result<(), String> {
-    let target_dir = root.join("target/ptx-build").join(sm);
-    let deps = target_dir.join(TARGET).join("release/deps");
-    // -C target-cpu goes to every crate (RUSTFLAGS), not only to the kernel crate (`cargo rustc --`
-    // args): warp-runtime's instruction functions are cfg-gated on `target_feature = "sm_*"`, which
-    // follows target-cpu, and core should be built for the same target.
-    let mut rustflags = vec![format!("-Ctarget-cpu={sm}")];
-    if let Some(f) = target_features(sm) {
-        rustflags.push(format!("-Ctarget-feature={f}"));
-    }
-    rustflags.extend(COMMON_RUSTFLAGS.iter().map(|s| s.to_string()));
-    if let Ok(extra) = env::var("WARPKIT_PTX_RUSTFLAGS") {
-        rustflags.extend(extra.split_whitespace().map(str::to_string));
-    }
-    let mut cmd = nightly("cargo");
-    cmd.current_dir(root.join("ptx"))
-        .args([
-            "rustc",
-            "--release",
-            "--target",
-            TARGET,
-            "-Zbuild-std=core",
-            "--",
-        ])
-        .arg("--emit=asm,llvm-ir")
-        .env("CARGO_TARGET_DIR", &target_dir)
-        .env("CARGO_ENCODED_RUSTFLAGS", rustflags.join("\x1f"));
-    println!(
-        "(cd ptx && CARGO_TARGET_DIR={} CARGO_ENCODED_RUSTFLAGS='{}' cargo +nightly rustc --release --target {TARGET} -Zbuild-std=core -- --emit=asm,llvm-ir)",
-        target_dir.display(),
-        rustflags.join(" ")
-    );
-    run(&mut cmd, "cargo +nightly rustc")?;
+/// One target: the builder (nightly nvptx64 build, PTX and LLVM IR into `target/ptx/<sm>/`,
+/// ptxas), then the instruction checks.
+fn build_and_check(root: &Path, ptxas: &Path, sm: &str, div: &BTreeMap<String, BTreeMap<String, usize>>) -> Result<()> {
+    let extra: Vec<String> = env::var("WARPKIT_PTX_RUSTFLAGS").map(|f| f.split_whitespace().map(str::to_string).collect()).unwrap_or_default();
+    let built = PtxBuilder::new()
+        .kernel_crate(root.join("ptx"))
+        .toolchain(NIGHTLY)
+        .target(sm)
+        .out_dir(root.join("target/ptx"))
+        .target_dir(root.join("target/ptx-build"))
+        .emit_llvm_ir(true)
+        .ptxas(Ptxas::Path(ptxas.to_path_buf()))
+        .rustflags(extra)
+        .echo_commands(true)
+        .cargo_directives(false)
+        .build()?;
+    let module = built.modules.first().ok_or_else(|| anyhow!("the builder returned no module for {sm}"))?;
+    let ll_path = module.llvm_ir.as_ref().ok_or_else(|| anyhow!("no LLVM IR for {sm}"))?;
+    println!("wrote {} and {}", module.ptx.display(), ll_path.display());
+    let msg = module.ptxas.as_deref().unwrap_or_default();
+    println!("ptxas -arch={sm}: ok{}", if msg.is_empty() { String::new() } else { format!("\n{msg}") });
 
-    let s = find_newest(&deps, ".s")?;
-    let ll = find_newest(&deps, ".ll")?;
-    let out_dir = root.join("target/ptx").join(sm);
-    fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
-    let ptx_path = out_dir.join(format!("{CRATE}.ptx"));
-    let ll_path = out_dir.join(format!("{CRATE}.ll"));
-    fs::copy(&s, &ptx_path).map_err(|e| format!("copy {}: {e}", s.display()))?;
-    fs::copy(&ll, &ll_path).map_err(|e| format!("copy {}: {e}", ll.display()))?;
-    println!("wrote {} and {}", ptx_path.display(), ll_path.display());
-
-    let out = Command::new(ptxas)
-        .arg(format!("-arch={sm}"))
-        .args(["-o", "/dev/null"])
-        .arg(&ptx_path)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
-    let msg = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    if !out.status.success() {
-        return Err(format!(
-            "ptxas -arch={sm} {} failed ({}):\n{}",
-            ptx_path.display(),
-            out.status,
-            msg.trim_end()
-        ));
-    }
-    println!(
-        "ptxas -arch={sm}: ok{}",
-        if msg.trim().is_empty() {
-            String::new()
-        } else {
-            format!("\n{}", msg.trim_end())
-        }
-    );
-
-    let ptx_text = fs::read_to_string(&ptx_path).map_err(|e| e.to_string())?;
-    let ll_text = fs::read_to_string(&ll_path).map_err(|e| e.to_string())?;
+    let ptx_text = fs::read_to_string(&module.ptx)?;
+    let ll_text = fs::read_to_string(ll_path)?;
     let ptx_counts = ptx_kernel_instructions(&ptx_text);
     let ll_counts = ll_kernel_instructions(&ll_text);
     let mut expected = div.clone();
@@ -595,19 +387,6 @@ fn dev_expectations(sm: &str) -> BTreeMap<String, BTreeMap<String, usize>> {
 
 /// The newest `<crate>-<hash><ext>` file in `deps` (older ones are outputs of other flags or
 /// sources; they are left alone, since another `cargo xtask ptx` may be using the same directory).
-fn find_newest(deps: &Path, ext: &str) -> Result<PathBuf, String> {
-    fs::read_dir(deps)
-        .map_err(|e| format!("{}: {e}", deps.display()))?
-        .flatten()
-        .filter(|e| {
-            let n = e.file_name().to_string_lossy().into_owned();
-            n.starts_with(&format!("{CRATE}-")) && n.ends_with(ext)
-        })
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .max()
-        .map(|(_, p)| p)
-        .ok_or_else(|| format!("no {CRATE}-*{ext} in {}", deps.display()))
-}
 
 // ----------------------------------------------------------------------------------------------
 // Instruction checks
@@ -865,8 +644,8 @@ fn expected_mnemonic(kernel: &str) -> Option<String> {
 }
 
 /// `expect: mnemonic=count ...` lines in the doc comments of ptx/src/divergence.rs, per kernel.
-fn div_expectations(path: &Path) -> Result<BTreeMap<String, BTreeMap<String, usize>>, String> {
-    let src = fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+fn div_expectations(path: &Path) -> Result<BTreeMap<String, BTreeMap<String, usize>>> {
+    let src = fs::read_to_string(path).with_context(|| path.display().to_string())?;
     let mut out = BTreeMap::new();
     let mut pending: Option<BTreeMap<String, usize>> = None;
     for line in src.lines() {
@@ -876,11 +655,11 @@ fn div_expectations(path: &Path) -> Result<BTreeMap<String, BTreeMap<String, usi
             for item in rest.split_whitespace() {
                 let (k, v) = item
                     .split_once('=')
-                    .ok_or_else(|| format!("{}: bad expect item {item:?}", path.display()))?;
+                    .ok_or_else(|| anyhow!("{}: bad expect item {item:?}", path.display()))?;
                 m.insert(
                     k.to_string(),
                     v.parse::<usize>()
-                        .map_err(|e| format!("{}: {item:?}: {e}", path.display()))?,
+                        .with_context(|| format!("{}: {item:?}", path.display()))?,
                 );
             }
             pending = Some(m);
@@ -889,7 +668,7 @@ fn div_expectations(path: &Path) -> Result<BTreeMap<String, BTreeMap<String, usi
             out.insert(
                 name,
                 pending.take().ok_or_else(|| {
-                    format!("{}: kernel without an `expect:` line", path.display())
+                    anyhow!("{}: kernel without an `expect:` line", path.display())
                 })?,
             );
         }
@@ -911,7 +690,7 @@ fn check_instruction_counts(
     ptx: &Counts,
     ll: &Counts,
     div: &BTreeMap<String, BTreeMap<String, usize>>,
-) -> Result<(), String> {
+) -> Result<()> {
     let mut errors = Vec::new();
     let mut seen = 0;
     for (kernel, gate) in conformance_kernels() {
@@ -1003,9 +782,6 @@ fn check_instruction_counts(
         println!("instruction check: {seen} kernels ok; warp instructions in the PTX: {totals:?}");
         Ok(())
     } else {
-        Err(format!(
-            "instruction check failed:\n  {}",
-            errors.join("\n  ")
-        ))
+        Err(anyhow!("instruction check failed:\n  {}", errors.join("\n  ")))
     }
 }
