@@ -66,6 +66,26 @@ extern crate self as warpkit;
 pub use warp_macros::warp_kernel;
 pub use warp_runtime::*;
 
+#[cfg(not(target_arch = "nvptx64"))]
+mod entry;
+#[cfg(not(target_arch = "nvptx64"))]
+mod launch;
+#[cfg(not(target_arch = "nvptx64"))]
+pub use entry::{Buffer, Elem, Element, EntryKernel, KernelParam, Params};
+#[cfg(not(target_arch = "nvptx64"))]
+pub use launch::LaunchConfig;
+
+#[cfg(all(feature = "cuda", not(target_arch = "nvptx64")))]
+pub mod cuda;
+
+/// Without the `cuda` feature, entry kernels get no GPU launcher.
+#[cfg(not(all(feature = "cuda", not(target_arch = "nvptx64"))))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __cuda_launch {
+    ($($tokens:tt)*) => {};
+}
+
 /// The names a warp function needs.
 pub mod prelude {
     pub use warp_macros::warp_kernel;
@@ -82,6 +102,8 @@ pub mod __private {
     pub use warp_runtime::{Intrinsic, Warp};
     #[cfg(target_arch = "nvptx64")]
     pub use warp_runtime::Warp;
+    /// `#[warp_kernel(entry)]`'s host type of the kernel.
+    pub use crate::__entry as entry;
 
     /// The result of a call that receives a warp handle: on the host, a `#[warp_kernel]`
     /// function's future. The macro wraps each such call in [`WarpCall::into_future`] so that
@@ -123,6 +145,11 @@ macro_rules! include_ptx {
         ::core::include!(::core::concat!(::core::env!("OUT_DIR"), "/warpkit_ptx.rs"));
     };
 }
+
+// The host side of a launch (`cuda::RawArg::slice`) passes a `GlobalSlice` as a pointer and a
+// length, 16 bytes: every PTX build checks the device side has that size.
+#[cfg(target_arch = "nvptx64")]
+const _: () = assert!(core::mem::size_of::<GlobalSlice<'static, u32>>() == 16 && core::mem::size_of::<GlobalSlice<'static, f64>>() == 16);
 
 /// The panic handler of every nvptx64 build that uses warpkit (feature `panic-handler`, on by
 /// default): `trap`, which aborts the kernel; the host sees a launch failure. Turn the feature off

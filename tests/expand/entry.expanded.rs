@@ -38,3 +38,7 @@ pub unsafe extern "ptx-kernel" fn warp_sums(
     }
     __warp_body(&::warpkit::__private::Warp::current(), input, out, scale)
 }
+::warpkit::__private::entry! {
+    [] pub warp_sums(input : GlobalSlice < 'static, u32 >, out : GlobalSlice < 'static,
+    u32 >, scale : u32)
+}

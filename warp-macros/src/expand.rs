@@ -36,9 +36,10 @@ pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     match cx.check() {
         Ok(()) => {
             let device = if entry { device_entry(&item) } else { device(&item) };
+            let entry_type = if entry { crate::entry::host_type(&item) } else { TokenStream::new() };
             // `item` has not moved since the analysis: the addresses in `points` are its nodes.
             let host = host(&mut item, &points);
-            quote!(#host #device)
+            quote!(#host #device #entry_type)
         }
         Err(err) => {
             let mut out = stub(&item);

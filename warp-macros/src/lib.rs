@@ -9,6 +9,7 @@
 mod ast;
 mod check;
 mod ctxt;
+mod entry;
 mod expand;
 mod intrinsics;
 mod krate;
