@@ -293,38 +293,3 @@ pub(crate) fn buffers<K: EntryKernel + ?Sized>(bits: Vec<Option<Vec<u64>>>) -> V
         })
         .collect()
 }
-
-/// What `#[warp_kernel(entry)]` expands to on the host besides the `async fn`: the kernel's type.
-/// The macro passes the parameter types with `'static` for their lifetimes.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __entry {
-    ([$(#[$cfg:meta])*] $vis:vis $name:ident ($($param:ident: $ty:ty),* $(,)?)) => {
-        $(#[$cfg])*
-        #[cfg(not(target_arch = "nvptx64"))]
-        #[allow(non_camel_case_types)]
-        #[doc = ::core::concat!(
-            "The entry kernel [`", ::core::stringify!($name), "`](fn@", ::core::stringify!($name),
-            ") as a type: warpkit's `EntryKernel` (runs it in the CPU runtime) and, with warpkit's ",
-            "`cuda` feature, a typed `launch` and the GPU-against-CPU comparison."
-        )]
-        $vis enum $name {}
-
-        $(#[$cfg])*
-        #[cfg(not(target_arch = "nvptx64"))]
-        impl $crate::EntryKernel for $name {
-            const NAME: &'static str = ::core::stringify!($name);
-            const PARAMS: &'static [&'static str] = &[$(::core::stringify!($param)),*];
-            type Params = ($($ty,)*);
-            fn run_cpu(
-                grid: &$crate::Grid,
-                cpu: &<Self::Params as $crate::Params>::Cpu,
-            ) -> ::core::result::Result<(), $crate::WarpError> {
-                let ($($param,)*) = <Self::Params as $crate::Params>::args(cpu);
-                grid.run(async |w: &$crate::__private::Warp<'_>| $name(w, $($param),*).await)
-            }
-        }
-
-        $crate::__cuda_launch! { [$(#[$cfg])*] $vis $name ($($param: $ty),*) }
-    };
-}

@@ -33,12 +33,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use cudarc::driver::{
-    sys, CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, LaunchConfig,
-    PushKernelArg,
-};
-use cudarc::nvrtc::Ptx;
+use clap::Parser;
+use rng::{Draw, Rng, SeedableRng};
+use warpkit::cuda::cudarc::driver::{sys, CudaContext, CudaStream};
+use warpkit::cuda::{DeviceBuffer, Gpu, Kernel, LaunchConfig, Module, RawArg};
 use warpkit::{GlobalBuffer, GlobalSlice, Grid, Warp};
+
+mod rng;
 
 #[allow(dead_code, unused_imports, clippy::needless_range_loop)]
 #[path = "../../benches/gpu/kernels.rs"]
@@ -60,24 +61,19 @@ const UNIFORM_BUCKETS: usize = 256;
 // Data and sequential references
 // ---------------------------------------------------------------------------------------------
 
-fn splitmix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// `n` uniformly random `u32`.
 fn uniform(n: usize, seed: u64) -> Vec<u32> {
-    (0..n as u64).map(|i| splitmix(seed ^ i.wrapping_mul(0x2545_f491_4f6c_dd1d)) as u32).collect()
+    let mut r = Rng::seed_from_u64(seed);
+    (0..n).map(|_| r.u32()).collect()
 }
 
 /// `n` values as `examples/histogram.rs` draws them: geometric over 0..=10 (bucket 10 folds onto
 /// 0), with 1 in 17 [`histogram::IGNORE`] (padding, not counted).
 fn geometric(n: usize, seed: u64) -> Vec<u32> {
-    (0..n as u64)
-        .map(|i| {
-            let r = splitmix(seed.rotate_left(17) ^ i) as u32;
+    let mut rng = Rng::seed_from_u64(seed.rotate_left(17));
+    (0..n)
+        .map(|_| {
+            let r = rng.u32();
             if r % 17 == 0 {
                 histogram::IGNORE
             } else {
@@ -275,50 +271,38 @@ fn cpu_check(seed: u64) -> Vec<String> {
 // The GPU
 // ---------------------------------------------------------------------------------------------
 
-/// `GlobalSlice` on nvptx64 (`#[repr(C)] { ptr, len }`, by value); the CUDA kernels take a pointer
-/// and a `size_t` length in its place, which lay out the same in the parameter space.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-struct DevSlice {
-    ptr: u64,
-    len: u64,
-}
-unsafe impl DeviceRepr for DevSlice {}
-
-fn dev(s: &CudaStream, b: &CudaSlice<u32>) -> DevSlice {
-    DevSlice { ptr: b.device_ptr(s).0, len: b.len() as u64 }
-}
-
-enum Arg {
-    S(DevSlice),
+/// A kernel argument: a buffer (a `GlobalSlice`), or a `u32`.
+#[derive(Clone, Copy)]
+enum Arg<'a> {
+    S(&'a DeviceBuffer<u32>),
     U(u32),
 }
 
 type Res<T> = Result<T, String>;
 
-fn cu<T>(what: &str, r: Result<T, cudarc::driver::DriverError>) -> Res<T> {
+fn cu<T>(what: &str, r: Result<T, warpkit::cuda::cudarc::driver::DriverError>) -> Res<T> {
     r.map_err(|e| format!("{what}: {e:?}"))
 }
 
-/// Launches `f` with `blocks` blocks of [`BLOCK`] threads. A warpkit kernel takes each slice as
-/// one 16-byte parameter; a CUDA kernel (`split`) as two, the pointer and the length.
-fn launch(s: &Arc<CudaStream>, f: &Kernel, blocks: u32, args: &[Arg]) -> Res<()> {
-    let mut b = s.launch_builder(&f.f);
+/// Queues `f` with `blocks` blocks of [`BLOCK`] threads, through warpkit's `Kernel::launch_raw`. A
+/// warpkit kernel takes each buffer as one `GlobalSlice` (pointer and length in one 16-byte
+/// parameter); a CUDA kernel (`split`) as two, the pointer and a `size_t` length, which lay out
+/// the same in the parameter space.
+fn launch(f: &BenchKernel, blocks: u32, args: &[Arg<'_>]) -> Res<()> {
+    let mut raw = Vec::new();
     for a in args {
-        match a {
-            Arg::S(x) if f.split => b.arg(&x.ptr).arg(&x.len),
-            Arg::S(x) => b.arg(x),
-            Arg::U(x) => b.arg(x),
-        };
+        match *a {
+            Arg::S(b) if f.split => raw.extend([RawArg::ptr(b), RawArg::from(b.len() as u64)]),
+            Arg::S(b) => raw.push(RawArg::slice(b)),
+            Arg::U(x) => raw.push(RawArg::from(x)),
+        }
     }
-    let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
-    unsafe { b.launch(cfg) }.map(|_| ()).map_err(|e| format!("launch {} ({blocks} x {BLOCK}): {e:?}", f.name))
+    f.k.launch_raw(&LaunchConfig::blocks((blocks, 1, 1), (BLOCK, 1, 1)), &raw).map_err(|e| e.to_string())
 }
 
-/// A loaded kernel, its name, and whether it takes slices as (pointer, length) pairs.
-struct Kernel {
-    f: CudaFunction,
-    name: String,
+/// A loaded kernel, and whether it takes slices as (pointer, length) pairs.
+struct BenchKernel {
+    k: Kernel,
     split: bool,
 }
 
@@ -329,20 +313,20 @@ fn blocks_for_warps(warps: usize) -> u32 {
 /// One implementation: warpkit, nvcc, or the diagnostic module.
 struct Impl {
     label: &'static str,
-    module: Arc<CudaModule>,
+    module: Module,
     /// The kernel name prefix: `bench_` (warpkit) or `cuda_`.
     cuda: bool,
 }
 
 impl Impl {
-    fn function(&self, bench_name: &str) -> Res<Kernel> {
+    fn function(&self, bench_name: &str) -> Res<BenchKernel> {
         let name = match (self.cuda, bench_name) {
             (false, "histogram_ffs") => "histogram_ffs".to_string(),
             (true, n) => format!("cuda_{n}"),
             (false, n) => format!("bench_{n}"),
         };
-        let f = self.module.load_function(&name).map_err(|e| format!("{}: kernel {name}: {e:?}", self.label))?;
-        Ok(Kernel { f, name, split: self.cuda })
+        let k = self.module.kernel(&name).map_err(|e| format!("{}: {e}", self.label))?;
+        Ok(BenchKernel { k, split: self.cuda })
     }
 }
 
@@ -418,54 +402,38 @@ impl Bench<'_> {
     }
 }
 
+/// The command line.
+#[derive(Parser)]
+#[command(name = "gpu-bench", about = "Times warpkit's PTX against nvcc's build of the same kernels on GPU 0, every result checked; --cpu-check runs the warpkit kernels on the CPU runtime instead")]
 struct Args {
+    /// The warpkit module: the sm_90 PTX, or a cubin ptxas made from it
+    #[arg(long, value_name = "FILE", required_unless_present = "cpu_check")]
     warpkit: Option<PathBuf>,
+    /// The nvcc module (`cuda_*` kernels of benches/gpu/kernels.cu)
+    #[arg(long, value_name = "FILE")]
     cuda: Option<PathBuf>,
+    /// A diagnostic module with the warpkit kernel names, in rows of its own
+    #[arg(long, value_name = "FILE")]
     diag: Option<PathBuf>,
+    /// 2^N elements
+    #[arg(long, value_name = "N", default_value_t = 28, value_parser = clap::value_parser!(u32).range(10..=30))]
     log2n: u32,
-    reps: usize,
+    /// Timed runs of each implementation
+    #[arg(long, value_name = "R", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    reps: u64,
+    /// Untimed warm-up runs first
+    #[arg(long, value_name = "W", default_value_t = 3)]
     warmup: usize,
+    /// The data's seed
+    #[arg(long, default_value_t = 0x5eed_0006)]
     seed: u64,
+    /// No GPU: run the warpkit kernels on the CPU runtime at small sizes, against sequential Rust
+    #[arg(long)]
     cpu_check: bool,
 }
 
-fn usage(msg: &str) -> ! {
-    eprintln!("error: {msg}");
-    eprintln!("usage: gpu-bench --warpkit FILE [--cuda FILE] [--diag FILE] [--log2n N] [--reps R] [--warmup W] [--seed S]");
-    eprintln!("       gpu-bench --cpu-check [--seed S]");
-    std::process::exit(2);
-}
-
-fn parse_args() -> Args {
-    let mut a = Args { warpkit: None, cuda: None, diag: None, log2n: 28, reps: 10, warmup: 3, seed: 0x5eed_0006, cpu_check: false };
-    let mut it = std::env::args().skip(1);
-    while let Some(x) = it.next() {
-        let mut val = |name: &str| it.next().unwrap_or_else(|| usage(&format!("{name} needs a value")));
-        match x.as_str() {
-            "--warpkit" => a.warpkit = Some(val("--warpkit").into()),
-            "--cuda" => a.cuda = Some(val("--cuda").into()),
-            "--diag" => a.diag = Some(val("--diag").into()),
-            "--log2n" => a.log2n = val("--log2n").parse().unwrap_or_else(|_| usage("--log2n takes a number")),
-            "--reps" => a.reps = val("--reps").parse().unwrap_or_else(|_| usage("--reps takes a number")),
-            "--warmup" => a.warmup = val("--warmup").parse().unwrap_or_else(|_| usage("--warmup takes a number")),
-            "--seed" => a.seed = val("--seed").parse().unwrap_or_else(|_| usage("--seed takes a number")),
-            "--cpu-check" => a.cpu_check = true,
-            "-h" | "--help" => {
-                println!("usage: gpu-bench --warpkit FILE [--cuda FILE] [--diag FILE] [--log2n N] [--reps R] [--warmup W] [--seed S]");
-                println!("       gpu-bench --cpu-check [--seed S]");
-                std::process::exit(0);
-            }
-            other => usage(&format!("unknown argument {other}")),
-        }
-    }
-    if a.reps == 0 || a.log2n > 30 || a.log2n < 10 {
-        usage("--reps must be at least 1 and --log2n in 10..=30");
-    }
-    a
-}
-
 fn main() -> ExitCode {
-    let args = parse_args();
+    let args = Args::parse();
     if args.cpu_check {
         let failures = cpu_check(args.seed);
         if failures.is_empty() {
@@ -475,21 +443,17 @@ fn main() -> ExitCode {
         println!("{} disagree", failures.len());
         return ExitCode::from(1);
     }
-    let Some(warpkit) = args.warpkit.clone() else { usage("--warpkit FILE is required (or --cpu-check)") };
+    let warpkit = args.warpkit.clone().expect("clap requires --warpkit without --cpu-check");
 
     // The driver first: a clear message, not a panic, when there is none.
-    if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        eprintln!("error: no CUDA driver found (libcuda.so could not be loaded); run this on a machine with an NVIDIA GPU and its driver (or use --cpu-check)");
-        return ExitCode::from(2);
-    }
-    let ctx = match CudaContext::new(0) {
-        Ok(c) => c,
+    let gpu = match Gpu::new() {
+        Ok(g) => g,
         Err(e) => {
-            eprintln!("error: no usable CUDA device: {e:?}");
+            eprintln!("error: {e} (or use --cpu-check)");
             return ExitCode::from(2);
         }
     };
-    match gpu_main(&ctx, &args, warpkit) {
+    match gpu_main(&gpu, &args, warpkit) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
@@ -499,21 +463,15 @@ fn main() -> ExitCode {
     }
 }
 
-fn load(ctx: &Arc<CudaContext>, path: &PathBuf) -> Res<Arc<CudaModule>> {
-    if !path.is_file() {
-        return Err(format!("{}: no such file", path.display()));
-    }
-    let ptx = if path.extension().is_some_and(|e| e == "ptx") {
-        Ptx::from_src(std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?)
-    } else {
-        Ptx::from_file(path.clone())
-    };
-    ctx.load_module(ptx).map_err(|e| format!("loading {}: {e:?}", path.display()))
+/// A PTX file or a cubin, for sm_90.
+fn load(gpu: &Gpu, path: &PathBuf) -> Res<Module> {
+    gpu.load_file("sm_90", path).map_err(|e| e.to_string())
 }
 
-fn gpu_main(ctx: &Arc<CudaContext>, args: &Args, warpkit: PathBuf) -> Res<bool> {
-    let name = ctx.name().unwrap_or_else(|e| format!("? ({e:?})"));
-    let (major, minor) = ctx.compute_capability().unwrap_or((0, 0));
+fn gpu_main(gpu: &Gpu, args: &Args, warpkit: PathBuf) -> Res<bool> {
+    let ctx = gpu.context();
+    let name = gpu.name();
+    let (major, minor) = gpu.compute_capability();
     let sms = cu("attribute", ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT))? as u32;
     let mem_clock_khz = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE).unwrap_or(0);
     let bus_bits = ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH).unwrap_or(0);
@@ -521,17 +479,17 @@ fn gpu_main(ctx: &Arc<CudaContext>, args: &Args, warpkit: PathBuf) -> Res<bool> 
     if (major, minor) < (9, 0) {
         return Err(format!("the kernels are built for sm_90; this device is sm_{major}{minor}"));
     }
-    let s = ctx.default_stream();
-    let mut impls = vec![Impl { label: "warpkit", module: load(ctx, &warpkit)?, cuda: false }];
+    let s = gpu.stream().clone();
+    let mut impls = vec![Impl { label: "warpkit", module: load(gpu, &warpkit)?, cuda: false }];
     println!("warpkit module: {}", warpkit.display());
     if let Some(p) = &args.cuda {
-        impls.push(Impl { label: "nvcc", module: load(ctx, p)?, cuda: true });
+        impls.push(Impl { label: "nvcc", module: load(gpu, p)?, cuda: true });
         println!("nvcc module:    {}", p.display());
     } else {
         println!("no --cuda module: warpkit only, no ratios");
     }
     if let Some(p) = &args.diag {
-        impls.push(Impl { label: "diag", module: load(ctx, p)?, cuda: false });
+        impls.push(Impl { label: "diag", module: load(gpu, p)?, cuda: false });
         println!("diag module:    {} (warpkit PTX, generic ld/st rewritten to ld.global/st.global)", p.display());
     }
     let all: Vec<&Impl> = impls.iter().collect();
@@ -539,7 +497,7 @@ fn gpu_main(ctx: &Arc<CudaContext>, args: &Args, warpkit: PathBuf) -> Res<bool> 
         let mut regs = Vec::new();
         for k in ["reduce_redux", "reduce_shfl", "scan_sums", "scan_chunks", "histogram_ffs"] {
             let f = imp.function(k)?;
-            regs.push(format!("{k} {}", f.f.num_regs().map(|r| r.to_string()).unwrap_or("?".into())));
+            regs.push(format!("{k} {}", f.k.function().num_regs().map(|r| r.to_string()).unwrap_or("?".into())));
         }
         println!("  {:<8} registers per thread: {}", imp.label, regs.join(", "));
     }
@@ -557,23 +515,25 @@ fn gpu_main(ctx: &Arc<CudaContext>, args: &Args, warpkit: PathBuf) -> Res<bool> 
     let want_uni = ref_histogram(&x, UNIFORM_BUCKETS);
     println!("{:.1} s", t0.elapsed().as_secs_f64());
 
-    let input = cu("upload", s.clone_htod(&x))?;
-    let input_geo = cu("upload", s.clone_htod(&xg))?;
-    let output = cu("alloc", s.alloc_zeros::<u32>(n))?;
-    let copy_dst = cu("alloc", s.alloc_zeros::<u32>(n))?;
-    let red_out = cu("alloc", s.alloc_zeros::<u32>(1))?;
-    let hist_geo = cu("alloc", s.alloc_zeros::<u32>(GEO_BUCKETS))?;
-    let hist_uni = cu("alloc", s.alloc_zeros::<u32>(UNIFORM_BUCKETS))?;
+    let e = |e: warpkit::cuda::CudaError| e.to_string();
+    let input = gpu.upload(&x).map_err(e)?;
+    let input_geo = gpu.upload(&xg).map_err(e)?;
+    let output = gpu.zeros::<u32>(n).map_err(e)?;
+    let copy_dst = gpu.zeros::<u32>(n).map_err(e)?;
+    let red_out = gpu.zeros::<u32>(1).map_err(e)?;
+    let hist_geo = gpu.zeros::<u32>(GEO_BUCKETS).map_err(e)?;
+    let hist_uni = gpu.zeros::<u32>(UNIFORM_BUCKETS).map_err(e)?;
     let (steps, sizes) = scan_plan(n, [TOP_CHUNK, INNER_CHUNK]);
-    let sums: Vec<CudaSlice<u32>> = sizes.iter().map(|&k| s.alloc_zeros::<u32>(k)).collect::<Result<_, _>>().map_err(|e| format!("alloc: {e:?}"))?;
-    cu("synchronize", s.synchronize())?;
-    let (d_in, d_geo, d_out, d_copy, d_red, d_hgeo, d_huni) =
-        (dev(&s, &input), dev(&s, &input_geo), dev(&s, &output), dev(&s, &copy_dst), dev(&s, &red_out), dev(&s, &hist_geo), dev(&s, &hist_uni));
-    let d_sums: Vec<DevSlice> = sums.iter().map(|b| dev(&s, b)).collect();
-    let memset = |d: DevSlice, byte: u8| cu("memset", unsafe { cudarc::driver::result::memset_d8_async(d.ptr, byte, d.len as usize * 4, s.cu_stream()) });
-    let read = |b: &CudaSlice<u32>| cu("download", s.clone_dtoh(b));
+    let sums: Vec<DeviceBuffer<u32>> = sizes.iter().map(|&k| gpu.zeros::<u32>(k)).collect::<Result<_, _>>().map_err(e)?;
+    gpu.synchronize().map_err(e)?;
+    let (d_in, d_geo, d_out, d_copy, d_red, d_hgeo, d_huni) = (&input, &input_geo, &output, &copy_dst, &red_out, &hist_geo, &hist_uni);
+    let d_sums: Vec<&DeviceBuffer<u32>> = sums.iter().collect();
+    let memset = |d: &DeviceBuffer<u32>, byte: u8| {
+        cu("memset", unsafe { warpkit::cuda::cudarc::driver::result::memset_d8_async(d.device_ptr(), byte, d.len() * 4, s.cu_stream()) })
+    };
+    let read = |b: &DeviceBuffer<u32>| b.to_vec().map_err(e);
 
-    let bench = Bench { ctx, s: s.clone(), reps: args.reps, warmup: args.warmup };
+    let bench = Bench { ctx, s: s.clone(), reps: args.reps as usize, warmup: args.warmup };
     let mut rows: Vec<Row> = Vec::new();
 
     // ---- copy: the bandwidth ceiling ----
@@ -582,7 +542,7 @@ fn gpu_main(ctx: &Arc<CudaContext>, args: &Args, warpkit: PathBuf) -> Res<bool> 
         let r = bench.time(
             &[&copy],
             |_| Ok(()),
-            |_| cu("memcpy", unsafe { cudarc::driver::result::memcpy_dtod_async(d_copy.ptr, d_in.ptr, n * 4, s.cu_stream()) }),
+            |_| cu("memcpy", unsafe { warpkit::cuda::cudarc::driver::result::memcpy_dtod_async(d_copy.device_ptr(), d_in.device_ptr(), n * 4, s.cu_stream()) }),
             |_| Ok(None),
         )?;
         let last = read(&copy_dst)?;
@@ -601,7 +561,7 @@ fn gpu_main(ctx: &Arc<CudaContext>, args: &Args, warpkit: PathBuf) -> Res<bool> 
         let mut launches = Vec::new();
         for imp in &impls {
             let f = imp.function(kernel)?;
-            let per_sm = cu("occupancy", f.f.occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None))?.max(1);
+            let per_sm = cu("occupancy", f.k.function().occupancy_max_active_blocks_per_multiprocessor(BLOCK, 0, None))?.max(1);
             let blocks = per_sm * sms;
             launches.push(format!("{blocks}x{BLOCK}"));
             fs.push((f, blocks));
@@ -612,7 +572,7 @@ fn gpu_main(ctx: &Arc<CudaContext>, args: &Args, warpkit: PathBuf) -> Res<bool> 
             |imp| {
                 let k = impls.iter().position(|i| std::ptr::eq(i, imp)).unwrap();
                 let (f, blocks) = &fs[k];
-                launch(&s, f, *blocks, &[Arg::S(d_in), Arg::S(d_red), Arg::U(blocks * BLOCK)])
+                launch(f, *blocks, &[Arg::S(d_in), Arg::S(d_red), Arg::U(blocks * BLOCK)])
             },
             |_| {
                 let got = read(&red_out)?[0];
@@ -626,7 +586,7 @@ fn gpu_main(ctx: &Arc<CudaContext>, args: &Args, warpkit: PathBuf) -> Res<bool> 
 
     // ---- scan ----
     {
-        let fs: Vec<(Kernel, Kernel)> = impls.iter().map(|i| Ok((i.function("scan_sums")?, i.function("scan_chunks")?))).collect::<Res<_>>()?;
+        let fs: Vec<(BenchKernel, BenchKernel)> = impls.iter().map(|i| Ok((i.function("scan_sums")?, i.function("scan_chunks")?))).collect::<Res<_>>()?;
         let sb = |b: SBuf| match b {
             SBuf::Input => d_in,
             SBuf::Output => d_out,
@@ -636,10 +596,9 @@ fn gpu_main(ctx: &Arc<CudaContext>, args: &Args, warpkit: PathBuf) -> Res<bool> 
             for step in &steps {
                 match *step {
                     Step::Sums { input, sums, chunk, warps } => {
-                        launch(&s, &fs[k].0, blocks_for_warps(warps), &[Arg::S(sb(input)), Arg::S(sb(sums)), Arg::U(chunk)])?
+                        launch(&fs[k].0, blocks_for_warps(warps), &[Arg::S(sb(input)), Arg::S(sb(sums)), Arg::U(chunk)])?
                     }
                     Step::Chunks { input, output, carries, chunk, warps } => launch(
-                        &s,
                         &fs[k].1,
                         blocks_for_warps(warps),
                         &[Arg::S(sb(input)), Arg::S(sb(output)), Arg::S(sb(carries)), Arg::U(chunk)],
@@ -664,7 +623,7 @@ fn gpu_main(ctx: &Arc<CudaContext>, args: &Args, warpkit: PathBuf) -> Res<bool> 
         for (k, (timing, _)) in r.into_iter().enumerate() {
             // A last run into a poisoned output, compared element by element.
             memset(d_out, 0xab)?;
-            for &d in &d_sums {
+            for d in &d_sums {
                 memset(d, 0xab)?;
             }
             run(k)?;
@@ -690,13 +649,13 @@ fn gpu_main(ctx: &Arc<CudaContext>, args: &Args, warpkit: PathBuf) -> Res<bool> 
         ("histogram, geometric, 10 buckets", d_geo, d_hgeo, &hist_geo, &want_geo),
         ("histogram, uniform, 256 buckets", d_in, d_huni, &hist_uni, &want_uni),
     ] {
-        let fs: Vec<Kernel> = impls.iter().map(|i| i.function("histogram_ffs")).collect::<Res<_>>()?;
+        let fs: Vec<BenchKernel> = impls.iter().map(|i| i.function("histogram_ffs")).collect::<Res<_>>()?;
         let blocks = n.div_ceil(BLOCK as usize) as u32;
         let index = |imp: &Impl| impls.iter().position(|i| std::ptr::eq(i, imp)).unwrap();
         let r = bench.time(
             &all,
             |_| memset(d_hist, 0),
-            |imp| launch(&s, &fs[index(imp)], blocks, &[Arg::S(d_input), Arg::S(d_hist)]),
+            |imp| launch(&fs[index(imp)], blocks, &[Arg::S(d_input), Arg::S(d_hist)]),
             |_| Ok(first_difference(&read(hist)?, want)),
         )?;
         for (k, (timing, verified)) in r.into_iter().enumerate() {

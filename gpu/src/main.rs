@@ -27,43 +27,16 @@
 //! [`examples`]. To add one: an `Ex` variant there, with its generator, CPU run and name.
 
 mod examples;
+mod rng;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use cudarc::driver::{CudaContext, CudaModule, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use cudarc::nvrtc::Ptx;
+use clap::Parser;
+use rng::{Draw, Rng, SeedableRng};
 use warp_runtime::semantics::shfl::{source_lane, width_c};
 use warp_runtime::{Executor, FloatRedux, ShflMode, Target, VoteMode, Warp, WarpError};
-
-// ---------------------------------------------------------------------------------------------
-// A small seeded RNG (splitmix64)
-// ---------------------------------------------------------------------------------------------
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn u32(&mut self) -> u32 {
-        self.next() as u32
-    }
-    fn below(&mut self, n: u32) -> u32 {
-        (self.next() % n as u64) as u32
-    }
-    fn chance(&mut self, num: u32, den: u32) -> bool {
-        self.below(den) < num
-    }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len() as u32) as usize]
-    }
-}
+use warpkit::cuda::{CudaError, DeviceBuffer, Gpu, LaunchConfig, Module, RawArg};
 
 // ---------------------------------------------------------------------------------------------
 // What is checked
@@ -132,7 +105,7 @@ impl RedOp {
 
 /// Which PTX module a kernel comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Module {
+enum Ptx {
     Sm90,
     Sm70,
 }
@@ -234,10 +207,10 @@ impl Kind {
         v
     }
 
-    fn module(self) -> Module {
+    fn module(self) -> Ptx {
         match self {
-            Kind::FallbackRedux(_) | Kind::FallbackElect => Module::Sm70,
-            _ => Module::Sm90,
+            Kind::FallbackRedux(_) | Kind::FallbackElect => Ptx::Sm70,
+            _ => Ptx::Sm90,
         }
     }
 
@@ -805,32 +778,29 @@ fn cpu(kind: Kind, case: &Case, warp: u64) -> Result<[Option<LaneOut>; 32], Warp
 // GPU
 // ---------------------------------------------------------------------------------------------
 
-struct Gpu {
-    stream: Arc<CudaStream>,
-    sm90: Arc<CudaModule>,
-    sm70: Option<Arc<CudaModule>>,
+/// The loaded modules (warpkit's public `cuda` API: `Gpu`, `Module`, `DeviceBuffer`, `RawArg`).
+struct Modules {
+    sm90: Module,
+    sm70: Option<Module>,
 }
 
 enum Buf {
-    U32(CudaSlice<u32>),
-    U64(CudaSlice<u64>),
+    U32(DeviceBuffer<u32>),
+    U64(DeviceBuffer<u64>),
 }
 
 const WARPS_PER_BLOCK: usize = 4;
 
-impl Gpu {
+impl Modules {
     /// Runs `cases` (one warp each) in one launch; returns each lane's outputs.
-    fn run(&self, kind: Kind, cases: &[Case]) -> Result<Vec<[LaneOut; 32]>, String> {
+    fn run(&self, kind: Kind, cases: &[Case]) -> Result<Vec<[LaneOut; 32]>, CudaError> {
         let module = match kind.module() {
-            Module::Sm90 => &self.sm90,
-            Module::Sm70 => self.sm70.as_ref().ok_or("no sm_70 module")?,
+            Ptx::Sm90 => &self.sm90,
+            Ptx::Sm70 => self.sm70.as_ref().expect("sm_70 kinds are skipped without the module"),
         };
-        let f = module
-            .load_function(&kind.kernel())
-            .map_err(|e| format!("{}: {e:?}", kind.kernel()))?;
+        let gpu = module.gpu();
         let warps = cases.len().div_ceil(WARPS_PER_BLOCK) * WARPS_PER_BLOCK;
         let n = warps * 32;
-        let s = &self.stream;
         let lane32 = |f: &dyn Fn(&Case, usize) -> u32| -> Vec<u32> {
             let mut v = vec![0u32; n];
             for (i, c) in cases.iter().enumerate() {
@@ -840,60 +810,44 @@ impl Gpu {
             }
             v
         };
-        let e = |e: cudarc::driver::DriverError| format!("{e:?}");
         let mut bufs = Vec::new();
         for p in kind.params() {
             let b = match p {
-                Param::Active => Buf::U32(
-                    s.clone_htod(&lane32(&|c, l| c.active >> l & 1))
-                        .map_err(e)?,
-                ),
-                Param::A32 => Buf::U32(s.clone_htod(&lane32(&|c, l| c.a[l] as u32)).map_err(e)?),
+                Param::Active => Buf::U32(gpu.upload(&lane32(&|c, l| c.active >> l & 1))?),
+                Param::A32 => Buf::U32(gpu.upload(&lane32(&|c, l| c.a[l] as u32))?),
                 Param::A64 => {
                     let mut v = vec![0u64; n];
                     for (i, c) in cases.iter().enumerate() {
                         v[i * 32..i * 32 + 32].copy_from_slice(&c.a);
                     }
-                    Buf::U64(s.clone_htod(&v).map_err(e)?)
+                    Buf::U64(gpu.upload(&v)?)
                 }
-                Param::B => Buf::U32(s.clone_htod(&lane32(&|c, l| c.b[l])).map_err(e)?),
-                Param::C => Buf::U32(s.clone_htod(&lane32(&|c, l| c.c[l])).map_err(e)?),
-                Param::Mask => Buf::U32(s.clone_htod(&lane32(&|c, l| c.mask[l])).map_err(e)?),
-                Param::Scratch | Param::D32 | Param::P => {
-                    Buf::U32(s.alloc_zeros::<u32>(n).map_err(e)?)
-                }
-                Param::D64 => Buf::U64(s.alloc_zeros::<u64>(n).map_err(e)?),
-                Param::DWords(w) => Buf::U32(s.alloc_zeros::<u32>(n * w).map_err(e)?),
+                Param::B => Buf::U32(gpu.upload(&lane32(&|c, l| c.b[l]))?),
+                Param::C => Buf::U32(gpu.upload(&lane32(&|c, l| c.c[l]))?),
+                Param::Mask => Buf::U32(gpu.upload(&lane32(&|c, l| c.mask[l]))?),
+                Param::Scratch | Param::D32 | Param::P => Buf::U32(gpu.zeros::<u32>(n)?),
+                Param::D64 => Buf::U64(gpu.zeros::<u64>(n)?),
+                Param::DWords(w) => Buf::U32(gpu.zeros::<u32>(n * w)?),
             };
             bufs.push(b);
         }
-        let mut launch = s.launch_builder(&f);
-        for b in &bufs {
-            match b {
-                Buf::U32(x) => launch.arg(x),
-                Buf::U64(x) => launch.arg(x),
-            };
-        }
-        let cfg = LaunchConfig {
-            grid_dim: ((warps / WARPS_PER_BLOCK) as u32, 1, 1),
-            block_dim: (32 * WARPS_PER_BLOCK as u32, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        unsafe { launch.launch(cfg) }.map_err(|e| format!("launch {}: {e:?}", kind.kernel()))?;
-        s.synchronize()
-            .map_err(|e| format!("{}: {e:?}", kind.kernel()))?;
+        // The conformance kernels take raw pointers.
+        let args: Vec<RawArg<'_>> = bufs
+            .iter()
+            .map(|b| match b {
+                Buf::U32(x) => RawArg::ptr(x),
+                Buf::U64(x) => RawArg::ptr(x),
+            })
+            .collect();
+        let cfg = LaunchConfig::blocks(((warps / WARPS_PER_BLOCK) as u32, 1, 1), (32 * WARPS_PER_BLOCK as u32, 1, 1));
+        module.launch_raw(&kind.kernel(), &cfg, &args)?;
+        gpu.synchronize()?;
 
-        let mut outs = vec![
-            [LaneOut {
-                d: [0; 8],
-                p: false
-            }; 32];
-            cases.len()
-        ];
+        let mut outs = vec![[LaneOut { d: [0; 8], p: false }; 32]; cases.len()];
         for (p, b) in kind.params().iter().zip(&bufs) {
             match (p, b) {
                 (Param::D32, Buf::U32(x)) => {
-                    let v = s.clone_dtoh(x).map_err(e)?;
+                    let v = x.to_vec()?;
                     for (i, o) in outs.iter_mut().enumerate() {
                         for l in 0..32 {
                             o[l].d[0] = v[i * 32 + l] as u64;
@@ -901,7 +855,7 @@ impl Gpu {
                     }
                 }
                 (Param::D64, Buf::U64(x)) => {
-                    let v = s.clone_dtoh(x).map_err(e)?;
+                    let v = x.to_vec()?;
                     for (i, o) in outs.iter_mut().enumerate() {
                         for l in 0..32 {
                             o[l].d[0] = v[i * 32 + l];
@@ -909,7 +863,7 @@ impl Gpu {
                     }
                 }
                 (Param::P, Buf::U32(x)) => {
-                    let v = s.clone_dtoh(x).map_err(e)?;
+                    let v = x.to_vec()?;
                     for (i, o) in outs.iter_mut().enumerate() {
                         for l in 0..32 {
                             o[l].p = v[i * 32 + l] != 0;
@@ -917,7 +871,7 @@ impl Gpu {
                     }
                 }
                 (Param::DWords(w), Buf::U32(x)) => {
-                    let v = s.clone_dtoh(x).map_err(e)?;
+                    let v = x.to_vec()?;
                     for (i, o) in outs.iter_mut().enumerate() {
                         for l in 0..32 {
                             for k in 0..*w {
@@ -1037,81 +991,69 @@ fn find_ptx_dir(arg: Option<PathBuf>) -> Result<PathBuf, String> {
     Err(format!("no sm_90/warpkit_ptx.ptx under {candidates:?}; pass --ptx DIR (built by `cargo xtask ptx`)"))
 }
 
-fn load_module(ctx: &Arc<CudaContext>, path: &Path) -> Result<Arc<CudaModule>, String> {
-    let src = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    ctx.load_module(Ptx::from_src(src))
-        .map_err(|e| format!("loading {}: {e:?}", path.display()))
+/// The command line.
+#[derive(Parser)]
+#[command(name = "gpu-conformance", about = "Random cases of every PTX warp instruction and every example kernel, on GPU 0 and in the CPU runtime; exit status 0 when all agree, 1 on a disagreement or GPU error, 2 without a GPU")]
+struct Args {
+    /// The folder holding sm_90/warpkit_ptx.ptx (and sm_70/); default: ptx/ next to the program, then target/ptx
+    #[arg(long, value_name = "DIR")]
+    ptx: Option<PathBuf>,
+    /// The seed of every generated case
+    #[arg(long, default_value_t = 0x5eed_2026)]
+    seed: u64,
+    /// Run K times the cases
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    scale: usize,
+    /// Show the first N disagreements of each row in full
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    show: usize,
+    /// No GPU: generate every case and run it in the CPU runtime only (checks the generators make
+    /// only defined behaviour)
+    #[arg(long)]
+    cpu_only: bool,
+    /// Self-test: corrupt one bit of the GPU output of every case (every case must then disagree)
+    #[arg(long)]
+    flip_check: bool,
 }
 
 fn main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
-    let (mut ptx_dir, mut seed, mut scale, mut show) = (None, 0x5eed_2026_u64, 1usize, 3usize);
-    while let Some(a) = args.next() {
-        let mut val = |name: &str| {
-            args.next()
-                .unwrap_or_else(|| usage(&format!("{name} needs a value")))
-        };
-        match a.as_str() {
-            "--ptx" => ptx_dir = Some(PathBuf::from(val("--ptx"))),
-            "--seed" => {
-                seed = val("--seed")
-                    .parse()
-                    .unwrap_or_else(|_| usage("--seed takes a number"))
-            }
-            "--scale" => {
-                scale = val("--scale")
-                    .parse()
-                    .unwrap_or_else(|_| usage("--scale takes a number"))
-            }
-            "--show" => {
-                show = val("--show")
-                    .parse()
-                    .unwrap_or_else(|_| usage("--show takes a number"))
-            }
-            "--cpu-only" => return cpu_only(seed, scale),
-            "--flip-check" => FLIP.store(true, std::sync::atomic::Ordering::Relaxed),
-            "-h" | "--help" => {
-                println!("usage: gpu-conformance [--ptx DIR] [--seed N] [--scale K] [--show N]");
-                return ExitCode::SUCCESS;
-            }
-            other => usage(&format!("unknown argument {other}")),
-        }
+    let args = Args::parse();
+    let (seed, scale, show) = (args.seed, args.scale, args.show);
+    if args.cpu_only {
+        return cpu_only(seed, scale);
     }
+    FLIP.store(args.flip_check, std::sync::atomic::Ordering::Relaxed);
 
     // The driver first: a clear message, not a panic, when there is none.
-    if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        eprintln!("error: no CUDA driver found (libcuda.so could not be loaded); run this on a machine with an NVIDIA GPU and its driver");
-        return ExitCode::from(2);
-    }
-    let ctx = match CudaContext::new(0) {
-        Ok(c) => c,
+    let gpu = match Gpu::new() {
+        Ok(g) => g,
         Err(e) => {
-            eprintln!("error: no usable CUDA device: {e:?}");
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
-    let name = ctx.name().unwrap_or_else(|e| format!("? ({e:?})"));
-    let (major, minor) = ctx.compute_capability().unwrap_or((0, 0));
-    println!("device 0: {name}, compute capability {major}.{minor} (sm_{major}{minor})");
+    let (major, minor) = gpu.compute_capability();
+    println!("device 0: {}, compute capability {major}.{minor} (sm_{major}{minor})", gpu.name());
     if (major, minor) < (9, 0) {
         eprintln!("error: the conformance PTX targets sm_90; this device is sm_{major}{minor}");
         return ExitCode::from(2);
     }
-    let dir = match find_ptx_dir(ptx_dir) {
+    let dir = match find_ptx_dir(args.ptx) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
-    let sm90 = match load_module(&ctx, &dir.join("sm_90/warpkit_ptx.ptx")) {
+    let load = |sm: &str| gpu.load_file(sm, dir.join(sm).join("warpkit_ptx.ptx"));
+    let sm90 = match load("sm_90") {
         Ok(m) => m,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
-    let sm70 = match load_module(&ctx, &dir.join("sm_70/warpkit_ptx.ptx")) {
+    let sm70 = match load("sm_70") {
         Ok(m) => Some(m),
         Err(e) => {
             println!("note: sm_70 fallback kernels skipped: {e}");
@@ -1119,20 +1061,16 @@ fn main() -> ExitCode {
         }
     };
     println!("PTX: {}; seed {seed:#x}; CPU oracle: warp_runtime::Executor, Target::SM_90 (SM_100A for redux_f32)", dir.display());
-    let gpu = Gpu {
-        stream: ctx.default_stream(),
-        sm90,
-        sm70,
-    };
+    let gpu = Modules { sm90, sm70 };
 
-    let mut rng = Rng(seed);
+    let mut rng = Rng::seed_from_u64(seed);
     let mut rows = Vec::new();
     let mut failed_launch = false;
     for kind in Kind::all() {
         let mut row = Row {
             name: kind.name(),
             kernel: kind.kernel(),
-            module: if kind.module() == Module::Sm70 {
+            module: if kind.module() == Ptx::Sm70 {
                 "sm_70"
             } else {
                 "sm_90"
@@ -1143,7 +1081,7 @@ fn main() -> ExitCode {
             shown: Vec::new(),
             note: None,
         };
-        if kind.module() == Module::Sm70 && gpu.sm70.is_none() {
+        if kind.module() == Ptx::Sm70 && gpu.sm70.is_none() {
             row.note = Some("skipped: no sm_70 module".into());
             rows.push(row);
             continue;
@@ -1181,7 +1119,7 @@ fn main() -> ExitCode {
 
     // The example kernels: one row each.
     let (example_rows, example_failed) = examples::run(
-        Some(&gpu),
+        examples::Side::Both(&gpu.sm90),
         seed,
         scale,
         show,
@@ -1283,7 +1221,7 @@ fn main() -> ExitCode {
 /// `--cpu-only`: generates every case and runs it in the CPU runtime only, reporting cases the
 /// runtime rejects (a generator bug: only defined behaviour may be generated). Needs no GPU.
 fn cpu_only(seed: u64, scale: usize) -> ExitCode {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::seed_from_u64(seed);
     let (mut total, mut bad) = (0, 0);
     for kind in Kind::all() {
         for i in 0..kind.cases(scale) {
@@ -1301,7 +1239,7 @@ fn cpu_only(seed: u64, scale: usize) -> ExitCode {
             }
         }
     }
-    let (example_rows, _) = examples::run(None, seed, scale, 3, false);
+    let (example_rows, _) = examples::run(examples::Side::Cpu, seed, scale, 3, false);
     for r in &example_rows {
         total += r.cases;
         bad += r.disagree;
@@ -1317,7 +1255,3 @@ fn cpu_only(seed: u64, scale: usize) -> ExitCode {
     }
 }
 
-fn usage(msg: &str) -> ! {
-    eprintln!("error: {msg}\nusage: gpu-conformance [--ptx DIR] [--seed N] [--scale K] [--show N]");
-    std::process::exit(2);
-}

@@ -111,7 +111,7 @@ impl<'m> Differential<'m> {
     {
         let (gpu, cpu) = self.outputs::<K>(host)?;
         let device = format!("{} ({})", self.module.gpu.name(), self.module.gpu.sm());
-        Ok(compare::<K>(&device, &self.config, self.target(), &gpu, cpu, &self.rules::<K>()))
+        Ok(compare(K::NAME, &device, &self.config, self.target(), &gpu, cpu, &self.rules::<K>()))
     }
 
     /// Both sides' buffers, uncompared: for a comparison of your own (say, of results whose
@@ -257,7 +257,8 @@ impl fmt::Display for Comparison {
 /// Compares both sides' buffers element by element, bitwise, except where a [`NanRule`] (by
 /// parameter position) lets two NaNs agree. Buffers of different lengths differ at every index
 /// past the shorter one.
-pub fn compare<K: EntryKernel + ?Sized>(
+pub fn compare(
+    kernel: &'static str,
     device: &str,
     config: &LaunchConfig,
     target: Target,
@@ -266,7 +267,7 @@ pub fn compare<K: EntryKernel + ?Sized>(
     rules: &[(usize, NanRule)],
 ) -> Comparison {
     let mut c = Comparison {
-        kernel: K::NAME,
+        kernel,
         device: device.to_string(),
         config: *config,
         target,

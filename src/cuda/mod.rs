@@ -80,6 +80,13 @@ pub enum CudaError {
     },
     /// A module's target is not of the form `sm_<NN>[a|f]`.
     BadTarget(String),
+    /// A module file could not be read.
+    Io {
+        /// What was being done.
+        what: String,
+        /// The error.
+        source: std::io::Error,
+    },
 }
 
 impl CudaError {
@@ -107,6 +114,7 @@ impl fmt::Display for CudaError {
                 built.join(", ")
             ),
             CudaError::BadTarget(t) => write!(f, "`{t}` is not a PTX target: expected `sm_<NN>` with an optional `a` or `f`, such as `sm_90`"),
+            CudaError::Io { what, source } => write!(f, "{what}: {source}"),
         }
     }
 }
@@ -170,6 +178,24 @@ impl Gpu {
     pub fn load(&self, sm: &str, ptx: &str) -> Result<Module, CudaError> {
         let target: Target = sm.parse().map_err(|_| CudaError::BadTarget(sm.to_string()))?;
         let module = self.ctx.load_module(Ptx::from_src(ptx)).map_err(CudaError::driver(format!("loading the {sm} PTX")))?;
+        Ok(Module { gpu: self.clone(), module, sm: sm.to_string(), target })
+    }
+
+    /// Loads a module from a file: PTX (`.ptx`) or a cubin that ptxas made for this device.
+    pub fn load_file(&self, sm: &str, path: impl AsRef<std::path::Path>) -> Result<Module, CudaError> {
+        let path = path.as_ref();
+        let target: Target = sm.parse().map_err(|_| CudaError::BadTarget(sm.to_string()))?;
+        let what = format!("loading {}", path.display());
+        let ptx = if path.extension().is_some_and(|e| e == "ptx") {
+            let src = std::fs::read_to_string(path).map_err(|e| CudaError::Io { what: what.clone(), source: e })?;
+            Ptx::from_src(src)
+        } else {
+            if !path.is_file() {
+                return Err(CudaError::Io { what, source: std::io::Error::from(std::io::ErrorKind::NotFound) });
+            }
+            Ptx::from_file(path)
+        };
+        let module = self.ctx.load_module(ptx).map_err(CudaError::driver(what))?;
         Ok(Module { gpu: self.clone(), module, sm: sm.to_string(), target })
     }
 
@@ -306,7 +332,8 @@ impl<T: DeviceElement> DeviceBuffer<T> {
         &self.slice
     }
 
-    fn device_ptr(&self) -> u64 {
+    /// The device address of the first element (for driver calls such as `cuMemsetD8Async`).
+    pub fn device_ptr(&self) -> u64 {
         self.slice.device_ptr(&self.stream).0
     }
 }
@@ -397,9 +424,10 @@ impl Module {
         &self.gpu
     }
 
-    /// A kernel of the module, for cudarc's own launch builder.
-    pub fn function(&self, name: &str) -> Result<CudaFunction, CudaError> {
-        self.module.load_function(name).map_err(CudaError::driver(format!("no kernel `{name}` in the {} PTX", self.sm)))
+    /// A kernel of the module, looked up once for many launches.
+    pub fn kernel(&self, name: &str) -> Result<Kernel, CudaError> {
+        let function = self.module.load_function(name).map_err(CudaError::driver(format!("no kernel `{name}` in the {} module", self.sm)))?;
+        Ok(Kernel { function, name: name.to_string(), stream: self.gpu.stream.clone() })
     }
 
     /// Queues entry kernel `K` with typed arguments: a `&DeviceBuffer<T>` for each
@@ -414,9 +442,38 @@ impl Module {
 
     /// Queues a kernel with untyped arguments, for hand-written `extern "ptx-kernel"` functions.
     pub fn launch_raw(&self, name: &str, config: &LaunchConfig, args: &[RawArg<'_>]) -> Result<(), CudaError> {
-        let f = self.function(name)?;
-        let stream = &self.gpu.stream;
-        let mut b = stream.launch_builder(&f);
+        self.kernel(name)?.launch_raw(config, args)
+    }
+
+    /// A comparison of entry kernels on this module's GPU against the CPU runtime.
+    pub fn differential(&self, config: LaunchConfig) -> Differential<'_> {
+        Differential::new(self, config)
+    }
+}
+
+/// One kernel of a [`Module`], looked up once ([`Module::kernel`]).
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    function: CudaFunction,
+    name: String,
+    stream: Arc<CudaStream>,
+}
+
+impl Kernel {
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The cudarc function (registers, occupancy, attributes).
+    pub fn function(&self) -> &CudaFunction {
+        &self.function
+    }
+
+    /// Queues the kernel with untyped arguments: each `RawArg` must be what the kernel's parameter
+    /// at its position is (a pointer, a `GlobalSlice`, a scalar of that type).
+    pub fn launch_raw(&self, config: &LaunchConfig, args: &[RawArg<'_>]) -> Result<(), CudaError> {
+        let mut b = self.stream.launch_builder(&self.function);
         for a in args {
             match &a.value {
                 ArgValue::U32(x) => b.arg(x),
@@ -434,14 +491,9 @@ impl Module {
             shared_mem_bytes: config.shared_bytes(),
         };
         // SAFETY: the argument list is the caller's claim about the kernel's parameters; for
-        // `launch` it comes from the kernel's own signature.
-        unsafe { b.launch(cfg) }.map_err(CudaError::driver(format!("launching `{name}`")))?;
+        // `Module::launch` it comes from the kernel's own signature.
+        unsafe { b.launch(cfg) }.map_err(CudaError::driver(format!("launching `{}` ({:?} x {:?})", self.name, config.grid_dim(), config.block_dim())))?;
         Ok(())
-    }
-
-    /// A comparison of entry kernels on this module's GPU against the CPU runtime.
-    pub fn differential(&self, config: LaunchConfig) -> Differential<'_> {
-        Differential::new(self, config)
     }
 }
 

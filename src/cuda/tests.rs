@@ -52,7 +52,7 @@ fn every_bit_counts_and_the_report_names_the_elements() {
     let cfg = LaunchConfig::threads(4);
     let gpu = [buffer("x", 0, Elem::F32, &[1, 2, 3, 4]), buffer("count", 2, Elem::U32, &[4])];
     let cpu = vec![buffer("x", 0, Elem::F32, &[1, 2, 3, 5]), buffer("count", 2, Elem::U32, &[4])];
-    let c = compare::<sums>("test device (sm_90)", &cfg, Target::SM_90, &gpu, Ok(cpu.clone()), &[]);
+    let c = compare("sums", "test device (sm_90)", &cfg, Target::SM_90, &gpu, Ok(cpu.clone()), &[]);
     assert!(!c.agrees());
     assert_eq!(c.buffers[0].differences, [Difference { index: 3, gpu: 4, cpu: 5 }]);
     assert!(c.buffers[1].differences.is_empty());
@@ -60,7 +60,7 @@ fn every_bit_counts_and_the_report_names_the_elements() {
     assert!(report.starts_with("`sums` on test device (sm_90), grid (1, 1, 1) x block (32, 1, 1), against the CPU runtime on sm_90: 1 of 2 buffers differ"), "{report}");
     assert!(report.contains("buffer `x` (parameter 0, f32, 4 elements): 1 elements differ\n    [3] GPU 0x00000004  CPU 0x00000005"), "{report}");
 
-    let same = compare::<sums>("d", &cfg, Target::SM_90, &cpu, Ok(cpu.clone()), &[]);
+    let same = compare("sums", "d", &cfg, Target::SM_90, &cpu, Ok(cpu.clone()), &[]);
     assert!(same.agrees(), "{same}");
     same.assert_agrees();
 }
@@ -72,15 +72,15 @@ fn nan_payloads_agree_only_where_a_rule_says_so() {
     let (quiet, x86) = (0x7fff_ffff_u64, 0xffc0_0000_u64);
     let gpu = [buffer("out", 1, Elem::F32, &[quiet, quiet, quiet])];
     let cpu = vec![buffer("out", 1, Elem::F32, &[x86, x86, 0x3f80_0000])];
-    let strict = compare::<sums>("d", &cfg, Target::SM_90, &gpu, Ok(cpu.clone()), &[]);
+    let strict = compare("sums", "d", &cfg, Target::SM_90, &gpu, Ok(cpu.clone()), &[]);
     assert_eq!(strict.buffers[0].differences.len(), 3);
-    let all = compare::<sums>("d", &cfg, Target::SM_90, &gpu, Ok(cpu.clone()), &[(1, NanRule::All)]);
+    let all = compare("sums", "d", &cfg, Target::SM_90, &gpu, Ok(cpu.clone()), &[(1, NanRule::All)]);
     assert_eq!(all.buffers[0].differences, [Difference { index: 2, gpu: quiet, cpu: 0x3f80_0000 }]);
     assert_eq!(all.nan_payloads(), 2);
-    let even = compare::<sums>("d", &cfg, Target::SM_90, &gpu, Ok(cpu.clone()), &[(1, NanRule::Where(|i| i % 2 == 0))]);
+    let even = compare("sums", "d", &cfg, Target::SM_90, &gpu, Ok(cpu.clone()), &[(1, NanRule::Where(|i| i % 2 == 0))]);
     assert_eq!(even.buffers[0].differences.iter().map(|d| d.index).collect::<Vec<_>>(), [1, 2]);
     // A rule for another parameter changes nothing here.
-    let other = compare::<sums>("d", &cfg, Target::SM_90, &gpu, Ok(cpu), &[(0, NanRule::All)]);
+    let other = compare("sums", "d", &cfg, Target::SM_90, &gpu, Ok(cpu), &[(0, NanRule::All)]);
     assert_eq!(other.buffers[0].differences.len(), 3);
 }
 
@@ -89,11 +89,11 @@ fn a_shorter_buffer_differs_past_its_end_and_a_cpu_report_is_a_disagreement() {
     let cfg = LaunchConfig::threads(1);
     let gpu = [buffer("count", 2, Elem::U32, &[1, 2])];
     let cpu = vec![buffer("count", 2, Elem::U32, &[1])];
-    let c = compare::<sums>("d", &cfg, Target::SM_90, &gpu, Ok(cpu), &[]);
+    let c = compare("sums", "d", &cfg, Target::SM_90, &gpu, Ok(cpu), &[]);
     assert_eq!(c.buffers[0].differences, [Difference { index: 1, gpu: 2, cpu: u64::MAX }]);
 
     let err = sums::run_host(&cfg, Target::SM_90, (vec![1.0], vec![], vec![0], 1)).unwrap_err();
-    let c = compare::<sums>("d", &cfg, Target::SM_90, &gpu, Err(err), &[]);
+    let c = compare("sums", "d", &cfg, Target::SM_90, &gpu, Err(err), &[]);
     assert!(!c.agrees());
     assert!(c.to_string().contains("the CPU runtime reported"), "{c}");
 }
