@@ -314,8 +314,8 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// Passes when skipped (saying so on stderr, past the test harness's capture) or when both
-    /// sides agree; panics with the report otherwise.
+    /// Passes when skipped or when both sides agree, saying which on stderr (past the test
+    /// harness's capture, so a plain `cargo test` shows it); panics with the report otherwise.
     #[track_caller]
     pub fn assert_agrees(self) {
         match self {
@@ -324,7 +324,10 @@ impl Outcome {
                 // shows in a plain `cargo test`.
                 let _ = writeln!(std::io::stderr(), "warpkit: GPU comparison skipped: {why}");
             }
-            Outcome::Compared(c) => c.assert_agrees(),
+            Outcome::Compared(c) => {
+                c.assert_agrees();
+                let _ = writeln!(std::io::stderr(), "warpkit: {c}");
+            }
             Outcome::Failed(e) => panic!("warpkit: the GPU side failed: {e}"),
         }
     }

@@ -148,23 +148,69 @@ fn gpu_conformance() -> Result<()> {
         let f = format!("{CRATE}.ptx");
         copy(&root.join("target/ptx").join(sm).join(&f), &bundle.join("ptx").join(sm).join(&f))?;
     }
+    println!();
+    println!("== the user crate's tests (examples/user-crate, as README's GPU section makes it)");
+    let tests = build_user_crate_tests(&root, &ptxas_path(&root)?)?;
+    copy(&tests, &bundle.join("user-crate-tests"))?;
     let run_sh = bundle.join("run.sh");
     fs::write(
         &run_sh,
         "#!/bin/sh\n\
-         # Runs the warpkit GPU conformance cases on GPU 0 and in the CPU runtime; exit status 0 when all agree.\n\
-         # Needs the NVIDIA driver (libcuda.so) only. Extra arguments: --seed N, --scale K, --show N.\n\
-         cd \"$(dirname \"$0\")\" && exec ./gpu-conformance --ptx ./ptx \"$@\"\n",
+         # Runs the warpkit GPU conformance cases on GPU 0 and in the CPU runtime, then the tests of\n\
+         # examples/user-crate (whose GPU-against-CPU comparisons print one line each); exit status 0\n\
+         # when everything agrees. Needs the NVIDIA driver (libcuda.so) only.\n\
+         # Extra arguments go to gpu-conformance: --seed N, --scale K, --show N.\n\
+         cd \"$(dirname \"$0\")\" || exit 2\n\
+         ./gpu-conformance --ptx ./ptx \"$@\"; conformance=$?\n\
+         echo; echo '== examples/user-crate tests'\n\
+         ./user-crate-tests --test-threads=1; user=$?\n\
+         [ $conformance -eq 0 ] && [ $user -eq 0 ] && echo 'run.sh: all agree' && exit 0\n\
+         echo \"run.sh: gpu-conformance exit $conformance, user-crate-tests exit $user\"\n\
+         [ $conformance -ne 0 ] && exit $conformance; exit $user\n",
     )
     .with_context(|| run_sh.display().to_string())?;
-    make_executable(&run_sh)?;
-    make_executable(&bundle.join("gpu-conformance"))?;
+    for f in [&run_sh, &bundle.join("gpu-conformance"), &bundle.join("user-crate-tests")] {
+        make_executable(f)?;
+    }
     println!();
     println!("bundle: {}", bundle.display());
-    println!("copy that folder to the GPU machine and run there, from the folder's parent:");
+    println!("copy that folder to the GPU machine and run there, from the folder's parent (through the");
+    println!("device tool: carry [\"target/gpu-bundle\"], run `sh target/gpu-bundle/run.sh`):");
     println!();
     println!("    sh gpu-bundle/run.sh");
     Ok(())
+}
+
+/// `ptxas` for nested builds: `$PTXAS`, or the one `cargo xtask ptx` installed.
+fn ptxas_path(root: &Path) -> Result<PathBuf> {
+    ensure_ptxas(root)
+}
+
+/// Builds the tests of `examples/user-crate` (its build.rs builds the PTX with warpkit-build) and
+/// returns the test binary of `tests/gpu.rs`, found in cargo's JSON messages.
+fn build_user_crate_tests(root: &Path, ptxas: &Path) -> Result<PathBuf> {
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let manifest = root.join("examples/user-crate/Cargo.toml");
+    println!("PTXAS={} cargo test --release --no-run --manifest-path {}", ptxas.display(), manifest.display());
+    let out = Command::new(cargo)
+        .args(["test", "--release", "--no-run", "--message-format=json-render-diagnostics", "--manifest-path"])
+        .arg(&manifest)
+        .env("PTXAS", ptxas)
+        .env_remove("CARGO_TARGET_DIR")
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .context("cannot run cargo test --no-run for examples/user-crate")?;
+    if !out.status.success() {
+        bail!("building the tests of examples/user-crate failed ({})", out.status);
+    }
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        let is_gpu_test = v["reason"] == "compiler-artifact" && v["target"]["name"] == "gpu" && v["profile"]["test"] == true;
+        if let (true, Some(exe)) = (is_gpu_test, v["executable"].as_str()) {
+            return Ok(PathBuf::from(exe));
+        }
+    }
+    bail!("cargo built no test binary `gpu` for examples/user-crate")
 }
 
 /// `cargo build --release -p gpu --bin <bin>` with the stable toolchain that runs xtask.
