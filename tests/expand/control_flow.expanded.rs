@@ -1,7 +1,7 @@
 use warpkit::prelude::*;
 #[cfg(not(target_arch = "nvptx64"))]
 /// Tiles, conditions, match scrutinees and ordinary calls that stay ordinary.
-async fn kernel<T: Copy + Into<u32>>(w: &Warp<'_>, data: &[T]) -> Option<u32> {
+pub async fn kernel<T: Copy + Into<u32>>(w: &Warp<'_>, data: &[T]) -> Option<u32> {
     let t = w.tile(8);
     let x: u32 = data[w.lane_id() as usize].into();
     if data.iter().any(|v| (*v).into() > 100) && w.any(x > 100).await {
@@ -21,7 +21,7 @@ async fn kernel<T: Copy + Into<u32>>(w: &Warp<'_>, data: &[T]) -> Option<u32> {
 }
 #[cfg(target_arch = "nvptx64")]
 /// Tiles, conditions, match scrutinees and ordinary calls that stay ordinary.
-fn kernel<T: Copy + Into<u32>>(w: &Warp, data: &[T]) -> Option<u32> {
+pub fn kernel<T: Copy + Into<u32>>(w: &Warp, data: &[T]) -> Option<u32> {
     let t = w.tile(8);
     let x: u32 = data[w.lane_id() as usize].into();
     if data.iter().any(|v| (*v).into() > 100) && w.any(x > 100) {
@@ -39,17 +39,17 @@ fn kernel<T: Copy + Into<u32>>(w: &Warp, data: &[T]) -> Option<u32> {
     };
     Some(found)
 }
-struct Reducer;
+pub struct Reducer;
 impl Reducer {
     #[cfg(not(target_arch = "nvptx64"))]
-    async fn reduce(&self, w: &Warp<'_>, x: u32) -> u32 {
+    pub async fn reduce(&self, w: &Warp<'_>, x: u32) -> u32 {
         ::warpkit::__private::WarpCall::into_future(
                 Self::leader(w, w.redux_add(x).await),
             )
             .await
     }
     #[cfg(target_arch = "nvptx64")]
-    fn reduce(&self, w: &Warp, x: u32) -> u32 {
+    pub fn reduce(&self, w: &Warp, x: u32) -> u32 {
         Self::leader(w, w.redux_add(x))
     }
     #[cfg(not(target_arch = "nvptx64"))]

@@ -2,7 +2,7 @@ use warpkit::prelude::*;
 
 /// Tiles, conditions, match scrutinees and ordinary calls that stay ordinary.
 #[warp_kernel]
-fn kernel<T: Copy + Into<u32>>(w: &Warp, data: &[T]) -> Option<u32> {
+pub fn kernel<T: Copy + Into<u32>>(w: &Warp, data: &[T]) -> Option<u32> {
     let t = w.tile(8);
     let x: u32 = data[w.lane_id() as usize].into();
     if data.iter().any(|v| (*v).into() > 100) && w.any(x > 100) {
@@ -19,11 +19,11 @@ fn kernel<T: Copy + Into<u32>>(w: &Warp, data: &[T]) -> Option<u32> {
     Some(found)
 }
 
-struct Reducer;
+pub struct Reducer;
 
 impl Reducer {
     #[warp_kernel]
-    fn reduce(&self, w: &Warp, x: u32) -> u32 {
+    pub fn reduce(&self, w: &Warp, x: u32) -> u32 {
         Self::leader(w, w.redux_add(x))
     }
 

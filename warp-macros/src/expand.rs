@@ -84,7 +84,7 @@ fn device(item: &ItemFn) -> TokenStream {
 //         The handle is made from the special registers; the other parameters are the kernel's.
 //         `unsafe(no_mangle)`: edition 2024 requires the `unsafe(..)`, and 2021 accepts it (Rust 1.82+).
 fn device_entry(item: &ItemFn) -> TokenStream {
-    let krate = crate::krate::facade();
+    let krate = crate::krate::facade_at(item.sig.ident.span());
     let ItemFn { attrs, vis, sig, block } = item;
     let name = &sig.ident;
     let body_name = syn::Ident::new("__warp_body", Span::mixed_site());
@@ -188,7 +188,7 @@ impl VisitMut for AwaitSuspensions<'_> {
                 // A call that passes the handle on must call a warp function; the trait says so
                 // when it does not (instead of "`u32` is not a future").
                 let whole = base.span();
-                let krate = crate::krate::facade();
+                let krate = crate::krate::facade_at(whole);
                 base = syn::parse_quote_spanned!(whole=> #krate::__private::WarpCall::into_future(#base));
             }
             *e = Expr::Await(syn::ExprAwait {

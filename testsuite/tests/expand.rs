@@ -1,0 +1,47 @@
+//! The expansion snapshots' inputs (`tests/expand/*.rs`), compiled and run: the snapshots
+//! (`cargo test -p warp-macros`) show the generated code, this checks it compiles and computes the
+//! right thing. The `warpkit-testsuite` package builds it as edition 2021 and
+//! `warpkit-testsuite-2024` (testsuite/edition2024/) as edition 2024.
+
+#![allow(dead_code)]
+
+#[path = "../../tests/expand/control_flow.rs"]
+mod control_flow;
+#[path = "../../tests/expand/entry.rs"]
+mod entry;
+#[path = "../../tests/expand/warp_sum.rs"]
+mod warp_sum;
+
+use warpkit::{EntryKernel, Executor, LaunchConfig, Target, Warp};
+
+#[test]
+fn warp_sum_is_the_sum_in_every_lane() {
+    let out = Executor::new().run(async |w: &Warp<'_>| warp_sum::warp_sum(w, w.lane_id() * 3).await).unwrap();
+    assert_eq!(out, [3 * 496; 32]);
+}
+
+#[test]
+fn control_flow_takes_every_path() {
+    // Lane values 0..32: none above 100, so the ballot of the tile of 8 decides; every tile has even
+    // lanes, so each lane reads the tile's lowest even lane, its own tile base.
+    let data: Vec<u32> = (0..32).collect();
+    let out = Executor::new().run(async |w: &Warp<'_>| control_flow::kernel(w, &data).await).unwrap();
+    let want: Vec<Option<u32>> = (0..32).map(|l| Some(l / 8 * 8)).collect();
+    assert_eq!(out.to_vec(), want);
+    let leaders = Executor::new().run(async |w: &Warp<'_>| control_flow::Reducer.reduce(w, 1).await).unwrap();
+    assert_eq!(leaders[0], 32, "the elected lane 0 gets the warp's sum");
+    assert!(leaders[1..].iter().all(|&x| x == 0));
+}
+
+/// The entry kernel of the snapshot as a type: the same sums as plain Rust, per warp.
+#[test]
+fn the_entry_kernel_runs_as_a_type() {
+    assert_eq!(entry::warp_sums::PARAMS, ["input", "out", "scale"]);
+    let input: Vec<u32> = (0..70).collect();
+    let out = entry::warp_sums::run_host(&LaunchConfig::threads(70), Target::SM_90, (input.clone(), vec![0; 70], 3)).unwrap();
+    let got = out[1].to_vec::<u32>();
+    for (i, g) in got.iter().enumerate() {
+        let warp = i / 32 * 32..(i / 32 * 32 + 32).min(70);
+        assert_eq!(*g, 3 * input[warp].iter().sum::<u32>(), "thread {i}");
+    }
+}
