@@ -86,9 +86,9 @@ pub trait Element: warp_runtime::GlobalValue {
     /// Which one.
     const ELEM: Elem;
     /// The bit pattern, zero-extended to 64 bits.
-    fn to_bits64(self) -> u64;
+    fn elem_bits(self) -> u64;
     /// The value of a bit pattern (the low bits for 4-byte types).
-    fn from_bits64(bits: u64) -> Self;
+    fn from_elem_bits(bits: u64) -> Self;
 }
 
 macro_rules! element {
@@ -96,9 +96,9 @@ macro_rules! element {
         impl Element for $t {
             const ELEM: Elem = Elem::$e;
             #[inline]
-            fn to_bits64(self) -> u64 { let $v = self; $to }
+            fn elem_bits(self) -> u64 { let $v = self; $to }
             #[inline]
-            fn from_bits64($b: u64) -> Self { $from }
+            fn from_elem_bits($b: u64) -> Self { $from }
         }
     )*};
 }
@@ -132,7 +132,7 @@ impl Buffer {
     /// If `T` is not the buffer's element type.
     pub fn to_vec<T: Element>(&self) -> Vec<T> {
         assert_eq!(T::ELEM, self.elem, "buffer `{}` holds {}, not {}", self.name, self.elem.name(), T::ELEM.name());
-        self.bits.iter().map(|&b| T::from_bits64(b)).collect()
+        self.bits.iter().map(|&b| T::from_elem_bits(b)).collect()
     }
 }
 
@@ -177,7 +177,7 @@ impl<T: Element> KernelParam for GlobalSlice<'static, T> {
         cpu.slice()
     }
     fn cpu_bits(cpu: &GlobalBuffer<T>) -> Option<Vec<u64>> {
-        Some(cpu.to_vec().into_iter().map(T::to_bits64).collect())
+        Some(cpu.to_vec().into_iter().map(T::elem_bits).collect())
     }
 }
 

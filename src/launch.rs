@@ -1,40 +1,43 @@
 //! The shape of a launch, shared by the GPU and the CPU runtime.
 
-use warp_runtime::{Executor, Grid};
+use warp_runtime::{Dim3, Executor, Grid};
 
 /// A launch's shape, as CUDA (and cudarc's `LaunchConfig`) has it: grid dimensions in blocks,
-/// block dimensions in threads, and the bytes of dynamic shared memory per block.
+/// block dimensions in threads, and the bytes of dynamic shared memory per block. The GPU side
+/// launches exactly this; the CPU side runs the same shape ([`cpu_grid`](Self::cpu_grid)).
 ///
 /// ```
-/// use warpkit::LaunchConfig;
+/// use warpkit::{Dim3, LaunchConfig};
 ///
 /// // 70 threads in blocks of 32: three blocks on the GPU.
 /// let c = LaunchConfig::threads(70);
-/// assert_eq!((c.grid_dim(), c.block_dim(), c.shared_bytes()), ((3, 1, 1), (32, 1, 1), 0));
-/// let c = LaunchConfig::blocks((8, 1, 1), (256, 1, 1)).dynamic_shared_bytes(1024);
-/// assert_eq!((c.grid_dim(), c.block_dim(), c.shared_bytes()), ((8, 1, 1), (256, 1, 1), 1024));
+/// assert_eq!((c.grid_dim(), c.block_dim(), c.shared_bytes()), (Dim3::new(3, 1, 1), Dim3::new(32, 1, 1), 0));
+/// let c = LaunchConfig::blocks((8, 8), 256).dynamic_shared_bytes(1024);
+/// assert_eq!((c.grid_dim(), c.block_dim(), c.shared_bytes()), (Dim3::new(8, 8, 1), Dim3::new(256, 1, 1), 1024));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchConfig {
-    grid: (u32, u32, u32),
-    block: (u32, u32, u32),
+    grid: Dim3,
+    block: Dim3,
     shared_bytes: u32,
-    /// For [`threads`](Self::threads): the threads asked for, which the CPU runtime launches
-    /// exactly (a partial last warp) while the GPU rounds up to whole blocks of 32.
-    threads: Option<u64>,
+    /// For [`threads`](Self::threads): the threads asked for. The GPU launches whole blocks of 32;
+    /// the CPU runtime's `Grid::new(n)` has the same blocks, its last one partial.
+    threads: Option<u32>,
 }
 
 impl LaunchConfig {
-    /// `n` threads, one-dimensional, in blocks of 32 (one warp each): `ceil(n / 32)` blocks on the
-    /// GPU, whose threads past `n` must return at once (a kernel checks `w.global_id()` against
-    /// its buffers' lengths); the CPU runtime launches exactly `n`, its last warp partial.
+    /// `n` threads, one-dimensional, in blocks of 32 (one warp each): `ceil(n / 32)` blocks. On the
+    /// GPU the last block is whole, and its threads past `n` must return at once (a kernel checks
+    /// `w.global_id()` against its buffers' lengths); the CPU runtime launches exactly `n`
+    /// (`Grid::new(n)`, whose last block is partial).
     pub fn threads(n: u32) -> LaunchConfig {
-        LaunchConfig { grid: (n.div_ceil(32), 1, 1), block: (32, 1, 1), shared_bytes: 0, threads: Some(n as u64) }
+        LaunchConfig { grid: Dim3::new(n.div_ceil(32), 1, 1), block: Dim3::new(32, 1, 1), shared_bytes: 0, threads: Some(n) }
     }
 
-    /// `grid` blocks of `block` threads.
-    pub fn blocks(grid: (u32, u32, u32), block: (u32, u32, u32)) -> LaunchConfig {
-        LaunchConfig { grid, block, shared_bytes: 0, threads: None }
+    /// `grid` blocks of `block` threads, in one to three dimensions: `blocks(64, 256)`,
+    /// `blocks((8, 8), (16, 16))`.
+    pub fn blocks(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
+        LaunchConfig { grid: grid.into(), block: block.into(), shared_bytes: 0, threads: None }
     }
 
     /// The bytes of dynamic shared memory each block gets.
@@ -44,12 +47,12 @@ impl LaunchConfig {
     }
 
     /// The grid's dimensions, in blocks.
-    pub fn grid_dim(&self) -> (u32, u32, u32) {
+    pub fn grid_dim(&self) -> Dim3 {
         self.grid
     }
 
     /// A block's dimensions, in threads.
-    pub fn block_dim(&self) -> (u32, u32, u32) {
+    pub fn block_dim(&self) -> Dim3 {
         self.block
     }
 
@@ -60,33 +63,47 @@ impl LaunchConfig {
 
     /// Every thread the GPU launches.
     pub fn gpu_threads(&self) -> u64 {
-        let (g, b) = (self.grid, self.block);
-        [g.0, g.1, g.2, b.0, b.1, b.2].iter().map(|&d| d as u64).product()
+        self.grid.count() * self.block.count()
     }
 
     /// The CPU runtime's grid for this launch, each warp run by `executor`.
     ///
-    /// BLOCK LAUNCHES: this is the one place the launch shape reaches the CPU runtime. Until the
-    /// runtime has `Grid::blocks(grid, block).dynamic_shared_bytes(bytes)`, it runs one-dimensional
-    /// grids of warps: `threads(n)` as `Grid::new(n)`, and `blocks(..)` as `Grid::new` of all its
-    /// threads, which numbers them as the GPU does (`ctaid.x * ntid.x + tid.x`) only for a
-    /// one-dimensional shape whose blocks are whole warps.
-    ///
-    /// # Panics
-    /// For a shape that `Grid::new` cannot model yet: two- or three-dimensional, blocks that are
-    /// not whole warps, or dynamic shared memory.
+    /// This is the one place the launch shape reaches the CPU runtime: [`threads`](Self::threads)
+    /// as `Grid::new(n)`, [`blocks`](Self::blocks) as `Grid::blocks(grid, block)` with the dynamic
+    /// shared memory.
     pub fn cpu_grid(&self, executor: Executor) -> Grid {
-        let threads = match self.threads {
-            Some(n) => n,
-            None => {
-                let one_d = self.grid.1 == 1 && self.grid.2 == 1 && self.block.1 == 1 && self.block.2 == 1;
-                assert!(
-                    one_d && self.block.0 % 32 == 0 && self.shared_bytes == 0,
-                    "the CPU runtime runs one-dimensional grids of whole-warp blocks without shared memory until block launches land; got {self:?}"
-                );
-                self.gpu_threads()
-            }
+        let grid = match self.threads {
+            Some(n) => Grid::new(n as u64),
+            None => Grid::blocks(self.grid, self.block),
         };
-        Grid::new(threads).executor(executor)
+        grid.dynamic_shared_bytes(self.shared_bytes).executor(executor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{GlobalBuffer, Warp};
+
+    /// Both shapes number threads as the GPU does (`%ctaid * %ntid + %tid` in one dimension, x
+    /// fastest in three), and launch what they say.
+    #[test]
+    fn the_cpu_grid_has_the_launch_shape() {
+        let ids = |c: LaunchConfig| {
+            let grid = c.cpu_grid(Executor::new());
+            let seen = GlobalBuffer::<u32>::zeroed(grid.threads() as usize);
+            let s = seen.slice();
+            grid.run(async |w: &Warp<'_>| {
+                s.atomic_add(w.global_id() as usize, 1).await;
+            })
+            .unwrap();
+            seen.to_vec()
+        };
+        assert_eq!(ids(LaunchConfig::threads(70)), vec![1; 70]);
+        assert_eq!(ids(LaunchConfig::blocks(3, 64)), vec![1; 192]);
+        assert_eq!(LaunchConfig::blocks((2, 3), (64, 2)).cpu_grid(Executor::new()).threads(), 2 * 3 * 64 * 2);
+        let shared = LaunchConfig::blocks(1, 32).dynamic_shared_bytes(256).cpu_grid(Executor::new());
+        assert_eq!(shared.shared_bytes(), 256);
+        assert_eq!(shared.block_dim(), Dim3::new(32, 1, 1));
     }
 }

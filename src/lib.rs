@@ -125,9 +125,9 @@ macro_rules! __cuda_launch {
 /// The names a warp function needs.
 pub mod prelude {
     pub use warp_macros::warp_kernel;
-    pub use warp_runtime::{FloatRedux, GlobalSlice, ShflMode, VoteMode, Warp, FULL_MASK};
+    pub use warp_runtime::{BarRed, Dim3, FloatRedux, GlobalSlice, SharedSlice, ShflMode, VoteMode, Warp, FULL_MASK};
     #[cfg(not(target_arch = "nvptx64"))]
-    pub use warp_runtime::{Executor, GlobalBuffer, Grid, LaneOrder, Target, WarpError};
+    pub use warp_runtime::{Executor, GlobalBuffer, Grid, LaneOrder, Schedule, Target, WarpError};
 }
 
 /// What `#[warp_kernel]`'s generated code names. Not public API.
@@ -163,6 +163,33 @@ pub mod __private {
             self
         }
     }
+
+    /// The result of an atomic or a volatile load, which the macro awaits on the host as a
+    /// scheduling point.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[diagnostic::on_unimplemented(
+        message = "`#[warp_kernel]` awaits `atomic_*` and `load_volatile` calls as warpkit memory operations, but this call returns `{Self}`",
+        label = "not a `GlobalSlice` or `SharedSlice` memory operation",
+        note = "rename your own method, or call it outside the `#[warp_kernel]` function"
+    )]
+    pub trait MemCall {
+        /// The operation's future.
+        type Future: core::future::Future;
+        /// The operation's future, unchanged.
+        fn into_future(self) -> Self::Future;
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    impl<T: Copy> MemCall for warp_runtime::MemOp<T> {
+        type Future = warp_runtime::MemOp<T>;
+        #[inline(always)]
+        fn into_future(self) -> Self::Future {
+            self
+        }
+    }
+
+    #[cfg(target_arch = "nvptx64")]
+    pub use warp_runtime::__shared_static;
 }
 
 /// Includes the module `warpkit_build::PtxBuilder` wrote to `OUT_DIR` (`warpkit_ptx.rs`): one

@@ -63,7 +63,7 @@ struct HostBuf {
 }
 
 fn host<T: Element>(v: impl IntoIterator<Item = T>) -> HostBuf {
-    HostBuf { ty: T::ELEM, bits: v.into_iter().map(T::to_bits64).collect() }
+    HostBuf { ty: T::ELEM, bits: v.into_iter().map(T::elem_bits).collect() }
 }
 fn zeros(ty: Elem, n: usize) -> HostBuf {
     HostBuf { ty, bits: vec![0; n] }
@@ -213,7 +213,7 @@ impl Case {
     /// Buffer `k`'s initial contents as `T`.
     fn v<T: Element>(&self, k: usize) -> Vec<T> {
         assert_eq!(self.bufs[k].ty, T::ELEM);
-        self.bufs[k].bits.iter().map(|&b| T::from_bits64(b)).collect()
+        self.bufs[k].bits.iter().map(|&b| T::from_elem_bits(b)).collect()
     }
 
     fn scalar(&self, k: usize) -> u32 {

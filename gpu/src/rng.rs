@@ -24,16 +24,16 @@ pub trait Draw {
 
 impl Draw for Rng {
     fn u32(&mut self) -> u32 {
-        rand::Rng::random(self)
+        rand::RngExt::random(self)
     }
     fn next(&mut self) -> u64 {
-        rand::Rng::random(self)
+        rand::RngExt::random(self)
     }
     fn below(&mut self, n: u32) -> u32 {
-        rand::Rng::random_range(self, 0..n)
+        rand::RngExt::random_range(self, 0..n)
     }
     fn chance(&mut self, num: u32, den: u32) -> bool {
-        rand::Rng::random_ratio(self, num, den)
+        rand::RngExt::random_ratio(self, num, den)
     }
     fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
         xs[self.below(xs.len() as u32) as usize]

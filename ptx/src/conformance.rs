@@ -12,7 +12,10 @@
 //! * Outputs: `d[t]` is the destination; `p[t]` is the predicate as `0` / `1`.
 //!
 //! Each kernel executes exactly one warp instruction (`cargo xtask ptx` checks that in the PTX and
-//! the LLVM IR). Kernels whose instruction the target lacks are not compiled for it:
+//! the LLVM IR). Every kernel but `conf_bar_warp_sync` and `conf_lane_info` is generated from its
+//! row of the instruction table (`warp_runtime::isa`, rows marked `conf yes`): the operands in the
+//! row's order, then its results. Kernels whose instruction the target lacks are not compiled for
+//! it:
 //!
 //! | kernels | parameters | target |
 //! |---|---|---|
@@ -35,190 +38,9 @@
 use crate::global_thread_index as gid;
 use warp_runtime::nvptx as w;
 
-macro_rules! conf_shfl {
-    ($kernel:ident, $f:ident) => {
-        /// `(active, a, b, c, mask, d, p)`: `(d[t], p[t]) = shfl.sync(a[t], b[t], c[t], mask[t])`.
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $kernel(
-            active: *const u32,
-            a: *const u32,
-            b: *const u32,
-            c: *const u32,
-            mask: *const u32,
-            d: *mut u32,
-            p: *mut u32,
-        ) {
-            let t = gid();
-            if *active.add(t) == 0 {
-                return;
-            }
-            let (dv, pv) = w::$f(*a.add(t), *b.add(t), *c.add(t), *mask.add(t));
-            *d.add(t) = dv;
-            *p.add(t) = pv as u32;
-        }
-    };
-}
-
-conf_shfl!(conf_shfl_sync_up, shfl_sync_up);
-conf_shfl!(conf_shfl_sync_down, shfl_sync_down);
-conf_shfl!(conf_shfl_sync_bfly, shfl_sync_bfly);
-conf_shfl!(conf_shfl_sync_idx, shfl_sync_idx);
-
-macro_rules! conf_vote_sync {
-    ($kernel:ident, $f:ident) => {
-        /// `(active, pred, mask, d)`: `d[t] = vote.sync(pred[t] != 0, mask[t])` (bool as 0/1, ballot as a mask).
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $kernel(
-            active: *const u32,
-            pred: *const u32,
-            mask: *const u32,
-            d: *mut u32,
-        ) {
-            let t = gid();
-            if *active.add(t) == 0 {
-                return;
-            }
-            *d.add(t) = w::$f(*pred.add(t) != 0, *mask.add(t)) as u32;
-        }
-    };
-}
-
-conf_vote_sync!(conf_vote_sync_all, vote_sync_all);
-conf_vote_sync!(conf_vote_sync_any, vote_sync_any);
-conf_vote_sync!(conf_vote_sync_uni, vote_sync_uni);
-conf_vote_sync!(conf_vote_sync_ballot, vote_sync_ballot);
-
-macro_rules! conf_vote {
-    ($kernel:ident, $f:ident) => {
-        /// `(active, pred, d)`: `d[t] = vote(pred[t] != 0)` (deprecated non-`.sync` vote; below sm_70 only).
-        #[cfg(not(target_feature = "sm_70"))]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $kernel(
-            active: *const u32,
-            pred: *const u32,
-            d: *mut u32,
-        ) {
-            let t = gid();
-            if *active.add(t) == 0 {
-                return;
-            }
-            *d.add(t) = w::$f(*pred.add(t) != 0) as u32;
-        }
-    };
-}
-
-conf_vote!(conf_vote_all, vote_all);
-conf_vote!(conf_vote_any, vote_any);
-conf_vote!(conf_vote_uni, vote_uni);
-conf_vote!(conf_vote_ballot, vote_ballot);
-
-macro_rules! conf_match_any {
-    ($kernel:ident, $f:ident, $ty:ty) => {
-        /// `(active, a, mask, d)`: `d[t] = match.any.sync(a[t], mask[t])`. sm_70+.
-        #[cfg(target_feature = "sm_70")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $kernel(
-            active: *const u32,
-            a: *const $ty,
-            mask: *const u32,
-            d: *mut u32,
-        ) {
-            let t = gid();
-            if *active.add(t) == 0 {
-                return;
-            }
-            *d.add(t) = w::$f(*a.add(t), *mask.add(t));
-        }
-    };
-}
-
-conf_match_any!(conf_match_any_sync_b32, match_any_sync_b32, u32);
-conf_match_any!(conf_match_any_sync_b64, match_any_sync_b64, u64);
-
-macro_rules! conf_match_all {
-    ($kernel:ident, $f:ident, $ty:ty) => {
-        /// `(active, a, mask, d, p)`: `(d[t], p[t]) = match.all.sync(a[t], mask[t])`. sm_70+.
-        #[cfg(target_feature = "sm_70")]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $kernel(
-            active: *const u32,
-            a: *const $ty,
-            mask: *const u32,
-            d: *mut u32,
-            p: *mut u32,
-        ) {
-            let t = gid();
-            if *active.add(t) == 0 {
-                return;
-            }
-            let (dv, pv) = w::$f(*a.add(t), *mask.add(t));
-            *d.add(t) = dv;
-            *p.add(t) = pv as u32;
-        }
-    };
-}
-
-conf_match_all!(conf_match_all_sync_b32, match_all_sync_b32, u32);
-conf_match_all!(conf_match_all_sync_b64, match_all_sync_b64, u64);
-
-macro_rules! conf_redux {
-    ($sm:literal, $ty:ty, $($kernel:ident = $f:ident),* $(,)?) => {$(
-        /// `(active, src, mask, d)`: `d[t] = redux.sync(src[t], mask[t])`.
-        #[cfg(target_feature = $sm)]
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $kernel(
-            active: *const u32,
-            src: *const $ty,
-            mask: *const u32,
-            d: *mut $ty,
-        ) {
-            let t = gid();
-            if *active.add(t) == 0 {
-                return;
-            }
-            *d.add(t) = w::$f(*src.add(t), *mask.add(t));
-        }
-    )*};
-}
-
-conf_redux!(
-    "sm_80",
-    u32,
-    conf_redux_sync_add_u32 = redux_sync_add_u32,
-    conf_redux_sync_min_u32 = redux_sync_min_u32,
-    conf_redux_sync_max_u32 = redux_sync_max_u32,
-    conf_redux_sync_and_b32 = redux_sync_and_b32,
-    conf_redux_sync_or_b32 = redux_sync_or_b32,
-    conf_redux_sync_xor_b32 = redux_sync_xor_b32,
-);
-conf_redux!(
-    "sm_80",
-    i32,
-    conf_redux_sync_add_s32 = redux_sync_add_s32,
-    conf_redux_sync_min_s32 = redux_sync_min_s32,
-    conf_redux_sync_max_s32 = redux_sync_max_s32,
-);
-conf_redux!(
-    "sm_100a",
-    f32,
-    conf_redux_sync_min_f32 = redux_sync_min_f32,
-    conf_redux_sync_max_f32 = redux_sync_max_f32,
-    conf_redux_sync_min_abs_f32 = redux_sync_min_abs_f32,
-    conf_redux_sync_max_abs_f32 = redux_sync_max_abs_f32,
-    conf_redux_sync_min_nan_f32 = redux_sync_min_nan_f32,
-    conf_redux_sync_max_nan_f32 = redux_sync_max_nan_f32,
-    conf_redux_sync_min_abs_nan_f32 = redux_sync_min_abs_nan_f32,
-    conf_redux_sync_max_abs_nan_f32 = redux_sync_max_abs_nan_f32,
-);
-
-/// `(active, d)`: `d[t] = activemask`.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn conf_activemask(active: *const u32, d: *mut u32) {
-    let t = gid();
-    if *active.add(t) == 0 {
-        return;
-    }
-    *d.add(t) = w::activemask();
+/// The generated kernels: `conf_<row name>`, one per row marked `conf yes`.
+pub mod table {
+    warp_runtime::isa_rows!(warp_runtime::__isa_conformance);
 }
 
 /// `(active, a, src, mask, scratch, d)`: `scratch[t] = a[t]`; `bar.warp.sync mask[t]`;
@@ -242,24 +64,6 @@ pub unsafe extern "ptx-kernel" fn conf_bar_warp_sync(
     w::bar_warp_sync(*mask.add(t));
     let s = (t & !31) + (*src.add(t) & 31) as usize;
     *d.add(t) = scratch.add(s).read_volatile();
-}
-
-/// `(active, mask, d, p)`: `(d[t], p[t]) = elect.sync(mask[t])`. sm_90+.
-#[cfg(target_feature = "sm_90")]
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn conf_elect_sync(
-    active: *const u32,
-    mask: *const u32,
-    d: *mut u32,
-    p: *mut u32,
-) {
-    let t = gid();
-    if *active.add(t) == 0 {
-        return;
-    }
-    let (dv, pv) = w::elect_sync(*mask.add(t));
-    *d.add(t) = dv;
-    *p.add(t) = pv as u32;
 }
 
 /// `(active, d)`: `d[6t..6t+6] = [laneid, lanemask_eq, lanemask_lt, lanemask_le, lanemask_gt,

@@ -217,7 +217,7 @@ impl fmt::Display for Comparison {
         let (g, b) = (self.config.grid_dim(), self.config.block_dim());
         write!(
             f,
-            "`{}` on {}, grid {:?} x block {:?}, against the CPU runtime on {}: ",
+            "`{}` on {}, grid {} x block {}, against the CPU runtime on {}: ",
             self.kernel, self.device, g, b, self.target
         )?;
         if let Some(e) = &self.cpu_error {

@@ -485,14 +485,11 @@ impl Kernel {
                 ArgValue::Slice(x) => b.arg(x),
             };
         }
-        let cfg = cudarc::driver::LaunchConfig {
-            grid_dim: config.grid_dim(),
-            block_dim: config.block_dim(),
-            shared_mem_bytes: config.shared_bytes(),
-        };
+        let (g, t) = (config.grid_dim(), config.block_dim());
+        let cfg = cudarc::driver::LaunchConfig { grid_dim: (g.x, g.y, g.z), block_dim: (t.x, t.y, t.z), shared_mem_bytes: config.shared_bytes() };
         // SAFETY: the argument list is the caller's claim about the kernel's parameters; for
         // `Module::launch` it comes from the kernel's own signature.
-        unsafe { b.launch(cfg) }.map_err(CudaError::driver(format!("launching `{}` ({:?} x {:?})", self.name, config.grid_dim(), config.block_dim())))?;
+        unsafe { b.launch(cfg) }.map_err(CudaError::driver(format!("launching `{}` ({} x {})", self.name, g, config.block_dim())))?;
         Ok(())
     }
 }
@@ -526,7 +523,7 @@ impl<T: DeviceElement> DeviceParam for GlobalSlice<'static, T> {
         RawArg::slice(launch)
     }
     fn download(device: &DeviceBuffer<T>) -> Result<Option<Vec<u64>>, CudaError> {
-        Ok(Some(device.to_vec()?.into_iter().map(T::to_bits64).collect()))
+        Ok(Some(device.to_vec()?.into_iter().map(T::elem_bits).collect()))
     }
 }
 

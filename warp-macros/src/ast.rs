@@ -8,7 +8,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, ExprAwait, ExprClosure, ExprMethodCall, FnArg, Ident, ItemFn, Meta, Pat, PatType, Token, Type};
 
 use crate::ctxt::Ctxt;
-use crate::intrinsics::{is_deriving, is_suspending};
+use crate::intrinsics::{is_deriving, is_memory, is_suspending, SHARED_DECL};
 
 /// A `#[warp_kernel]` function.
 pub struct Kernel<'a> {
@@ -61,6 +61,11 @@ pub enum UseKind<'a> {
     WarpCall { expr: &'a Expr },
     /// `h.tile(..)` / `h.group(..)`: derives a handle; not a suspension point.
     Derive { call: &'a ExprMethodCall },
+    /// `x.atomic_add(..)`, `x.load_volatile(..)`: a memory operation that is a scheduling point
+    /// on the host, whatever its receiver.
+    MemoryOp { expr: &'a Expr, call: &'a ExprMethodCall },
+    /// `h.shared_array::<T, N>()`: a static shared array, a `.shared` variable on nvptx64.
+    SharedDecl { call: &'a ExprMethodCall },
     /// `.await` written by the user on a suspension point.
     Awaited { expr: &'a ExprAwait },
     /// A handle used where the rewrite cannot follow it (stored, returned, ...).
@@ -114,7 +119,9 @@ impl<'a> Kernel<'a> {
             .iter()
             .filter(|u| matches!(u.context, Context::Body))
             .filter_map(|u| match u.kind {
-                UseKind::Intrinsic { expr, .. } | UseKind::WarpCall { expr } => Some(expr as *const Expr),
+                UseKind::Intrinsic { expr, .. } | UseKind::WarpCall { expr } | UseKind::MemoryOp { expr, .. } => {
+                    Some(expr as *const Expr)
+                }
                 _ => None,
             })
             .collect()
@@ -284,6 +291,7 @@ impl<'a> Analyzer<'a> {
         match e {
             Expr::MethodCall(m) => {
                 (self.is_handle_expr(&m.receiver) && is_suspending(&m.method.to_string()))
+                    || is_memory(&m.method.to_string())
                     || m.args.iter().any(|a| self.is_handle_expr(a))
             }
             Expr::Call(c) => !is_constructor(&c.func) && c.args.iter().any(|a| self.is_handle_expr(a)),
@@ -298,6 +306,17 @@ impl<'a> Analyzer<'a> {
         for (i, tt) in tts.iter().enumerate() {
             match tt {
                 TokenTree::Group(g) => self.scan_tokens(g.stream()),
+                TokenTree::Ident(method) if is_memory(&method.to_string()) => {
+                    let after_dot = i > 0 && matches!(&tts[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
+                    let called = matches!(tts.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+                    if after_dot && called {
+                        let receiver = match tts.get(i.wrapping_sub(2)) {
+                            Some(TokenTree::Ident(r)) => r.clone(),
+                            _ => Ident::new("x", method.span()),
+                        };
+                        self.push(UseKind::InMacro { handle: receiver, method: method.clone() });
+                    }
+                }
                 TokenTree::Ident(h) if self.is_handle_name(h) => {
                     if let (Some(TokenTree::Punct(dot)), Some(TokenTree::Ident(method))) = (tts.get(i + 1), tts.get(i + 2)) {
                         let joint_before = i > 0 && matches!(&tts[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
@@ -436,6 +455,8 @@ impl<'a> Visit<'a> for Analyzer<'a> {
                 let name = m.method.to_string();
                 if is_suspending(&name) {
                     self.push(UseKind::Intrinsic { expr: e, call: m });
+                } else if name == SHARED_DECL {
+                    self.push(UseKind::SharedDecl { call: m });
                 } else if is_deriving(&name) {
                     self.push(UseKind::Derive { call: m });
                 } else if m.args.iter().any(|a| self.is_handle_expr(a)) {
@@ -447,6 +468,8 @@ impl<'a> Visit<'a> for Analyzer<'a> {
                 m.args.iter().for_each(|a| self.visit_arg(a));
                 if m.args.iter().any(|a| self.is_handle_expr(a)) {
                     self.push(UseKind::WarpCall { expr: e });
+                } else if is_memory(&m.method.to_string()) {
+                    self.push(UseKind::MemoryOp { expr: e, call: m });
                 }
             }
             // `Some(w)`, `Wrapper(w)`: a constructor stores the handle; its arguments are

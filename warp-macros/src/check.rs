@@ -155,6 +155,25 @@ fn check_use(cx: &Ctxt, u: &Use<'_>) {
             }
         }
         UseKind::Derive { call } => check_const_args(cx, call),
+        UseKind::MemoryOp { call, .. } => {
+            if let Some((place, todo)) = outside {
+                cx.error_spanned_by(
+                    &call.method,
+                    format!("`{}` is a scheduling point that must be awaited on the host, so it cannot be used inside {place}; {todo}", call.method),
+                );
+            }
+        }
+        UseKind::SharedDecl { call } => {
+            let args = call.turbofish.as_ref().map_or(0, |t| t.args.len());
+            if args != 2 || !call.args.is_empty() {
+                cx.error_spanned_by(
+                    &call.method,
+                    "write the element type and the length of a static shared array: `w.shared_array::<u32, 256>()`",
+                );
+            } else if let Some((place, todo)) = outside {
+                cx.error_spanned_by(&call.method, format!("`shared_array` cannot be used inside {place}; {todo}"));
+            }
+        }
         UseKind::Awaited { expr } => cx.syn_error(syn::Error::new(
             expr.await_token.span,
             "remove this `.await`: `#[warp_kernel]` inserts it on the host, and the nvptx64 build has no `.await`",
@@ -172,7 +191,9 @@ fn check_use(cx: &Ctxt, u: &Use<'_>) {
     }
 }
 
-/// Shuffle offsets in 0..32 and widths that are powers of two in 1..=32, when they are literals.
+/// Shuffle offsets in 0..32, widths that are powers of two in 1..=32, barrier ids in 0..=15 and
+/// barrier thread counts that are multiples of 32 in 0..=1024 (not 0 for `arrive`), when they are
+/// literals.
 fn check_const_args(cx: &Ctxt, call: &syn::ExprMethodCall) {
     let name = call.method.to_string();
     let spec = const_args(&name);
@@ -183,6 +204,30 @@ fn check_const_args(cx: &Ctxt, call: &syn::ExprMethodCall) {
                     lit,
                     format!(
                         "`{name}` operand `{v}` is out of range: a lane offset must be in 0..32; use a smaller offset, or the raw `shfl(mode, value, b, c)` form, which takes any `b`"
+                    ),
+                );
+            }
+        }
+    }
+    if let Some(value) = spec.barrier.and_then(|i| call.args.iter().nth(i)) {
+        if let Some((lit, v)) = literal(value) {
+            if v > 15 {
+                cx.error_spanned_by(
+                    lit,
+                    format!("`{name}` barrier `{v}` is out of range: a block has sixteen barriers, numbered 0..=15"),
+                );
+            }
+        }
+    }
+    if let Some(value) = spec.count.and_then(|i| call.args.iter().nth(i)) {
+        if let Some((lit, v)) = literal(value) {
+            let arrive = name.ends_with("arrive");
+            if v % 32 != 0 || v > 1024 || (arrive && v == 0) {
+                cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "`{name}` thread count `{v}` is not valid: it must be a multiple of the warp size (32){}, at most 1024",
+                        if arrive { ", not 0" } else { "" }
                     ),
                 );
             }

@@ -35,7 +35,9 @@ pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     drop(kernel);
     match cx.check() {
         Ok(()) => {
-            let device = if entry { device_entry(&item) } else { device(&item) };
+            let mut device_item = item.clone();
+            declare_shared_arrays(&mut device_item);
+            let device = if entry { device_entry(&device_item) } else { device(&device_item) };
             let entry_type = if entry { crate::entry::host_type(&item) } else { TokenStream::new() };
             // `item` has not moved since the analysis: the addresses in `points` are its nodes.
             let host = host(&mut item, &points);
@@ -184,7 +186,13 @@ impl VisitMut for AwaitSuspensions<'_> {
         if hit {
             let span = callee_span(e);
             let mut base = core::mem::replace(e, Expr::Verbatim(TokenStream::new()));
-            if !matches!(&base, Expr::MethodCall(m) if crate::intrinsics::is_suspending(&m.method.to_string())) {
+            if matches!(&base, Expr::MethodCall(m) if crate::intrinsics::is_memory(&m.method.to_string())) {
+                // An atomic or volatile load: a scheduling point. The trait says so when the
+                // receiver's method is not one of warpkit's memory operations.
+                let whole = base.span();
+                let krate = crate::krate::facade_at(whole);
+                base = syn::parse_quote_spanned!(whole=> #krate::__private::MemCall::into_future(#base));
+            } else if !matches!(&base, Expr::MethodCall(m) if crate::intrinsics::is_suspending(&m.method.to_string())) {
                 // A call that passes the handle on must call a warp function; the trait says so
                 // when it does not (instead of "`u32` is not a future").
                 let whole = base.span();
@@ -210,4 +218,41 @@ fn callee_span(e: &Expr) -> Span {
         Expr::Call(c) => c.func.span(),
         other => other.span(),
     }
+}
+
+// Input:  let tile = w.shared_array::<u32, 256>();            (the nvptx64 copy of the body)
+// Output: let tile = ::warpkit::__private::__shared_static!(w, "__warpkit_smem_<crate>_<fn>_<n>", u32, 256);
+//         a `.shared` variable of the PTX module, named uniquely per call site, and the slice over
+//         it. (The host version keeps the call: there the array is found by its call site.)
+fn declare_shared_arrays(item: &mut ItemFn) {
+    struct Declare {
+        prefix: String,
+    }
+    impl VisitMut for Declare {
+        fn visit_expr_mut(&mut self, e: &mut Expr) {
+            visit_mut::visit_expr_mut(self, e);
+            let Expr::MethodCall(m) = e else { return };
+            if m.method != crate::intrinsics::SHARED_DECL || !m.args.is_empty() {
+                return;
+            }
+            let Some(turbofish) = &m.turbofish else { return };
+            let mut args = turbofish.args.iter();
+            let (Some(syn::GenericArgument::Type(ty)), Some(n), None) = (args.next(), args.next(), args.next()) else { return };
+            let n = match n {
+                syn::GenericArgument::Const(c) => quote!(#c),
+                syn::GenericArgument::Type(t) => quote!(#t),
+                other => quote!(#other),
+            };
+            static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let symbol = format!("{}_{}", self.prefix, NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+            let receiver = &m.receiver;
+            let span = m.method.span();
+            let facade = crate::krate::facade_at(span);
+            *e = syn::parse_quote_spanned!(span=> #facade::__private::__shared_static!(#receiver, #symbol, #ty, #n));
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    let krate = std::env::var("CARGO_CRATE_NAME").unwrap_or_default();
+    let prefix = format!("__warpkit_smem_{}_{}", krate.replace(|c: char| !c.is_ascii_alphanumeric(), "_"), item.sig.ident);
+    Declare { prefix }.visit_block_mut(&mut item.block);
 }

@@ -42,7 +42,45 @@ pub const SUSPENDING: &[&str] = &[
     "activemask",
     "syncwarp",
     "elect",
+    "bar_sync",
+    "bar_sync_count",
+    "barrier_sync",
+    "barrier_sync_count",
+    "bar_arrive",
+    "barrier_arrive",
+    "bar_red",
+    "bar_red_count",
+    "barrier_red",
+    "barrier_red_count",
+    "bar_red_popc",
+    "bar_red_and",
+    "bar_red_or",
+    "sync_threads",
+    "sync_threads_count",
+    "sync_threads_and",
+    "sync_threads_or",
 ];
+
+/// Memory operations that are scheduling points on the host (atomics and volatile loads of
+/// `GlobalSlice` and `SharedSlice`): awaited whatever their receiver, since slices reach a
+/// kernel in parameters, fields and locals alike.
+pub const MEMORY: &[&str] = &[
+    "atomic_add",
+    "atomic_min",
+    "atomic_max",
+    "atomic_and",
+    "atomic_or",
+    "atomic_xor",
+    "atomic_inc",
+    "atomic_dec",
+    "atomic_exch",
+    "atomic_cas",
+    "load_volatile",
+];
+
+/// The handle method that declares a static shared array (rewritten into a `.shared` variable on
+/// nvptx64).
+pub const SHARED_DECL: &str = "shared_array";
 
 /// Handle methods that derive another handle (a tile or a membermask group). Not suspension
 /// points; a `let` initialised from one binds a handle variable.
@@ -56,23 +94,39 @@ pub fn is_deriving(name: &str) -> bool {
     DERIVING.contains(&name)
 }
 
+pub fn is_memory(name: &str) -> bool {
+    MEMORY.contains(&name)
+}
+
 /// Where an intrinsic takes constant operands that the macro checks.
 pub struct ConstArgs {
     /// The index of the shuffle offset / lane operand `b`, which must be in 0..32.
     pub offset: Option<usize>,
     /// The index of a width operand, which must be a power of two in 1..=32.
     pub width: Option<usize>,
+    /// The index of a CTA barrier id, which must be in 0..=15.
+    pub barrier: Option<usize>,
+    /// The index of a barrier thread count, which must be a multiple of 32 (non-zero for
+    /// `arrive`) and at most 1024.
+    pub count: Option<usize>,
 }
 
 /// The constant operands of `name`, a handle method.
 pub fn const_args(name: &str) -> ConstArgs {
+    let none = ConstArgs { offset: None, width: None, barrier: None, count: None };
     match name {
         "shfl_up" | "shfl_down" | "shfl_xor" | "shfl_idx" | "shfl_up_pred" | "shfl_down_pred" | "shfl_xor_pred"
-        | "shfl_idx_pred" => ConstArgs { offset: Some(1), width: None },
+        | "shfl_idx_pred" => ConstArgs { offset: Some(1), ..none },
         "shfl_up_sync" | "shfl_down_sync" | "shfl_xor_sync" | "shfl_idx_sync" => {
-            ConstArgs { offset: Some(2), width: Some(3) }
+            ConstArgs { offset: Some(2), width: Some(3), ..none }
         }
-        "tile" => ConstArgs { offset: None, width: Some(0) },
-        _ => ConstArgs { offset: None, width: None },
+        "tile" => ConstArgs { width: Some(0), ..none },
+        "bar_sync" | "barrier_sync" | "bar_red_popc" | "bar_red_and" | "bar_red_or" => ConstArgs { barrier: Some(0), ..none },
+        "bar_sync_count" | "barrier_sync_count" | "bar_arrive" | "barrier_arrive" => {
+            ConstArgs { barrier: Some(0), count: Some(1), ..none }
+        }
+        "bar_red" | "barrier_red" => ConstArgs { barrier: Some(1), ..none },
+        "bar_red_count" | "barrier_red_count" => ConstArgs { barrier: Some(1), count: Some(2), ..none },
+        _ => none,
     }
 }

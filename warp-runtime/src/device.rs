@@ -3,8 +3,9 @@
 //!
 //! On the host, `Warp::shfl_down(v, 1)` returns a future that the lockstep executor completes; here
 //! the same call is one `shfl.sync.down.b32` (two for an 8-byte value), executed at once by the
-//! hardware. `#[warp_kernel]` keeps a function's body unchanged for nvptx64, so the method names and
-//! argument lists below are exactly those of the host handle (`warp_runtime::handle::Warp`).
+//! hardware. `#[warp_kernel]` keeps a function's body unchanged for nvptx64; the methods are defined
+//! once for both targets in [`crate::api`], and this module is the device side of each instruction
+//! family ([`fam`]): the instruction table's row for the configured target, or a fallback.
 //!
 //! An entry point makes the handle with [`Warp::current`]:
 //!
@@ -26,7 +27,7 @@
 //!
 //! | method | instruction | below its minimum target |
 //! |---|---|---|
-//! | `lane_id`, `lanemask_*`, `warp_index`, `global_id` | `%laneid`, `%lanemask_*`, `%ctaid.x`/`%ntid.x`/`%tid.x` | (all targets) |
+//! | `lane_id`, `lanemask_*`, `tid`, `ntid`, `ctaid`, `nctaid`, `global_id`, ... | `%laneid`, `%lanemask_*`, `%tid`, `%ntid`, `%ctaid`, `%nctaid` | (all targets) |
 //! | `shfl*` | `shfl.sync.{up,down,bfly,idx}.b32` (x2 for 8-byte values) | (all targets) |
 //! | `vote`, `ballot`, `all`, `any`, `uni`, `none`, `not_all` | `vote.sync.*` | (all targets) |
 //! | `vote_legacy` | `vote.{all,any,uni,ballot}` (no `.sync`) | compile error on sm_70 and above (removed there) |
@@ -35,6 +36,7 @@
 //! | `redux_add/min/max/and/or/xor` on `u32`/`i32` | `redux.sync.*` (sm_80) | fallback: `vote.sync.ballot` + 6 `shfl.sync.idx` (rank tree) |
 //! | `redux_min/max` on `f32`, `redux_f32`, `redux_{min,max}_abs{_nan}`, `redux_{min,max}_nan` | `redux.sync.{min,max}{.abs}{.NaN}.f32` (sm_100a) | fallback: the same rank tree with the spec's f32 rules |
 //! | `elect` | `elect.sync` (sm_90) | fallback: `vote.sync.ballot`, lowest lane (what an H100 elects) |
+//! | `bar_*`, `barrier_*`, `sync_threads*` | `bar`/`barrier` `.sync`/`.arrive`/`.red` | (all targets) |
 //!
 //! The fallbacks reduce over the non-exited lanes of the membermask exactly as the instruction does:
 //! `vote.sync.ballot.b32 1` names them, each lane finds its rank among them, and a shuffle tree over
@@ -45,14 +47,12 @@ use core::marker::PhantomData;
 
 use crate::nvptx;
 
-/// The membermask naming all 32 lanes.
-pub const FULL_MASK: u32 = u32::MAX;
-
+pub use crate::api::FULL_MASK;
 pub use crate::semantics::redux::{FloatRedux, CANONICAL_NAN_F32};
 pub use crate::semantics::shfl::{width_c, ShflMode};
 pub use crate::semantics::vote::VoteMode;
 use crate::semantics::redux::ReduxType;
-use crate::value::{MinMaxType, ReduxBits, ReduxInt, ReduxMinMax, WarpValue};
+use crate::value::MinMaxType;
 
 // ---- integer redux: native on sm_80+, rank tree below ----
 
@@ -136,28 +136,6 @@ mod int_redux {
     pub fn xor_b32(a: u32, m: u32) -> u32 {
         t(a, m, |x: u32, y: u32| x ^ y)
     }
-}
-
-/// `redux.sync.add` for `T`, dispatched on its instruction type (a constant).
-#[inline(always)]
-fn redux_add<T: ReduxInt>(v: T, m: u32) -> T {
-    T::from_word(match T::TYPE {
-        ReduxType::S32 => int_redux::add_s32(v.to_word() as i32, m) as u32,
-        _ => int_redux::add_u32(v.to_word(), m),
-    })
-}
-
-/// `redux.sync.{min,max}` for `T`, dispatched on its instruction type (a constant).
-#[inline(always)]
-fn redux_min_max<T: ReduxMinMax>(v: T, max: bool, m: u32) -> T {
-    let w = v.to_word();
-    T::from_word(match (T::TYPE, max) {
-        (MinMaxType::U32, false) => int_redux::min_u32(w, m),
-        (MinMaxType::U32, true) => int_redux::max_u32(w, m),
-        (MinMaxType::S32, false) => int_redux::min_s32(w as i32, m) as u32,
-        (MinMaxType::S32, true) => int_redux::max_s32(w as i32, m) as u32,
-        (MinMaxType::F32, _) => redux_f32_bits(w, FloatRedux { max, abs: false, nan: false }, m),
-    })
 }
 
 // ---- f32 redux: native on sm_100a, rank tree below ----
@@ -278,264 +256,136 @@ impl HasLegacyVote for Warp<'_> {}
 /// writes them as constants.
 #[derive(Clone, Copy, Debug)]
 pub struct Warp<'w> {
-    mask: u32,
-    width: u32,
+    pub(crate) mask: u32,
+    pub(crate) width: u32,
     _lane: PhantomData<&'w ()>,
-}
-
-#[inline(always)]
-fn shfl32(mode: ShflMode, a: u32, b: u32, c: u32, m: u32) -> (u32, bool) {
-    match mode {
-        ShflMode::Up => nvptx::shfl_sync_up(a, b, c, m),
-        ShflMode::Down => nvptx::shfl_sync_down(a, b, c, m),
-        ShflMode::Bfly => nvptx::shfl_sync_bfly(a, b, c, m),
-        ShflMode::Idx => nvptx::shfl_sync_idx(a, b, c, m),
-    }
-}
-
-/// One `shfl.sync` per 32-bit word of `value`, all with the same `b`, `c` and membermask.
-#[inline(always)]
-fn shfl_value<T: WarpValue>(mode: ShflMode, value: T, b: u32, c: u32, m: u32) -> (T, bool) {
-    let bits = value.to_bits();
-    let (lo, p) = shfl32(mode, bits as u32, b, c, m);
-    if T::WORDS == 2 {
-        let (hi, _) = shfl32(mode, (bits >> 32) as u32, b, c, m);
-        (T::from_bits(lo as u64 | (hi as u64) << 32), p)
-    } else {
-        (T::from_bits(lo as u64), p)
-    }
-}
-
-#[inline(always)]
-fn vote32(mode: VoteMode, pred: bool, m: u32) -> u32 {
-    match mode {
-        VoteMode::All => nvptx::vote_sync_all(pred, m) as u32,
-        VoteMode::Any => nvptx::vote_sync_any(pred, m) as u32,
-        VoteMode::Uni => nvptx::vote_sync_uni(pred, m) as u32,
-        VoteMode::Ballot => nvptx::vote_sync_ballot(pred, m),
-    }
 }
 
 impl Warp<'static> {
     /// The whole warp of the calling thread: the handle an entry point (`extern "ptx-kernel"`)
-    /// starts from. Launch blocks whose size is a multiple of 32 so that warps are whole (a partial
-    /// last warp is fine: its missing lanes count as exited).
+    /// starts from. A partial last warp is fine: its missing lanes count as exited.
     #[inline(always)]
     pub fn current() -> Warp<'static> {
         Warp { mask: FULL_MASK, width: 32, _lane: PhantomData }
     }
 }
 
-impl<'w> Warp<'w> {
-    // ---- lane registers ----
+/// The device side of each instruction family: each function executes the instruction now and
+/// returns `(d, p)` (or a register's value). Selecting among the table's rows by a qualifier
+/// (`mode`, `kind`, ...) folds away when the qualifier is a constant, as it is in every handle
+/// method, so each call is one instruction (or one fallback sequence).
+pub(crate) mod fam {
+    use super::*;
+    use crate::geom::Dim3;
+    use crate::semantics::barrier::{BarKind, BarRed};
+    use crate::semantics::redux::ReduxOp;
+    use crate::value::WarpValue;
 
-    /// `%laneid`: this lane's index in the warp, 0..32.
     #[inline(always)]
-    pub fn lane_id(&self) -> u32 {
+    pub fn lane_id(_: &Warp<'_>) -> u32 {
         nvptx::laneid()
     }
-    /// `%lanemask_eq`: the bit of this lane.
     #[inline(always)]
-    pub fn lanemask_eq(&self) -> u32 {
+    pub fn lanemask_eq(_: &Warp<'_>) -> u32 {
         nvptx::lanemask_eq()
     }
-    /// `%lanemask_lt`: the bits of lower lanes.
     #[inline(always)]
-    pub fn lanemask_lt(&self) -> u32 {
+    pub fn lanemask_lt(_: &Warp<'_>) -> u32 {
         nvptx::lanemask_lt()
     }
-    /// `%lanemask_le`: the bits of this and lower lanes.
     #[inline(always)]
-    pub fn lanemask_le(&self) -> u32 {
+    pub fn lanemask_le(_: &Warp<'_>) -> u32 {
         nvptx::lanemask_le()
     }
-    /// `%lanemask_gt`: the bits of higher lanes.
     #[inline(always)]
-    pub fn lanemask_gt(&self) -> u32 {
+    pub fn lanemask_gt(_: &Warp<'_>) -> u32 {
         nvptx::lanemask_gt()
     }
-    /// `%lanemask_ge`: the bits of this and higher lanes.
     #[inline(always)]
-    pub fn lanemask_ge(&self) -> u32 {
+    pub fn lanemask_ge(_: &Warp<'_>) -> u32 {
         nvptx::lanemask_ge()
     }
-
-    /// The warp's index in its launch: `global_id() / 32` (1-D launches, blocks of a multiple of
-    /// 32 threads).
     #[inline(always)]
-    pub fn warp_index(&self) -> u64 {
-        self.global_id() / 32
+    pub fn tid(_: &Warp<'_>) -> Dim3 {
+        Dim3::new(nvptx::tid_x(), nvptx::tid_y(), nvptx::tid_z())
     }
-    /// This thread's index in its launch: `%ctaid.x * %ntid.x + %tid.x`.
     #[inline(always)]
-    pub fn global_id(&self) -> u64 {
+    pub fn ntid(_: &Warp<'_>) -> Dim3 {
+        Dim3::new(nvptx::ntid_x(), nvptx::ntid_y(), nvptx::ntid_z())
+    }
+    #[inline(always)]
+    pub fn ctaid(_: &Warp<'_>) -> Dim3 {
+        Dim3::new(nvptx::ctaid_x(), nvptx::ctaid_y(), nvptx::ctaid_z())
+    }
+    #[inline(always)]
+    pub fn nctaid(_: &Warp<'_>) -> Dim3 {
+        Dim3::new(nvptx::nctaid_x(), nvptx::nctaid_y(), nvptx::nctaid_z())
+    }
+    #[inline(always)]
+    pub fn global_id(_: &Warp<'_>) -> u64 {
         nvptx::ctaid_x() as u64 * nvptx::ntid_x() as u64 + nvptx::tid_x() as u64
     }
-
-    // ---- groups ----
-
-    /// The membermask this handle's instructions use.
     #[inline(always)]
-    pub fn membermask(&self) -> u32 {
-        self.mask
-    }
-    /// The shuffle segment width: 32 for the warp and for membermask groups, the tile width for
-    /// tiles.
-    #[inline(always)]
-    pub fn width(&self) -> u32 {
-        self.width
-    }
-    /// This lane's index within its group: the number of lower lanes of the membermask.
-    #[inline(always)]
-    pub fn rank(&self) -> u32 {
-        (self.mask & nvptx::lanemask_lt()).count_ones()
-    }
-    /// The number of lanes in the group.
-    #[inline(always)]
-    pub fn size(&self) -> u32 {
-        self.mask.count_ones()
-    }
-
-    /// The tile of `width` consecutive lanes (a power of two in 1..=32) that holds this lane.
-    ///
-    /// # Panics
-    /// If `width` is not a power of two in 1..=32 (a `trap` on the device).
-    #[inline(always)]
-    pub fn tile(&self, width: u32) -> Warp<'w> {
-        assert!(width.is_power_of_two() && width <= 32, "tile width is not a power of two in 1..=32");
-        let base = nvptx::laneid() & !(width - 1);
-        let mask = if width == 32 { FULL_MASK } else { ((1u32 << width) - 1) << base };
+    pub fn derive<'w>(_: &Warp<'w>, mask: u32, width: u32) -> Warp<'w> {
         Warp { mask, width, _lane: PhantomData }
     }
+    /// CUDA leaves a bad `width` undefined; the device does not check it.
+    #[inline(always)]
+    pub fn check_width(_: u32) {}
 
-    /// The group of lanes named by `membermask`, with whole-warp shuffle segments.
     #[inline(always)]
-    pub fn group(&self, membermask: u32) -> Warp<'w> {
-        Warp { mask: membermask, width: 32, _lane: PhantomData }
-    }
-
-    // ---- shfl.sync ----
-
-    /// `shfl.sync.<mode>.b32` with explicit `b` and `c` and this handle's membermask: `(d, p)`.
-    /// An 8-byte value moves as two 32-bit shuffles with the same operands.
-    #[inline(always)]
-    pub fn shfl<T: WarpValue>(&self, mode: ShflMode, value: T, b: u32, c: u32) -> (T, bool) {
-        shfl_value(mode, value, b, c, self.mask)
-    }
-    /// `__shfl_up_sync` within this handle's segment.
-    #[inline(always)]
-    pub fn shfl_up<T: WarpValue>(&self, value: T, delta: u32) -> T {
-        shfl_value(ShflMode::Up, value, delta, width_c(ShflMode::Up, self.width), self.mask).0
-    }
-    /// `__shfl_down_sync` within this handle's segment.
-    #[inline(always)]
-    pub fn shfl_down<T: WarpValue>(&self, value: T, delta: u32) -> T {
-        shfl_value(ShflMode::Down, value, delta, width_c(ShflMode::Down, self.width), self.mask).0
-    }
-    /// `__shfl_xor_sync` within this handle's segment.
-    #[inline(always)]
-    pub fn shfl_xor<T: WarpValue>(&self, value: T, lane_mask: u32) -> T {
-        shfl_value(ShflMode::Bfly, value, lane_mask, width_c(ShflMode::Bfly, self.width), self.mask).0
-    }
-    /// `__shfl_sync` within this handle's segment.
-    #[inline(always)]
-    pub fn shfl_idx<T: WarpValue>(&self, value: T, src_lane: u32) -> T {
-        shfl_value(ShflMode::Idx, value, src_lane, width_c(ShflMode::Idx, self.width), self.mask).0
-    }
-    /// [`shfl_up`](Self::shfl_up) with the predicate.
-    #[inline(always)]
-    pub fn shfl_up_pred<T: WarpValue>(&self, value: T, delta: u32) -> (T, bool) {
-        shfl_value(ShflMode::Up, value, delta, width_c(ShflMode::Up, self.width), self.mask)
-    }
-    /// [`shfl_down`](Self::shfl_down) with the predicate.
-    #[inline(always)]
-    pub fn shfl_down_pred<T: WarpValue>(&self, value: T, delta: u32) -> (T, bool) {
-        shfl_value(ShflMode::Down, value, delta, width_c(ShflMode::Down, self.width), self.mask)
-    }
-    /// [`shfl_xor`](Self::shfl_xor) with the predicate.
-    #[inline(always)]
-    pub fn shfl_xor_pred<T: WarpValue>(&self, value: T, lane_mask: u32) -> (T, bool) {
-        shfl_value(ShflMode::Bfly, value, lane_mask, width_c(ShflMode::Bfly, self.width), self.mask)
-    }
-    /// [`shfl_idx`](Self::shfl_idx) with the predicate.
-    #[inline(always)]
-    pub fn shfl_idx_pred<T: WarpValue>(&self, value: T, src_lane: u32) -> (T, bool) {
-        shfl_value(ShflMode::Idx, value, src_lane, width_c(ShflMode::Idx, self.width), self.mask)
-    }
-    /// CUDA's `__shfl_up_sync(mask, var, delta, width)`.
-    #[inline(always)]
-    pub fn shfl_up_sync<T: WarpValue>(&self, mask: u32, value: T, delta: u32, width: u32) -> T {
-        shfl_value(ShflMode::Up, value, delta, width_c(ShflMode::Up, width), mask).0
-    }
-    /// CUDA's `__shfl_down_sync(mask, var, delta, width)`.
-    #[inline(always)]
-    pub fn shfl_down_sync<T: WarpValue>(&self, mask: u32, value: T, delta: u32, width: u32) -> T {
-        shfl_value(ShflMode::Down, value, delta, width_c(ShflMode::Down, width), mask).0
-    }
-    /// CUDA's `__shfl_xor_sync(mask, var, lane_mask, width)`.
-    #[inline(always)]
-    pub fn shfl_xor_sync<T: WarpValue>(&self, mask: u32, value: T, lane_mask: u32, width: u32) -> T {
-        shfl_value(ShflMode::Bfly, value, lane_mask, width_c(ShflMode::Bfly, width), mask).0
-    }
-    /// CUDA's `__shfl_sync(mask, var, src_lane, width)`.
-    #[inline(always)]
-    pub fn shfl_idx_sync<T: WarpValue>(&self, mask: u32, value: T, src_lane: u32, width: u32) -> T {
-        shfl_value(ShflMode::Idx, value, src_lane, width_c(ShflMode::Idx, width), mask).0
+    fn shfl32(mode: ShflMode, a: u32, b: u32, c: u32, m: u32) -> (u32, bool) {
+        match mode {
+            ShflMode::Up => nvptx::shfl_sync_up(a, b, c, m),
+            ShflMode::Down => nvptx::shfl_sync_down(a, b, c, m),
+            ShflMode::Bfly => nvptx::shfl_sync_bfly(a, b, c, m),
+            ShflMode::Idx => nvptx::shfl_sync_idx(a, b, c, m),
+        }
     }
 
-    // ---- vote.sync ----
+    /// One `shfl.sync` per 32-bit word of `value`, all with the same `b`, `c` and membermask.
+    #[inline(always)]
+    pub fn shfl<T: WarpValue>(_: &Warp<'_>, mode: ShflMode, value: T, b: u32, c: u32, m: u32) -> (u64, bool) {
+        let bits = value.to_bits();
+        let (lo, p) = shfl32(mode, bits as u32, b, c, m);
+        if T::WORDS == 2 {
+            let (hi, _) = shfl32(mode, (bits >> 32) as u32, b, c, m);
+            (lo as u64 | (hi as u64) << 32, p)
+        } else {
+            (lo as u64, p)
+        }
+    }
 
-    /// `vote.sync.<mode>` with `pred`, negated first when `negate`: the ballot mask for
-    /// [`VoteMode::Ballot`], 0 or 1 for the others.
+    /// A shuffle with the handle's membermask and segment.
     #[inline(always)]
-    pub fn vote(&self, mode: VoteMode, pred: bool, negate: bool) -> u32 {
-        vote32(mode, pred ^ negate, self.mask)
+    pub fn shfl_own<T: WarpValue>(w: &Warp<'_>, mode: ShflMode, value: T, b: u32) -> (u64, bool) {
+        shfl(w, mode, value, b, width_c(mode, w.width), w.mask)
     }
-    /// `vote.sync.ballot.b32` (`__ballot_sync`).
+
     #[inline(always)]
-    pub fn ballot(&self, pred: bool) -> u32 {
-        nvptx::vote_sync_ballot(pred, self.mask)
+    pub fn vote(_: &Warp<'_>, mode: VoteMode, pred: bool, m: u32) -> (u64, bool) {
+        let d = match mode {
+            VoteMode::All => nvptx::vote_sync_all(pred, m) as u32,
+            VoteMode::Any => nvptx::vote_sync_any(pred, m) as u32,
+            VoteMode::Uni => nvptx::vote_sync_uni(pred, m) as u32,
+            VoteMode::Ballot => nvptx::vote_sync_ballot(pred, m),
+        };
+        (d as u64, false)
     }
-    /// `vote.sync.all.pred` (`__all_sync`).
+
+    /// The deprecated `vote` (below sm_70; the method's bound makes a call on sm_70+ a compile
+    /// error, so this body is never instantiated there).
     #[inline(always)]
-    pub fn all(&self, pred: bool) -> bool {
-        nvptx::vote_sync_all(pred, self.mask)
-    }
-    /// `vote.sync.any.pred` (`__any_sync`).
-    #[inline(always)]
-    pub fn any(&self, pred: bool) -> bool {
-        nvptx::vote_sync_any(pred, self.mask)
-    }
-    /// `vote.sync.uni.pred` (`__uni_sync`).
-    #[inline(always)]
-    pub fn uni(&self, pred: bool) -> bool {
-        nvptx::vote_sync_uni(pred, self.mask)
-    }
-    /// `vote.sync.all.pred d, !a`: true when no lane's predicate is true.
-    #[inline(always)]
-    pub fn none(&self, pred: bool) -> bool {
-        nvptx::vote_sync_all(!pred, self.mask)
-    }
-    /// `vote.sync.any.pred d, !a`: true when some lane's predicate is false.
-    #[inline(always)]
-    pub fn not_all(&self, pred: bool) -> bool {
-        nvptx::vote_sync_any(!pred, self.mask)
-    }
-    /// The deprecated `vote.<mode>` without `.sync` (targets below sm_70 only; a compile error
-    /// naming the replacement on sm_70 and above).
-    #[inline(always)]
-    pub fn vote_legacy(&self, mode: VoteMode, pred: bool) -> u32
-    where
-        Warp<'w>: HasLegacyVote,
-    {
+    pub fn vote_legacy(_: &Warp<'_>, mode: VoteMode, pred: bool) -> (u64, bool) {
         #[cfg(not(target_feature = "sm_70"))]
         {
-            match mode {
+            let d = match mode {
                 VoteMode::All => nvptx::vote_all(pred) as u32,
                 VoteMode::Any => nvptx::vote_any(pred) as u32,
                 VoteMode::Uni => nvptx::vote_uni(pred) as u32,
                 VoteMode::Ballot => nvptx::vote_ballot(pred),
-            }
+            };
+            (d as u64, false)
         }
         #[cfg(target_feature = "sm_70")]
         {
@@ -544,141 +394,132 @@ impl<'w> Warp<'w> {
         }
     }
 
-    // ---- match.sync ----
-
-    /// `match.any.sync.{b32,b64}` (`__match_any_sync`), by the value's size. sm_70.
     #[inline(always)]
-    pub fn match_any<T: WarpValue>(&self, value: T) -> u32
-    where
-        Warp<'w>: HasMatchSync,
-    {
+    pub fn match_any<T: WarpValue>(_: &Warp<'_>, value: T, m: u32) -> (u64, bool) {
         #[cfg(target_feature = "sm_70")]
         {
-            if T::WORDS == 2 {
-                nvptx::match_any_sync_b64(value.to_bits(), self.mask)
-            } else {
-                nvptx::match_any_sync_b32(value.to_bits() as u32, self.mask)
-            }
+            let d = if T::WORDS == 2 { nvptx::match_any_sync_b64(value.to_bits(), m) } else { nvptx::match_any_sync_b32(value.to_bits() as u32, m) };
+            (d as u64, false)
         }
         #[cfg(not(target_feature = "sm_70"))]
         {
-            let _ = value;
-            unreachable_without_impl()
-        }
-    }
-    /// `match.all.sync.{b32,b64}` (`__match_all_sync`): `(d, p)`. sm_70.
-    #[inline(always)]
-    pub fn match_all<T: WarpValue>(&self, value: T) -> (u32, bool)
-    where
-        Warp<'w>: HasMatchSync,
-    {
-        #[cfg(target_feature = "sm_70")]
-        {
-            if T::WORDS == 2 {
-                nvptx::match_all_sync_b64(value.to_bits(), self.mask)
-            } else {
-                nvptx::match_all_sync_b32(value.to_bits() as u32, self.mask)
-            }
-        }
-        #[cfg(not(target_feature = "sm_70"))]
-        {
-            let _ = value;
+            let _ = (value, m);
             unreachable_without_impl()
         }
     }
 
-    // ---- redux.sync ----
-
-    /// `redux.sync.add.{u32,s32}` (`__reduce_add_sync`): the wrapping sum over the membermask.
     #[inline(always)]
-    pub fn redux_add<T: ReduxInt>(&self, value: T) -> T {
-        redux_add(value, self.mask)
-    }
-    /// `redux.sync.min` on `u32`, `i32` or `f32`.
-    #[inline(always)]
-    pub fn redux_min<T: ReduxMinMax>(&self, value: T) -> T {
-        redux_min_max(value, false, self.mask)
-    }
-    /// `redux.sync.max` on `u32`, `i32` or `f32`.
-    #[inline(always)]
-    pub fn redux_max<T: ReduxMinMax>(&self, value: T) -> T {
-        redux_min_max(value, true, self.mask)
-    }
-    /// `redux.sync.and.b32` (`__reduce_and_sync`).
-    #[inline(always)]
-    pub fn redux_and<T: ReduxBits>(&self, value: T) -> T {
-        T::from_word(int_redux::and_b32(value.to_word(), self.mask))
-    }
-    /// `redux.sync.or.b32` (`__reduce_or_sync`).
-    #[inline(always)]
-    pub fn redux_or<T: ReduxBits>(&self, value: T) -> T {
-        T::from_word(int_redux::or_b32(value.to_word(), self.mask))
-    }
-    /// `redux.sync.xor.b32` (`__reduce_xor_sync`).
-    #[inline(always)]
-    pub fn redux_xor<T: ReduxBits>(&self, value: T) -> T {
-        T::from_word(int_redux::xor_b32(value.to_word(), self.mask))
-    }
-    /// `redux.sync.{min,max}{.abs}{.NaN}.f32` with explicit qualifiers.
-    #[inline(always)]
-    pub fn redux_f32(&self, value: f32, qualifiers: FloatRedux) -> f32 {
-        f32::from_bits(redux_f32_bits(value.to_bits(), qualifiers, self.mask))
-    }
-    /// `redux.sync.min.abs.f32`.
-    #[inline(always)]
-    pub fn redux_min_abs(&self, value: f32) -> f32 {
-        self.redux_f32(value, FloatRedux { max: false, abs: true, nan: false })
-    }
-    /// `redux.sync.max.abs.f32`.
-    #[inline(always)]
-    pub fn redux_max_abs(&self, value: f32) -> f32 {
-        self.redux_f32(value, FloatRedux { max: true, abs: true, nan: false })
-    }
-    /// `redux.sync.min.NaN.f32`.
-    #[inline(always)]
-    pub fn redux_min_nan(&self, value: f32) -> f32 {
-        self.redux_f32(value, FloatRedux { max: false, abs: false, nan: true })
-    }
-    /// `redux.sync.max.NaN.f32`.
-    #[inline(always)]
-    pub fn redux_max_nan(&self, value: f32) -> f32 {
-        self.redux_f32(value, FloatRedux { max: true, abs: false, nan: true })
-    }
-    /// `redux.sync.min.abs.NaN.f32`.
-    #[inline(always)]
-    pub fn redux_min_abs_nan(&self, value: f32) -> f32 {
-        self.redux_f32(value, FloatRedux { max: false, abs: true, nan: true })
-    }
-    /// `redux.sync.max.abs.NaN.f32`.
-    #[inline(always)]
-    pub fn redux_max_abs_nan(&self, value: f32) -> f32 {
-        self.redux_f32(value, FloatRedux { max: true, abs: true, nan: true })
+    pub fn match_all<T: WarpValue>(_: &Warp<'_>, value: T, m: u32) -> (u64, bool) {
+        #[cfg(target_feature = "sm_70")]
+        {
+            let (d, p) = if T::WORDS == 2 { nvptx::match_all_sync_b64(value.to_bits(), m) } else { nvptx::match_all_sync_b32(value.to_bits() as u32, m) };
+            (d as u64, p)
+        }
+        #[cfg(not(target_feature = "sm_70"))]
+        {
+            let _ = (value, m);
+            unreachable_without_impl()
+        }
     }
 
-    // ---- activemask, bar.warp.sync, elect.sync ----
+    #[inline(always)]
+    pub fn redux_int(_: &Warp<'_>, op: ReduxOp, ty: ReduxType, a: u32, m: u32) -> (u64, bool) {
+        let d = match (op, ty) {
+            (ReduxOp::Add, ReduxType::S32) => int_redux::add_s32(a as i32, m) as u32,
+            (ReduxOp::Add, _) => int_redux::add_u32(a, m),
+            (ReduxOp::Min, ReduxType::S32) => int_redux::min_s32(a as i32, m) as u32,
+            (ReduxOp::Min, _) => int_redux::min_u32(a, m),
+            (ReduxOp::Max, ReduxType::S32) => int_redux::max_s32(a as i32, m) as u32,
+            (ReduxOp::Max, _) => int_redux::max_u32(a, m),
+            (ReduxOp::And, _) => int_redux::and_b32(a, m),
+            (ReduxOp::Or, _) => int_redux::or_b32(a, m),
+            (ReduxOp::Xor, _) => int_redux::xor_b32(a, m),
+        };
+        (d as u64, false)
+    }
 
-    /// `activemask.b32` (`__activemask`).
     #[inline(always)]
-    pub fn activemask(&self) -> u32 {
-        nvptx::activemask()
+    pub fn redux_min_max(w: &Warp<'_>, ty: MinMaxType, max: bool, a: u32, m: u32) -> (u64, bool) {
+        let op = if max { ReduxOp::Max } else { ReduxOp::Min };
+        match ty {
+            MinMaxType::U32 => redux_int(w, op, ReduxType::U32, a, m),
+            MinMaxType::S32 => redux_int(w, op, ReduxType::S32, a, m),
+            MinMaxType::F32 => (redux_f32_bits(a, FloatRedux { max, abs: false, nan: false }, m) as u64, false),
+        }
     }
-    /// `bar.warp.sync` (`__syncwarp`) over this handle's membermask.
+
     #[inline(always)]
-    pub fn syncwarp(&self) {
-        nvptx::bar_warp_sync(self.mask)
+    pub fn redux_f32(_: &Warp<'_>, q: FloatRedux, a: u32, m: u32) -> (u64, bool) {
+        (redux_f32_bits(a, q, m) as u64, false)
     }
-    /// `elect.sync d|p` over this handle's membermask: `(leader lane id, whether this lane is the
-    /// leader)`. Below sm_90: the lowest non-exited lane of the membermask, from `vote.sync.ballot`.
+
     #[inline(always)]
-    pub fn elect(&self) -> (u32, bool) {
+    pub fn activemask(_: &Warp<'_>) -> (u64, bool) {
+        (nvptx::activemask() as u64, false)
+    }
+
+    #[inline(always)]
+    pub fn syncwarp(_: &Warp<'_>, m: u32) -> (u64, bool) {
+        nvptx::bar_warp_sync(m);
+        (0, false)
+    }
+
+    /// `elect.sync` on sm_90; below it the lowest non-exited lane of the membermask, from one
+    /// `vote.sync.ballot` (what an H100 elects).
+    #[inline(always)]
+    pub fn elect(_: &Warp<'_>, m: u32) -> (u64, bool) {
         #[cfg(target_feature = "sm_90")]
         {
-            nvptx::elect_sync(self.mask)
+            let (d, p) = nvptx::elect_sync(m);
+            (d as u64, p)
         }
         #[cfg(not(target_feature = "sm_90"))]
         {
-            let leader = nvptx::vote_sync_ballot(true, self.mask).trailing_zeros();
-            (leader, leader == nvptx::laneid())
+            let leader = nvptx::vote_sync_ballot(true, m).trailing_zeros();
+            (leader as u64, leader == nvptx::laneid())
+        }
+    }
+
+    /// A CTA barrier: the table's row for the form (`bar`/`barrier`, `.sync`/`.arrive`/`.red`,
+    /// with or without a count, `c` or `!c`).
+    #[inline(always)]
+    pub fn bar(_: &Warp<'_>, kind: BarKind, aligned: bool, a: u32, count: Option<u32>, c: bool, negate: bool) -> (u64, bool) {
+        use nvptx as n;
+        let d: u32 = match (kind, aligned, count) {
+            (BarKind::Sync, true, None) => { n::bar_sync(a); 0 }
+            (BarKind::Sync, true, Some(b)) => { n::bar_sync_count(a, b); 0 }
+            (BarKind::Sync, false, None) => { n::barrier_sync(a); 0 }
+            (BarKind::Sync, false, Some(b)) => { n::barrier_sync_count(a, b); 0 }
+            // `arrive` always has a count (the API asks for one).
+            (BarKind::Arrive, true, b) => { n::bar_arrive(a, b.unwrap_or(0)); 0 }
+            (BarKind::Arrive, false, b) => { n::barrier_arrive(a, b.unwrap_or(0)); 0 }
+            (BarKind::Red(op), aligned, count) => red(op, aligned, a, count, c, negate),
+        };
+        (d as u64, false)
+    }
+
+    #[inline(always)]
+    fn red(op: BarRed, aligned: bool, a: u32, count: Option<u32>, c: bool, negate: bool) -> u32 {
+        use nvptx as n;
+        macro_rules! forms {
+            ($($op:ident $al:literal: $plain:ident $not:ident $cnt:ident $cnt_not:ident;)*) => {
+                match (op, aligned, count, negate) {
+                    $(
+                        (BarRed::$op, $al, None, false) => n::$plain(a, c) as u32,
+                        (BarRed::$op, $al, None, true) => n::$not(a, c) as u32,
+                        (BarRed::$op, $al, Some(b), false) => n::$cnt(a, b, c) as u32,
+                        (BarRed::$op, $al, Some(b), true) => n::$cnt_not(a, b, c) as u32,
+                    )*
+                }
+            };
+        }
+        forms! {
+            Popc true: bar_red_popc bar_red_popc_not bar_red_popc_count bar_red_popc_count_not;
+            And true: bar_red_and bar_red_and_not bar_red_and_count bar_red_and_count_not;
+            Or true: bar_red_or bar_red_or_not bar_red_or_count bar_red_or_count_not;
+            Popc false: barrier_red_popc barrier_red_popc_not barrier_red_popc_count barrier_red_popc_count_not;
+            And false: barrier_red_and barrier_red_and_not barrier_red_and_count barrier_red_and_count_not;
+            Or false: barrier_red_or barrier_red_or_not barrier_red_or_count barrier_red_or_count_not;
         }
     }
 }

@@ -6,7 +6,10 @@
 use core::fmt;
 use std::panic::Location;
 
+use crate::geom::Dim3;
+use crate::mem::{LaneFault, Space};
 use crate::op::Op;
+use crate::schedule::Schedule;
 use crate::target::Target;
 
 /// The call site of a warp instruction: the `file:line:col` of the intrinsic call.
@@ -72,6 +75,22 @@ pub enum LaneState {
     },
     /// Suspended on a future that is not a warp instruction; nothing will resume it.
     Blocked,
+    /// Suspended at a memory operation (a scheduling point), typically spinning on it.
+    AtMemory(MemWait),
+    /// Waiting at a CTA barrier.
+    AtBarrier {
+        /// The instruction (`bar.sync`, `barrier.red.popc.u32`, ...).
+        op: Op,
+        /// The barrier id `a`, as executed.
+        barrier: u32,
+        /// The thread count `b`, if given.
+        count: Option<u32>,
+        /// Whether the warp's arrival was counted (every non-exited lane of the warp reached a
+        /// barrier instruction); until then the lane waits for the rest of its warp.
+        arrived: bool,
+        /// Where it was called.
+        site: Site,
+    },
     /// Returned from the kernel.
     Exited,
     /// Never launched (a partial warp).
@@ -88,6 +107,18 @@ impl fmt::Display for LaneState {
                 write!(f, "waiting at `{op}` with membermask {mask:#010x} at {site}")
             }
             LaneState::Blocked => f.write_str("suspended outside any warp instruction"),
+            LaneState::AtMemory(wait) => write!(f, "spinning: {wait}"),
+            LaneState::AtBarrier { op, barrier, count, arrived, site } => {
+                write!(f, "waiting at `{op}` on barrier {barrier}")?;
+                if let Some(b) = count {
+                    write!(f, " of {b} threads")?;
+                }
+                write!(f, " at {site}")?;
+                if !arrived {
+                    f.write_str(" (its warp has not arrived: the rest of the warp is elsewhere)")?;
+                }
+                Ok(())
+            }
             LaneState::Exited => f.write_str("exited"),
             LaneState::Inactive => f.write_str("inactive (not launched)"),
             LaneState::Panicked => f.write_str("panicked"),
@@ -102,6 +133,13 @@ pub struct Report {
     pub target: Target,
     /// The warp's index in its launch (0 for a single warp).
     pub warp: u64,
+    /// The warp's block (`%ctaid`).
+    pub block: Dim3,
+    /// The warp's index in its block.
+    pub warp_in_block: u32,
+    /// The schedule of the run: replaying it with [`Grid::schedule`](crate::Grid::schedule)
+    /// reproduces the report.
+    pub schedule: Schedule,
     /// Each lane's state, indexed by lane id.
     pub lanes: [LaneState; 32],
 }
@@ -116,7 +154,15 @@ impl Report {
 impl fmt::Display for Report {
     /// One line per run of consecutive lanes in the same state.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "  lane states (warp {}, {}):", self.warp, self.target)?;
+        write!(f, "  lane states (warp {}", self.warp)?;
+        if self.block != Dim3::new(self.warp as u32, 0, 0) || self.warp_in_block != 0 {
+            write!(f, ": warp {} of block {}", self.warp_in_block, self.block)?;
+        }
+        write!(f, ", {}", self.target)?;
+        if self.schedule != Schedule::InOrder {
+            write!(f, ", schedule {}", self.schedule)?;
+        }
+        f.write_str("):")?;
         let mut lane = 0;
         while lane < 32 {
             let mut end = lane;
@@ -128,6 +174,125 @@ impl fmt::Display for Report {
             lane = end + 1;
         }
         Ok(())
+    }
+}
+
+/// A memory operation a lane suspended at (a scheduling point), with what it read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemWait {
+    /// Where it was called.
+    pub site: Site,
+    /// The operation (`ld.volatile`, `atom.cas`, ...).
+    pub op: &'static str,
+    /// The memory space.
+    pub space: Space,
+    /// The element index.
+    pub index: usize,
+    /// The bits it read (for an atomic, the old value).
+    pub value: u64,
+}
+
+impl MemWait {
+    /// The same operation at the same place returning the same value: a lane that repeats it
+    /// is spinning.
+    pub(crate) fn same_as(&self, other: &MemWait) -> bool {
+        core::ptr::eq(self.site, other.site) && self.op == other.op && self.space == other.space && self.index == other.index && self.value == other.value
+    }
+}
+
+impl fmt::Display for MemWait {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}.{}` of element {} read {:#x} at {}", self.op, self.space.name(), self.index, self.value, self.site)
+    }
+}
+
+/// The state of every warp of a block when a run stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockReport {
+    /// The block (`%ctaid`).
+    pub block: Dim3,
+    /// Each warp's report, in warp order.
+    pub warps: Vec<Report>,
+}
+
+impl BlockReport {
+    /// A block of one warp.
+    pub(crate) fn of_warp(report: Box<Report>) -> BlockReport {
+        BlockReport { block: report.block, warps: vec![*report] }
+    }
+}
+
+impl fmt::Display for BlockReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "  block {}: {} warps", self.block, self.warps.len())?;
+        for w in &self.warps {
+            write!(f, "\n{w}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Which rule of 9.7.13.1 (`bar`, `barrier`) a run broke.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BarrierRule {
+    /// An aligned barrier (`bar.*`, or any barrier below sm_70) reached by only part of a warp's
+    /// non-exited threads.
+    AlignedPartialWarp,
+    /// An aligned barrier reached by threads of one warp from different instructions.
+    AlignedDifferentSites,
+    /// Below sm_70, a warp's threads did not execute the barrier in convergence.
+    NotConverged,
+    /// The threads of one warp executed different barrier operations (ids, forms or counts).
+    WarpDisagrees,
+    /// A barrier id outside 0..=15.
+    IdOutOfRange,
+    /// A thread count that is not a multiple of 32 (or zero for `arrive`).
+    BadCount,
+    /// Warps name different thread counts for one barrier in flight.
+    CountMismatch,
+    /// More threads arrived at a barrier than its thread count.
+    TooManyArrivals,
+    /// `bar.red` mixed with `bar.sync`/`bar.arrive` (or with another reduction) on one active
+    /// barrier.
+    RedMixed,
+    /// A warp that arrived at a barrier executed another operation on it before it completed.
+    ArrivedTwice,
+    /// A barrier that can never complete: the report shows where every warp is.
+    NeverCompletes,
+}
+
+impl BarrierRule {
+    /// The PTX ISA's words for the rule.
+    pub const fn quote(self) -> &'static str {
+        match self {
+            BarrierRule::AlignedPartialWarp | BarrierRule::AlignedDifferentSites => "Instruction barrier{.cta} has optional .aligned modifier. When specified, it indicates that all threads in CTA will execute the same barrier{.cta} instruction. In conditionally executed code, an aligned barrier{.cta} instruction should only be used if it is known that all threads in CTA evaluate the condition identically, otherwise behavior is undefined.",
+            BarrierRule::NotConverged => "For .target sm_6x or below, ... All threads in warp (except for those have exited) must execute barrier{.cta} instruction in convergence.",
+            BarrierRule::WarpDisagrees => "barrier{.cta} instruction causes executing thread to wait for all non-exited threads from its warp and marks warps' arrival at barrier.",
+            BarrierRule::IdOutOfRange => "Each CTA instance has sixteen barriers numbered 0..15.",
+            BarrierRule::BadCount => "When specifying a thread count, the value must be a multiple of the warp size. Note that a non-zero thread count is required for barrier{.cta}.arrive.",
+            BarrierRule::CountMismatch => "Different warps may execute different forms of the barrier{.cta} instruction using the same barrier name and thread count.",
+            BarrierRule::TooManyArrivals => "Operand b specifies the number of threads participating in the barrier.",
+            BarrierRule::RedMixed => "barrier{.cta}.red should not be intermixed with barrier{.cta}.sync or barrier{.cta}.arrive using the same active barrier. Execution in this case is unpredictable.",
+            BarrierRule::ArrivedTwice => "Care must be taken to keep a warp from executing more barrier{.cta} instructions than intended (barrier{.cta}.arrive followed by any other barrier{.cta} instruction to the same barrier) prior to the reset of the barrier.",
+            BarrierRule::NeverCompletes => "barrier{.cta}.red and barrier{.cta}.sync instructions cause executing thread to wait for non-exited threads of all other warps participating in the barrier to arrive.",
+        }
+    }
+
+    /// What the rule is, in a few words.
+    pub const fn summary(self) -> &'static str {
+        match self {
+            BarrierRule::AlignedPartialWarp => "undefined behaviour: an aligned barrier is reached by only part of a warp",
+            BarrierRule::AlignedDifferentSites => "undefined behaviour: an aligned barrier is reached by one warp's threads from different barrier instructions",
+            BarrierRule::NotConverged => "undefined behaviour: a warp's threads do not execute the barrier in convergence",
+            BarrierRule::WarpDisagrees => "undefined behaviour: the threads of one warp execute different barrier operations",
+            BarrierRule::IdOutOfRange => "undefined behaviour: a barrier id outside 0..=15",
+            BarrierRule::BadCount => "undefined behaviour: a barrier thread count that is not a (non-zero, for arrive) multiple of 32",
+            BarrierRule::CountMismatch => "undefined behaviour: warps name different thread counts for one barrier",
+            BarrierRule::TooManyArrivals => "undefined behaviour: more threads arrive at a barrier than its thread count",
+            BarrierRule::RedMixed => "unpredictable: `bar.red` mixed with another barrier operation on one active barrier",
+            BarrierRule::ArrivedTwice => "undefined behaviour: a warp executes a second operation on a barrier it already arrived at, before the barrier completed",
+            BarrierRule::NeverCompletes => "deadlock: a barrier can never complete",
+        }
     }
 }
 
@@ -250,6 +415,8 @@ fn base_name(op: &Op) -> &'static str {
         Op::Activemask => "activemask",
         Op::BarWarpSync => "bar.warp.sync",
         Op::Elect => "elect.sync",
+        Op::Bar(b) if b.aligned => "bar",
+        Op::Bar(_) => "barrier",
     }
 }
 
@@ -262,7 +429,7 @@ impl fmt::Display for Rule<'_> {
 }
 
 /// Why a run stopped before every lane exited.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum WarpError {
     /// Rule 1: a lane executed an instruction with a membermask that does not include it.
@@ -389,11 +556,59 @@ pub enum WarpError {
         /// Every lane's state.
         report: Box<Report>,
     },
+
+    /// A CTA barrier (9.7.13.1) used in a way the PTX ISA leaves undefined, or one that can
+    /// never complete. The report shows every warp of the block: where each lane waits (barrier
+    /// id, count, call site), and which lanes have exited.
+    #[error("{summary} (barrier {barrier})\n    {detail}\n  PTX ISA: \"{quote}\"\n{report}", summary = rule.summary(), quote = rule.quote())]
+    Barrier {
+        /// The rule.
+        rule: BarrierRule,
+        /// The barrier id, as executed.
+        barrier: u32,
+        /// Which warps and lanes, and why.
+        detail: String,
+        /// Every warp of the block.
+        report: Box<BlockReport>,
+    },
+
+    /// Nothing can make progress: every thread that has not exited waits at a barrier that
+    /// cannot complete, or spins on memory that nothing will write, and no other block can
+    /// become resident to write it (a GPU hangs here).
+    #[error("forward-progress deadlock: {detail}\n{blocks}", blocks = Lines(blocks))]
+    ForwardProgress {
+        /// What waits on what, in a sentence.
+        detail: String,
+        /// Every resident block.
+        blocks: Vec<BlockReport>,
+    },
+
+    /// A launch that cannot be made as configured (an empty grid, a block of more than 1024
+    /// threads, more shared memory than a block may have, results that do not fit in memory).
+    #[error("cannot launch: {what}")]
+    Launch {
+        /// What is wrong.
+        what: String,
+    },
+
+    /// A memory access the runtime checks went wrong (a shared-memory index out of bounds, a
+    /// read of uninitialized shared memory, a bad view of dynamic shared memory).
+    #[error("lane {lane}: {fault}\n{report}")]
+    Memory {
+        /// The lane.
+        lane: u32,
+        /// What went wrong.
+        fault: LaneFault,
+        /// Every lane's state.
+        report: Box<Report>,
+    },
 }
 
 impl WarpError {
-    /// The state of every lane when the run stopped.
-    pub fn report(&self) -> &Report {
+    /// The state of every lane of the warp at fault when the run stopped (for a barrier or
+    /// forward-progress report, the first warp of the block report); `None` for a launch that
+    /// could not start.
+    pub fn report(&self) -> Option<&Report> {
         match self {
             WarpError::NotInMembermask { report, .. }
             | WarpError::InvalidShflSource { report, .. }
@@ -403,7 +618,19 @@ impl WarpError {
             | WarpError::LanePanicked { report, .. }
             | WarpError::Unsupported { report, .. }
             | WarpError::NotAwaited { report, .. }
-            | WarpError::VoteRemoved { report, .. } => report,
+            | WarpError::VoteRemoved { report, .. }
+            | WarpError::Memory { report, .. } => Some(report),
+            WarpError::Barrier { report, .. } => report.warps.first(),
+            WarpError::ForwardProgress { blocks, .. } => blocks.first().and_then(|b| b.warps.first()),
+            WarpError::Launch { .. } => None,
         }
+    }
+}
+
+
+/// The same report as `Display`, so that `.unwrap()` on a run shows the sanitizer report.
+impl fmt::Debug for WarpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
     }
 }

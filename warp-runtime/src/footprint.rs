@@ -27,7 +27,7 @@ use core::fmt;
 use core::future::Future;
 use core::mem::size_of;
 
-use crate::exec::Shared;
+use crate::warp::Regs;
 use crate::handle::Warp;
 
 /// The bytes one running warp of a kernel occupies (all of it on the stack of the thread that
@@ -80,7 +80,7 @@ where
     // written on stable Rust (`AsyncFnMut::CallRefFuture` is unstable).
     let future = future_size(|| kernel(no_handle()));
     Footprint {
-        registers: size_of::<Shared>(),
+        registers: size_of::<Regs>(),
         handles: 32 * size_of::<Warp<'static>>(),
         lane_future: future,
         lane_futures: 32 * future,

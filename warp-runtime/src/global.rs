@@ -103,6 +103,8 @@
 
 #[cfg(not(target_arch = "nvptx64"))]
 use core::fmt;
+
+use crate::shared::Mem;
 #[cfg(target_arch = "nvptx64")]
 use core::marker::PhantomData;
 
@@ -121,7 +123,7 @@ mod sealed {
     label = "not a global-memory element type",
     note = "global buffers hold `u32`, `i32`, `u64`, `i64`, `f32` or `f64`, the scalar types of PTX `atom`"
 )]
-pub trait GlobalValue: Copy + Send + Sync + 'static + sealed::Sealed {
+pub trait GlobalValue: Copy + Send + Sync + 'static + sealed::Sealed + ElemBits {
     /// The host's storage for one element: the `std::sync::atomic` integer of its width.
     #[cfg(not(target_arch = "nvptx64"))]
     #[doc(hidden)]
@@ -150,6 +152,38 @@ pub trait GlobalValue: Copy + Send + Sync + 'static + sealed::Sealed {
     #[cfg(target_arch = "nvptx64")]
     #[doc(hidden)]
     unsafe fn cas(ptr: *mut Self, compare: Self, new: Self) -> Self;
+}
+
+/// An element's size and bit pattern (for shared memory, which is bytes, and for reports).
+#[doc(hidden)]
+pub trait ElemBits: Copy {
+    /// The element's size in bytes: 4 or 8.
+    const BYTES: usize;
+    /// The bits, zero-extended to 64.
+    fn to_bits64(self) -> u64;
+    /// The value of the low `8 * BYTES` bits.
+    fn from_bits64(bits: u64) -> Self;
+}
+
+macro_rules! elem_bits {
+    ($($t:ty => $n:literal, |$v:ident| $to:expr, |$b:ident| $from:expr;)*) => {$(
+        impl ElemBits for $t {
+            const BYTES: usize = $n;
+            #[inline(always)]
+            fn to_bits64(self) -> u64 { let $v = self; $to }
+            #[inline(always)]
+            fn from_bits64($b: u64) -> Self { $from }
+        }
+    )*};
+}
+
+elem_bits! {
+    u32 => 4, |v| v as u64, |b| b as u32;
+    i32 => 4, |v| v as u32 as u64, |b| b as u32 as i32;
+    f32 => 4, |v| v.to_bits() as u64, |b| f32::from_bits(b as u32);
+    u64 => 8, |v| v, |b| b;
+    i64 => 8, |v| v as u64, |b| b as i64;
+    f64 => 8, |v| v.to_bits(), |b| f64::from_bits(b);
 }
 
 /// An element type with `atom.add`: `u32`, `i32`, `u64`, `i64` (wrapping), `f32`, `f64`.
@@ -649,6 +683,11 @@ mod device {
         i64, reg64, "s64", "b64";
     }
 
+    /// `ld.volatile.global` of `*ptr`. Safety: `ptr` is a valid, aligned pointer to global memory.
+    pub(super) unsafe fn ld_volatile<T: GlobalValue>(ptr: *mut T) -> T {
+        ptr.read_volatile()
+    }
+
     pub(super) unsafe fn inc(ptr: *mut u32, bound: u32) -> u32 {
         atom!(ptr, "inc", "u32", reg32, u32, bound)
     }
@@ -689,6 +728,22 @@ macro_rules! access {
     }};
 }
 
+/// An atomic read-modify-write: on the host, performed at once and returned as a scheduling
+/// point ([`MemOp`](crate::MemOp)), with a write counted when the element changed; on the device,
+/// one `atom` instruction.
+macro_rules! atomic {
+    ($self:ident, $i:expr, $op:literal, |$slot:ident| host: $host:expr, device: $device:expr) => {{
+        let i = $i;
+        access!($self, i, |$slot| host: {
+            let old: T = $host;
+            if T::load($slot).to_bits64() != old.to_bits64() {
+                crate::mem::wrote();
+            }
+            crate::mem::MemOp::new(old, $op, crate::mem::Space::Global, i, old.to_bits64(), std::panic::Location::caller())
+        }, device: $device)
+    }};
+}
+
 impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
     /// The number of elements.
     #[inline(always)]
@@ -724,22 +779,39 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
     #[inline(always)]
     #[track_caller]
     pub fn store(&self, i: usize, value: T) {
-        access!(self, i, |slot| host: T::store(slot, value), device: slot.write(value))
+        access!(self, i, |slot| host: {
+            if T::load(slot).to_bits64() != value.to_bits64() {
+                crate::mem::wrote();
+            }
+            T::store(slot, value)
+        }, device: slot.write(value))
+    }
+
+    /// Reads element `i` with `ld.volatile.global`: never merged or hoisted by the compiler, the
+    /// load to spin on. On the host it is a scheduling point (`#[warp_kernel]` awaits it), so a
+    /// spin-wait on a flag another thread sets completes.
+    #[inline(always)]
+    #[track_caller]
+    pub fn load_volatile(&self, i: usize) -> Mem<T> {
+        access!(self, i, |slot| host: {
+            let v = T::load(slot);
+            crate::mem::MemOp::new(v, "ld.volatile", crate::mem::Space::Global, i, v.to_bits64(), std::panic::Location::caller())
+        }, device: device::ld_volatile(slot))
     }
 
     /// `atom.global.exch`: stores `value` and returns the old value.
     #[inline(always)]
     #[track_caller]
-    pub fn atomic_exch(&self, i: usize, value: T) -> T {
-        access!(self, i, |slot| host: T::exch(slot, value), device: T::exch(slot, value))
+    pub fn atomic_exch(&self, i: usize, value: T) -> Mem<T> {
+        atomic!(self, i, "atom.exch", |slot| host: T::exch(slot, value), device: T::exch(slot, value))
     }
 
     /// `atom.global.cas`: `*a = (*a == compare) ? new : *a`, comparing bit patterns; returns
     /// the old value (equal to `compare`, bitwise, exactly when the swap happened).
     #[inline(always)]
     #[track_caller]
-    pub fn atomic_cas(&self, i: usize, compare: T, new: T) -> T {
-        access!(self, i, |slot| host: T::cas(slot, compare, new), device: T::cas(slot, compare, new))
+    pub fn atomic_cas(&self, i: usize, compare: T, new: T) -> Mem<T> {
+        atomic!(self, i, "atom.cas", |slot| host: T::cas(slot, compare, new), device: T::cas(slot, compare, new))
     }
 }
 
@@ -748,8 +820,8 @@ impl<'g, T: AtomicAdd> GlobalSlice<'g, T> {
     /// with subnormal inputs and result flushed to sign-preserving zero); returns the old value.
     #[inline(always)]
     #[track_caller]
-    pub fn atomic_add(&self, i: usize, value: T) -> T {
-        access!(self, i, |slot| host: T::add(slot, value), device: T::add(slot, value))
+    pub fn atomic_add(&self, i: usize, value: T) -> Mem<T> {
+        atomic!(self, i, "atom.add", |slot| host: T::add(slot, value), device: T::add(slot, value))
     }
 }
 
@@ -757,15 +829,15 @@ impl<'g, T: AtomicMinMax> GlobalSlice<'g, T> {
     /// `atom.global.min`: `*a = min(*a, value)`; returns the old value.
     #[inline(always)]
     #[track_caller]
-    pub fn atomic_min(&self, i: usize, value: T) -> T {
-        access!(self, i, |slot| host: T::min(slot, value), device: T::min(slot, value))
+    pub fn atomic_min(&self, i: usize, value: T) -> Mem<T> {
+        atomic!(self, i, "atom.min", |slot| host: T::min(slot, value), device: T::min(slot, value))
     }
 
     /// `atom.global.max`: `*a = max(*a, value)`; returns the old value.
     #[inline(always)]
     #[track_caller]
-    pub fn atomic_max(&self, i: usize, value: T) -> T {
-        access!(self, i, |slot| host: T::max(slot, value), device: T::max(slot, value))
+    pub fn atomic_max(&self, i: usize, value: T) -> Mem<T> {
+        atomic!(self, i, "atom.max", |slot| host: T::max(slot, value), device: T::max(slot, value))
     }
 }
 
@@ -773,23 +845,31 @@ impl<'g, T: AtomicBits> GlobalSlice<'g, T> {
     /// `atom.global.and`: `*a &= value`; returns the old value.
     #[inline(always)]
     #[track_caller]
-    pub fn atomic_and(&self, i: usize, value: T) -> T {
-        access!(self, i, |slot| host: T::and(slot, value), device: T::and(slot, value))
+    pub fn atomic_and(&self, i: usize, value: T) -> Mem<T> {
+        atomic!(self, i, "atom.and", |slot| host: T::and(slot, value), device: T::and(slot, value))
     }
 
     /// `atom.global.or`: `*a |= value`; returns the old value.
     #[inline(always)]
     #[track_caller]
-    pub fn atomic_or(&self, i: usize, value: T) -> T {
-        access!(self, i, |slot| host: T::or(slot, value), device: T::or(slot, value))
+    pub fn atomic_or(&self, i: usize, value: T) -> Mem<T> {
+        atomic!(self, i, "atom.or", |slot| host: T::or(slot, value), device: T::or(slot, value))
     }
 
     /// `atom.global.xor`: `*a ^= value`; returns the old value.
     #[inline(always)]
     #[track_caller]
-    pub fn atomic_xor(&self, i: usize, value: T) -> T {
-        access!(self, i, |slot| host: T::xor(slot, value), device: T::xor(slot, value))
+    pub fn atomic_xor(&self, i: usize, value: T) -> Mem<T> {
+        atomic!(self, i, "atom.xor", |slot| host: T::xor(slot, value), device: T::xor(slot, value))
     }
+}
+
+/// [`atomic!`] for `u32`.
+macro_rules! atomic_u32 {
+    ($self:ident, $i:expr, $op:literal, |$slot:ident| host: $host:expr, device: $device:expr) => {{
+        type T = u32;
+        atomic!($self, $i, $op, |$slot| host: $host, device: $device)
+    }};
 }
 
 impl<'g> GlobalSlice<'g, u32> {
@@ -797,8 +877,8 @@ impl<'g> GlobalSlice<'g, u32> {
     /// `bound`); returns the old value.
     #[inline(always)]
     #[track_caller]
-    pub fn atomic_inc(&self, i: usize, bound: u32) -> u32 {
-        access!(self, i, |slot| host: {
+    pub fn atomic_inc(&self, i: usize, bound: u32) -> Mem<u32> {
+        atomic_u32!(self, i, "atom.inc", |slot| host: {
             use core::sync::atomic::Ordering::Relaxed;
             match slot.fetch_update(Relaxed, Relaxed, |r| Some(ptx_inc(r, bound))) {
                 Ok(old) | Err(old) => old,
@@ -810,8 +890,8 @@ impl<'g> GlobalSlice<'g, u32> {
     /// value.
     #[inline(always)]
     #[track_caller]
-    pub fn atomic_dec(&self, i: usize, bound: u32) -> u32 {
-        access!(self, i, |slot| host: {
+    pub fn atomic_dec(&self, i: usize, bound: u32) -> Mem<u32> {
+        atomic_u32!(self, i, "atom.dec", |slot| host: {
             use core::sync::atomic::Ordering::Relaxed;
             match slot.fetch_update(Relaxed, Relaxed, |r| Some(ptx_dec(r, bound))) {
                 Ok(old) | Err(old) => old,

@@ -1,10 +1,12 @@
-//! Launching a grid of many warps.
+//! Launching a grid: blocks of warps, their resident slots, and the CPU threads that run them.
 //!
-//! A launch of `n` threads runs `ceil(n / 32)` warps of one kernel. Warp `k` holds threads
-//! `32k .. 32k + 32`, so a lane finds its thread with [`Warp::global_id`] (`32 * warp_index +
-//! lane_id`); in the last warp, lanes past `n` are not launched (they are inactive from the start,
-//! like the threads past the end of a CUDA grid). Warps share nothing but what the kernel
-//! captures: typically [`GlobalSlice`](crate::GlobalSlice)s of input and output buffers.
+//! [`Grid::blocks`] launches a CUDA-shaped grid, `grid` blocks of `block` threads each, both in up
+//! to three dimensions (`<<<grid, block, shared_bytes>>>`). Each block's threads are numbered x
+//! fastest ([`Warp::thread_rank`]); warp `k` of a block holds ranks `32k .. 32k + 32`, and the last
+//! warp is partial when the block size is not a multiple of 32 (its missing lanes are never
+//! launched). Every thread reads its position from the handle: [`Warp::tid`], [`Warp::ntid`],
+//! [`Warp::ctaid`], [`Warp::nctaid`]. [`Grid::new`] is the one-dimensional shape of earlier
+//! versions: `threads` threads in blocks of 32, the last block partial.
 //!
 //! ```
 //! use warp_runtime::grid::{launch, Grid};
@@ -31,40 +33,59 @@
 //! assert_eq!(sums[63], (32..64).sum::<u32>());
 //! ```
 //!
+//! # How blocks run
+//!
+//! Like a GPU, a launch keeps a bounded number of blocks *resident* ([`Grid::resident_blocks`],
+//! 8 by default: think of SMs times blocks per SM) and starts the next block when one finishes,
+//! in block order. On each CPU thread the warps of the resident blocks run interleaved: a warp
+//! runs until a scheduling point (it waits at a CTA barrier, exits, or suspends at an atomic or
+//! a volatile load), and the [`Schedule`] picks what runs next. A warp waiting at a barrier lets
+//! the others run; a spin-wait on memory that another lane, warp or block writes completes, as
+//! independent thread scheduling guarantees on sm_70 and later; and a wait on a block that can
+//! never become resident (the earlier blocks all wait for it) is reported as a forward-progress
+//! deadlock, because a GPU hangs there.
+//!
 //! # Errors
 //!
-//! A launch returns the error of the **lowest-numbered warp that failed**; its
-//! [`Report::warp`](crate::Report::warp) is that warp's index. A lane panicking (an out-of-range
-//! buffer index, say) is such an error, reported as [`WarpError::LanePanicked`] with the lane.
-//! After an error, which other warps ran, and so what the buffers hold, is unspecified.
+//! A launch returns the error of the **lowest-numbered block that failed** (on one CPU thread,
+//! the first failure); its report names the warp, the block, and the schedule, which
+//! [`Grid::schedule`] replays. A lane panicking (an out-of-range buffer index, say) is such an
+//! error, reported as [`WarpError::LanePanicked`] with the lane. After an error, which other warps
+//! ran, and so what the buffers hold, is unspecified.
 //!
 //! # Several CPU threads
 //!
-//! [`Grid::cpu_threads`] runs warps on several OS threads (scoped threads taking batches of
-//! consecutive warps from a shared queue, in increasing order; a batch is an eighth of a
-//! thread's share of the warps left, at most 64 warps, so that the threads run out of work
-//! together). Each warp still runs entirely on one thread in lockstep,
-//! so everything inside a warp is exactly as with one thread. What changes is the interleaving of
-//! warps, which is visible only through global memory: atomics on one element from different warps
-//! are applied in an order that depends on scheduling, as on a GPU. Kernels whose results do not
-//! depend on that order (histograms, integer sums, min/max, each thread writing its own element)
-//! give identical results for any number of threads. With one thread (the default) warps run in
-//! increasing index and everything, atomic order included, is deterministic.
+//! [`Grid::cpu_threads`] runs blocks on several OS threads (scoped threads taking batches of
+//! consecutive blocks from a shared queue, in increasing order; a batch is an eighth of a
+//! thread's share of the blocks left, at most 64, so that the threads run out of work together),
+//! each thread with its share of the resident slots. Each block runs entirely on one thread, so
+//! everything inside a block is exactly as with one thread. What changes is the interleaving of
+//! blocks, which is visible only through global memory: atomics on one element from different
+//! blocks are applied in an order that depends on scheduling, as on a GPU. With one thread (the
+//! default) everything, atomic order included, is deterministic for a given schedule.
 //!
 //! The kernel must be [`Sync`] to be shared between threads (the free function [`launch`], which is
 //! always sequential, does not ask for it). Its futures are not sent anywhere: each is created,
 //! polled and dropped on one thread.
 
+use core::fmt;
+use core::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
+use crate::block::{block_report, BlockCtx, Barriers};
 use crate::error::WarpError;
 use crate::exec::Executor;
+use crate::geom::Dim3;
 use crate::handle::{Warp, FULL_MASK};
+use crate::schedule::{Reason, Schedule, Scheduler};
+use crate::shared::SHARED_LIMIT;
+use crate::warp::{Lanes, Outs, Regs, Step, WarpPos, WarpRun};
 
-/// Runs `kernel` on `threads` threads (`ceil(threads / 32)` warps) one warp after another, with
-/// the default [`Executor`]. The same as `Grid::new(threads).run(kernel)` except that the kernel
-/// need not be [`Sync`].
+/// Runs `kernel` on `threads` threads (`ceil(threads / 32)` warps, each its own block of 32) one
+/// after another, with the default [`Executor`]. The same as `Grid::new(threads).run(kernel)`
+/// except that the kernel need not be [`Sync`].
 ///
 /// ```
 /// use warp_runtime::grid::launch;
@@ -73,7 +94,7 @@ use crate::handle::{Warp, FULL_MASK};
 /// let total = GlobalBuffer::<u64>::zeroed(1);
 /// let t = total.slice();
 /// launch(1000, async |w: &Warp<'_>| {
-///     t.atomic_add(0, w.global_id());
+///     t.atomic_add(0, w.global_id()).await;
 /// })
 /// .unwrap();
 /// assert_eq!(total.to_vec(), [999 * 1000 / 2]);
@@ -83,14 +104,13 @@ where
     K: AsyncFn(&Warp<'_>),
 {
     let grid = Grid::new(threads);
-    for warp in 0..grid.warps() {
-        grid.run_warp(warp, &kernel)?;
-    }
-    Ok(())
+    let mut blocks = 0..grid.block_count();
+    grid.worker(&kernel, &mut || blocks.next().map(|b| (b, ())), &|_: &mut (), _, _| {}, grid.resident, None).map_err(|(_, e)| e)
 }
 
-/// A launch configuration: how many threads, how many CPU threads run their warps, and the
-/// [`Executor`] (target, lane order) each warp runs under.
+/// The shape of a launch and how it runs: the grid and block sizes, dynamic shared memory, how
+/// many blocks are resident, how many CPU threads run them, the schedule, and the [`Executor`]
+/// (target, lane order) each warp runs under.
 ///
 /// ```
 /// use warp_runtime::grid::Grid;
@@ -102,55 +122,163 @@ where
 ///     .cpu_threads(2)
 ///     .executor(Executor::new().order(LaneOrder::Seeded(7)))
 ///     .run(async |w: &Warp<'_>| {
-///         h.atomic_add(w.global_id() as usize % 4, 1);
+///         h.atomic_add(w.global_id() as usize % 4, 1).await;
 ///     })
 ///     .unwrap();
 /// assert_eq!(hist.to_vec(), [250; 4]);
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Grid {
-    /// The number of threads launched; the last warp is partial unless it is a multiple of 32.
-    threads: u64,
-    /// OS threads that run warps; at least 1.
+    /// Blocks in the grid (`%nctaid`).
+    grid: Dim3,
+    /// Threads in a block (`%ntid`).
+    block: Dim3,
+    /// `Grid::new`: the threads launched (the last block is partial); `None` for `Grid::blocks`.
+    threads: Option<u64>,
+    /// Bytes of dynamic shared memory per block.
+    shared_bytes: u32,
+    /// Blocks resident at once.
+    resident: usize,
+    /// OS threads that run blocks; at least 1.
     cpu_threads: usize,
-    /// Each warp runs under this executor, with its own warp index.
+    /// Each warp runs under this executor (its target and lane order).
     executor: Executor,
+    /// How warps and blocks interleave.
+    schedule: Schedule,
+    /// Scheduling points in a row at which warps only spin before the launch is reported as
+    /// making no progress.
+    spin_limit: u64,
 }
 
+/// How many blocks are resident by default.
+pub const DEFAULT_RESIDENT_BLOCKS: usize = 8;
+/// How many scheduling points in a row may pass with every running warp spinning (re-reading
+/// memory nobody writes, with nothing else happening) before a launch reports a forward-progress
+/// deadlock.
+pub const DEFAULT_SPIN_LIMIT: u64 = 20_000;
+
 impl Grid {
-    /// A launch of `threads` threads on one CPU thread with the default [`Executor`].
+    /// A launch of `threads` threads on one CPU thread with the default [`Executor`]: blocks of 32
+    /// threads (one warp each), the last block partial when `threads` is not a multiple of 32.
     pub fn new(threads: u64) -> Grid {
-        Grid { threads, cpu_threads: 1, executor: Executor::new() }
+        let blocks = threads.div_ceil(32).min(u32::MAX as u64) as u32;
+        Grid { threads: Some(threads), ..Grid::blocks(blocks, 32) }
     }
 
-    /// Runs warps on `n` OS threads (0 counts as 1). `std::thread::available_parallelism()` is
+    /// A launch of `grid` blocks of `block` threads each (CUDA's `<<<grid, block>>>`), in one to
+    /// three dimensions: `Grid::blocks(64, 256)`, `Grid::blocks((8, 8), (16, 16))`.
+    ///
+    /// A block has at most 1024 threads; a launch with a larger block, or an empty one, fails
+    /// with [`WarpError::Launch`] when it runs.
+    pub fn blocks(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> Grid {
+        Grid {
+            grid: grid.into(),
+            block: block.into(),
+            threads: None,
+            shared_bytes: 0,
+            resident: DEFAULT_RESIDENT_BLOCKS,
+            cpu_threads: 1,
+            executor: Executor::new(),
+            schedule: Schedule::InOrder,
+            spin_limit: DEFAULT_SPIN_LIMIT,
+        }
+    }
+
+    /// Gives every block `bytes` of dynamic shared memory (CUDA's third launch parameter), which
+    /// the kernel views with [`Warp::dynamic_shared`].
+    pub fn dynamic_shared_bytes(mut self, bytes: u32) -> Grid {
+        self.shared_bytes = bytes;
+        self
+    }
+
+    /// Keeps at most `n` blocks resident at once (at least 1): a GPU's SMs times the blocks each
+    /// holds. A kernel whose blocks wait for later blocks needs enough of them.
+    pub fn resident_blocks(mut self, n: usize) -> Grid {
+        self.resident = n.max(1);
+        self
+    }
+
+    /// Runs blocks on `n` OS threads (0 counts as 1). `std::thread::available_parallelism()` is
     /// the usual choice for speed; 1 (the default) makes the order of atomics deterministic.
     pub fn cpu_threads(mut self, n: usize) -> Grid {
         self.cpu_threads = n.max(1);
         self
     }
 
-    /// Runs each warp under `executor` (its target and lane order; the warp index is set per warp).
+    /// Runs each warp under `executor` (its target and lane order).
     pub fn executor(mut self, executor: Executor) -> Grid {
         self.executor = executor;
         self
     }
 
+    /// Interleaves warps and blocks by `schedule`; a report's schedule replays it.
+    pub fn schedule(mut self, schedule: Schedule) -> Grid {
+        self.schedule = schedule;
+        self
+    }
+
+    /// How many scheduling points in a row may pass with every running warp spinning before the
+    /// launch reports that it makes no progress (default [`DEFAULT_SPIN_LIMIT`]).
+    pub fn spin_limit(mut self, points: u64) -> Grid {
+        self.spin_limit = points.max(1);
+        self
+    }
+
+    /// The grid's size in blocks (`%nctaid`).
+    pub fn grid_dim(&self) -> Dim3 {
+        self.grid
+    }
+
+    /// A block's size in threads (`%ntid`).
+    pub fn block_dim(&self) -> Dim3 {
+        self.block
+    }
+
+    /// The bytes of dynamic shared memory per block.
+    pub fn shared_bytes(&self) -> u32 {
+        self.shared_bytes
+    }
+
+    /// The schedule.
+    pub fn current_schedule(&self) -> Schedule {
+        self.schedule
+    }
+
     /// The number of threads launched.
     pub fn threads(&self) -> u64 {
-        self.threads
+        self.threads.unwrap_or(self.block_count() * self.block_size())
     }
 
-    /// The number of warps: `ceil(threads / 32)`.
+    /// The number of blocks.
+    pub fn block_count(&self) -> u64 {
+        self.grid.count()
+    }
+
+    /// Threads per block.
+    pub fn block_size(&self) -> u64 {
+        self.block.count()
+    }
+
+    /// Warps per block: `ceil(block_size / 32)`.
+    pub fn warps_per_block(&self) -> u64 {
+        self.block_size().div_ceil(32)
+    }
+
+    /// The number of warps.
     pub fn warps(&self) -> u64 {
-        self.threads.div_ceil(32)
+        self.block_count() * self.warps_per_block()
     }
 
-    /// The lanes launched in warp `warp`: all 32 except in a partial last warp.
+    /// The lanes launched in warp `warp` of the launch (numbered block by block): all 32 except
+    /// in a partial warp.
     pub fn launched_mask(&self, warp: u64) -> u32 {
-        let first = warp * 32;
-        let n = self.threads.saturating_sub(first).min(32);
-        if n == 32 {
+        let wpb = self.warps_per_block().max(1);
+        let (block, w) = (warp / wpb, warp % wpb);
+        let mut n = self.block_size().saturating_sub(32 * w).min(32);
+        if let Some(threads) = self.threads {
+            n = n.min(threads.saturating_sub(block * self.block_size() + 32 * w));
+        }
+        if n >= 32 {
             FULL_MASK
         } else {
             (1u32 << n) - 1
@@ -162,94 +290,140 @@ impl Grid {
     where
         K: AsyncFn(&Warp<'_>) + Sync,
     {
-        self.drive(&kernel, (0..self.warps()).map(|w| (w, ())), |_, _| {})
+        self.drive(&kernel, (0..self.block_count()).map(|b| (b, ())), |_, _, _| {})
     }
 
     /// Runs `kernel` on every thread of the grid and returns each thread's result, indexed by
-    /// global thread id.
+    /// `block_rank * block_size + thread_rank` (for `Grid::new`, the global thread id).
     pub fn map<K, R>(&self, kernel: K) -> Result<Vec<R>, WarpError>
     where
         K: AsyncFn(&Warp<'_>) -> R + Sync,
         R: Send,
     {
-        let n = usize::try_from(self.threads).expect("the thread count fits in usize");
-        let mut outs: Vec<Option<R>> = Vec::with_capacity(n);
+        let n = usize::try_from(self.threads()).map_err(|_| self.launch_error(format!("{} threads do not fit in memory for their results", self.threads())))?;
+        let mut outs: Vec<Option<R>> = Vec::new();
+        outs.try_reserve_exact(n).map_err(|_| self.launch_error(format!("no memory for the results of {n} threads")))?;
         outs.resize_with(n, || None);
-        self.drive(&kernel, outs.chunks_mut(32).zip(0..).map(|(chunk, w)| (w, chunk)), |chunk, warp_outs| {
-            for (slot, r) in chunk.iter_mut().zip(warp_outs) {
+        let bs = self.block_size() as usize;
+        self.drive(&kernel, (0..).zip(outs.chunks_mut(bs.max(1))), |chunk: &mut &mut [Option<R>], warp, results| {
+            for (slot, r) in chunk.iter_mut().skip(32 * warp as usize).zip(results) {
                 *slot = r;
             }
         })?;
         Ok(outs.into_iter().map(|r| r.expect("every launched thread returned")).collect())
     }
 
-    /// Runs warp `warp` alone.
-    fn run_warp<K, R>(&self, warp: u64, kernel: &K) -> Result<[Option<R>; 32], WarpError>
-    where
-        K: AsyncFn(&Warp<'_>) -> R,
-    {
-        self.executor.warp_index(warp).run_partial(self.launched_mask(warp), kernel)
+    /// Runs `check` under `runs` schedules of this grid's kind (seeds `0..runs`; an in-order grid
+    /// explores [`Schedule::Pct`] with depth 3) and returns the first failure with the schedule
+    /// that produced it: [`Grid::schedule`] with that schedule replays it.
+    ///
+    /// `check` receives the grid to launch and returns `Err` for a failure: a launch's error, or
+    /// a wrong result it found.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, GlobalBuffer, Schedule, Warp};
+    ///
+    /// // Two blocks race for one slot without an atomic: some schedules lose an increment.
+    /// let found = Grid::blocks(2, 32).schedule(Schedule::Random { seed: 0 }).explore(50, |grid| {
+    ///     let counter = GlobalBuffer::<u32>::zeroed(1);
+    ///     let c = counter.slice();
+    ///     grid.run(async |w: &Warp<'_>| {
+    ///         if w.lane_id() == 0 {
+    ///             let seen = c.load_volatile(0).await;
+    ///             c.store(0, seen + 1);
+    ///         }
+    ///     })
+    ///     .map_err(|e| e.to_string())?;
+    ///     if counter.to_vec()[0] == 2 { Ok(()) } else { Err(format!("lost an increment: {:?}", counter.to_vec())) }
+    /// });
+    /// let failure = found.unwrap_err();
+    /// assert!(failure.error.contains("lost an increment"));
+    /// ```
+    pub fn explore<E>(&self, runs: u64, mut check: impl FnMut(Grid) -> Result<(), E>) -> Result<(), Explored<E>> {
+        let base = match self.schedule {
+            Schedule::InOrder => Schedule::Pct { seed: 0, depth: 3 },
+            other => other,
+        };
+        for seed in 0..runs {
+            let schedule = base.with_seed(seed);
+            if let Err(error) = check(self.schedule(schedule)) {
+                return Err(Explored { schedule, runs: seed + 1, error });
+            }
+        }
+        Ok(())
     }
 
-    /// Runs every warp of `warps` (warp index, and where its results go, in increasing index) and
-    /// hands each warp's results to `store`; returns the lowest-indexed warp's error.
-    fn drive<K, R, S, I>(&self, kernel: &K, warps: I, store: impl Fn(&mut S, [Option<R>; 32]) + Sync) -> Result<(), WarpError>
+    fn launch_error(&self, what: String) -> WarpError {
+        WarpError::Launch { what }
+    }
+
+    /// Checks the launch's shape.
+    fn validate(&self) -> Result<(), WarpError> {
+        let size = self.block_size();
+        if self.threads != Some(0) && (size == 0 || self.block_count() == 0) {
+            // CUDA: `cudaErrorInvalidConfiguration`. (`Grid::new(0)` launches nothing.)
+            return Err(self.launch_error(format!("an empty launch: a grid of {} blocks of {} threads", self.grid, self.block)));
+        }
+        if size > 1024 {
+            return Err(self.launch_error(format!("a block of {} = {size} threads; a block has at most 1024", self.block)));
+        }
+        if self.shared_bytes as usize > SHARED_LIMIT {
+            return Err(self.launch_error(format!("{} bytes of dynamic shared memory per block; a block may use at most {SHARED_LIMIT}", self.shared_bytes)));
+        }
+        Ok(())
+    }
+
+    /// Runs every block of `blocks` (block rank, and where its results go, in increasing rank)
+    /// and hands each warp's results to `store`; returns the lowest-ranked block's error.
+    fn drive<K, R, S, I>(&self, kernel: &K, blocks: I, store: impl Fn(&mut S, u32, [Option<R>; 32]) + Sync) -> Result<(), WarpError>
     where
         K: AsyncFn(&Warp<'_>) -> R + Sync,
         I: Iterator<Item = (u64, S)> + Send,
         S: Send,
     {
-        if self.cpu_threads == 1 || self.warps() <= 1 {
-            for (warp, mut sink) in warps {
-                store(&mut sink, self.run_warp(warp, kernel)?);
-            }
+        self.validate()?;
+        if self.block_count() == 0 {
             return Ok(());
         }
+        let mut blocks = blocks;
+        if self.cpu_threads == 1 || self.block_count() <= 1 {
+            return self.worker(kernel, &mut || blocks.next(), &store, self.resident, None).map_err(|(_, e)| e);
+        }
 
-        // Workers take batches of consecutive warps from `queue` in increasing order. After a
-        // failure at warp k, warps above k are skipped and warps below k still run, so the error
-        // kept (the lowest index) does not depend on the number of threads.
+        // Workers take batches of consecutive blocks from `queue` in increasing order. After a
+        // failure at block k, blocks above k are not started and blocks below k still run, so the
+        // error kept (the lowest block) does not depend on the number of threads.
         //
         // Batches shrink as the queue drains (guided scheduling): an eighth of a thread's share of
-        // what is left, at most MAX_BATCH warps, at least one. A fixed batch of 64 left one thread
-        // running its last batch alone while the others had finished: 317 us of a 12 ms launch of
-        // 4,096 `reduce_u32_entry` warps on 2 threads. The queue lock is taken a few hundred
-        // times per launch at most, which costs nothing next to running the warps.
+        // what is left, at most MAX_BATCH blocks, at least one. A fixed batch of 64 left one
+        // thread running its last batch alone while the others had finished: 317 us of a 12 ms
+        // launch of 4,096 `reduce_u32_entry` warps on 2 threads.
         const MAX_BATCH: u64 = 64;
-        let total = self.warps();
+        let total = self.block_count();
         let threads = self.cpu_threads as u64;
-        let queue = Mutex::new(Queue { warps, taken: 0 });
+        let queue = Mutex::new(Queue { blocks, taken: 0 });
         let lowest_failed = AtomicU64::new(u64::MAX);
         let error: Mutex<Option<(u64, WarpError)>> = Mutex::new(None);
+        let progress = AtomicU64::new(0);
+        let resident = (self.resident / self.cpu_threads).max(1);
         let worker = || {
-            let mut taken = Vec::with_capacity(MAX_BATCH as usize);
-            loop {
-                taken.clear();
-                {
+            let mut batch: Vec<(u64, S)> = Vec::new();
+            let mut next = || {
+                if batch.is_empty() {
                     let mut queue = queue.lock().unwrap_or_else(|e| e.into_inner());
-                    let batch = (total.saturating_sub(queue.taken) / (8 * threads)).clamp(1, MAX_BATCH);
-                    queue.taken += batch;
-                    taken.extend(queue.warps.by_ref().take(batch as usize));
+                    let n = (total.saturating_sub(queue.taken) / (8 * threads)).clamp(1, MAX_BATCH);
+                    queue.taken += n;
+                    batch.extend(queue.blocks.by_ref().take(n as usize));
+                    batch.reverse();
                 }
-                if taken.is_empty() {
-                    return;
-                }
-                for (warp, sink) in taken.iter_mut() {
-                    let warp = *warp;
-                    if warp > lowest_failed.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    match self.run_warp(warp, kernel) {
-                        Ok(outs) => store(sink, outs),
-                        Err(e) => {
-                            lowest_failed.fetch_min(warp, Ordering::Relaxed);
-                            let mut slot = error.lock().unwrap_or_else(|e| e.into_inner());
-                            if slot.as_ref().is_none_or(|(w, _)| warp < *w) {
-                                *slot = Some((warp, e));
-                            }
-                            return;
-                        }
-                    }
+                let (b, s) = batch.pop()?;
+                (b <= lowest_failed.load(Ordering::Relaxed)).then_some((b, s))
+            };
+            if let Err((block, e)) = self.worker(kernel, &mut next, &store, resident, Some(&progress)) {
+                lowest_failed.fetch_min(block, Ordering::Relaxed);
+                let mut slot = error.lock().unwrap_or_else(|e| e.into_inner());
+                if slot.as_ref().is_none_or(|(b, _)| block < *b) {
+                    *slot = Some((block, e));
                 }
             }
         };
@@ -264,10 +438,243 @@ impl Grid {
             None => Ok(()),
         }
     }
+
+    /// One CPU thread's share of a launch: runs the blocks `next` hands out, at most `resident`
+    /// at a time, interleaving their warps by the schedule. `progress` is the launch's shared
+    /// progress counter when several threads run it.
+    fn worker<K, R, S>(
+        &self,
+        kernel: &K,
+        next: &mut dyn FnMut() -> Option<(u64, S)>,
+        store: &(impl Fn(&mut S, u32, [Option<R>; 32]) + ?Sized),
+        resident: usize,
+        progress: Option<&AtomicU64>,
+    ) -> Result<(), (u64, WarpError)>
+    where
+        K: AsyncFn(&Warp<'_>) -> R,
+    {
+        self.validate().map_err(|e| (0, e))?;
+        if self.block_count() == 0 {
+            return Ok(());
+        }
+        crate::warp::install_panic_capture();
+        let wpb = self.warps_per_block() as usize;
+        let nslots = resident.min(self.block_count().min(usize::MAX as u64) as usize).max(1);
+        let ntasks = nslots * wpb;
+        let target = self.executor.current_target();
+
+        // Storage, in borrowing order: blocks, registers (which point to their block), handles
+        // (which borrow registers), then lane futures (which borrow handles). Nothing here moves
+        // or grows once a future exists; slots are reused block after block.
+        let ctxs: Vec<BlockCtx> = (0..nslots).map(|_| BlockCtx::new(self.shared_bytes as usize)).collect();
+        let regs: Vec<Regs> = (0..ntasks).map(|t| Regs::new(WarpPos::single(0), &ctxs[t / wpb])).collect();
+        let handles: Vec<[Warp<'_>; 32]> = regs.iter().map(|r| core::array::from_fn(|l| Warp::new(r, l as u32))).collect();
+        let mut lanes: Pin<Box<[Lanes<_>]>> = Box::into_pin((0..ntasks).map(|_| Lanes::new()).collect::<Box<[_]>>());
+        let mut outs: Vec<Outs<R>> = (0..ntasks).map(|_| Outs::new()).collect();
+        let mut runs: Vec<WarpRun<'_>> = regs.iter().map(|r| WarpRun::new(r, target, self.executor.current_order(), 0)).collect();
+        let mut bars: Vec<Barriers> = (0..nslots).map(|_| Barriers::new(wpb as u32, target.independent_scheduling())).collect();
+        let mut slots: Vec<Option<(u64, S)>> = (0..nslots).map(|_| None).collect();
+        // Per task: whether it can be stepped.
+        let mut runnable = vec![false; ntasks];
+        let mut sched = Scheduler::new(self.schedule, ntasks);
+
+        let mut pending = true;
+        let mut active = 0usize;
+        let mut current: Option<usize> = None;
+        let mut reason = Reason::Blocked;
+        let mut stalls = 0u64;
+        let mut stall_since = (progress.map_or(0, |p| p.load(Ordering::Relaxed)), Instant::now());
+
+        let result = (|| -> Result<(), (u64, WarpError)> {
+            loop {
+                // Admit blocks into free slots: at once for interleaving schedules; for in-order,
+                // when nothing resident can run or everything resident spins.
+                let idle = !runnable.iter().any(|&r| r) || stalls > 0;
+                while pending && active < nslots && (self.schedule.fills_eagerly() || idle || active == 0) {
+                    let Some(slot) = slots.iter().position(Option::is_none) else { break };
+                    match next() {
+                        None => pending = false,
+                        Some((block, sink)) => {
+                            self.admit(block, slot, wpb, &ctxs, &regs, &mut runs, &mut bars, &mut runnable, &mut sched);
+                            slots[slot] = Some((block, sink));
+                            active += 1;
+                            stalls = 0;
+                        }
+                    }
+                    if !self.schedule.fills_eagerly() && !idle {
+                        break;
+                    }
+                }
+                if active == 0 {
+                    return Ok(());
+                }
+                let Some(t) = sched.pick(ntasks, current, reason, |t| runnable[t]) else {
+                    // Every warp of every resident block waits at a barrier that can never
+                    // complete (a barrier is completed only by its own block's warps).
+                    let slot = (0..nslots).find(|&s| slots[s].is_some()).expect("an active slot");
+                    let block = slots[slot].as_ref().map_or(0, |(b, _)| *b);
+                    return Err((block, bars[slot].never_completes(&runs[slot * wpb..(slot + 1) * wpb])));
+                };
+                current = Some(t);
+                let (slot, w) = (t / wpb, t % wpb);
+                let block = slots[slot].as_ref().map_or(0, |(b, _)| *b);
+                // Run warp `t` up to its next scheduling point.
+                let _current = crate::mem::Current::enter(&regs[t]);
+                loop {
+                    let handles = &handles[t];
+                    let step = runs[t]
+                        .step(lanes_at(lanes.as_mut(), t), &mut |l| kernel(&handles[l as usize]), &mut outs[t])
+                        .map_err(|e| (block, e))?;
+                    match step {
+                        Step::Running => {}
+                        Step::Yield { spinning } => {
+                            reason = Reason::Yield { spinning };
+                            if spinning {
+                                stalls += 1;
+                            } else {
+                                stalls = 0;
+                                if let Some(p) = progress {
+                                    p.fetch_add(1, Ordering::Relaxed);
+                                }
+                            }
+                            break;
+                        }
+                        Step::Barrier => {
+                            stalls = 0;
+                            let block_runs = &mut runs[slot * wpb..(slot + 1) * wpb];
+                            bars[slot].arrive(w, block_runs).map_err(|e| (block, e))?;
+                            for (i, r) in block_runs.iter().enumerate() {
+                                runnable[slot * wpb + i] = r.is_runnable();
+                            }
+                            if !runnable[t] {
+                                reason = Reason::Blocked;
+                                break;
+                            }
+                        }
+                        Step::Waiting => {
+                            runnable[t] = false;
+                            reason = Reason::Blocked;
+                            break;
+                        }
+                        Step::Done => {
+                            stalls = 0;
+                            runnable[t] = false;
+                            reason = Reason::Blocked;
+                            let results = outs[t].take();
+                            if let Some((_, sink)) = slots[slot].as_mut() {
+                                store(sink, w as u32, results);
+                            }
+                            let block_runs = &mut runs[slot * wpb..(slot + 1) * wpb];
+                            bars[slot].warp_exited(w, block_runs).map_err(|e| (block, e))?;
+                            for (i, r) in block_runs.iter().enumerate() {
+                                runnable[slot * wpb + i] = r.is_runnable();
+                            }
+                            if block_runs.iter().all(|r| r.finished()) {
+                                slots[slot] = None;
+                                active -= 1;
+                                if let Some(p) = progress {
+                                    p.fetch_add(1, Ordering::Relaxed);
+                                }
+                            }
+                            break;
+                        }
+                    }
+                }
+                if stalls >= self.spin_limit {
+                    // In order, a block waiting for a later block may need it resident.
+                    if pending && active < nslots && !self.schedule.fills_eagerly() {
+                        continue;
+                    }
+                    // With several CPU threads, another thread's blocks may still write.
+                    if let Some(p) = progress {
+                        let now = p.load(Ordering::Relaxed);
+                        if now != stall_since.0 || stall_since.1.elapsed() < Duration::from_secs(1) {
+                            if now != stall_since.0 {
+                                stall_since = (now, Instant::now());
+                            }
+                            std::thread::yield_now();
+                            continue;
+                        }
+                    }
+                    let block = (0..nslots).filter_map(|s| slots[s].as_ref().map(|(b, _)| *b)).min().unwrap_or(0);
+                    let reports = (0..nslots).filter(|&s| slots[s].is_some()).map(|s| block_report(&runs[s * wpb..(s + 1) * wpb])).collect();
+                    let detail = format!(
+                        "for {} scheduling points in a row every running warp only re-read memory that nothing wrote; {active} blocks are resident (at most {nslots}{}), and {}",
+                        stalls,
+                        if self.cpu_threads > 1 { " on this CPU thread" } else { "" },
+                        if pending { "later blocks cannot start until one of them finishes" } else { "no other block is left to write it" }
+                    );
+                    return Err((block, WarpError::ForwardProgress { detail, blocks: reports }));
+                }
+            }
+        })();
+        if result.is_err() {
+            // Lanes stopped mid-kernel are dropped here, under the panic guard: a kernel local
+            // whose `Drop` panics must not reach the host.
+            for t in 0..ntasks {
+                lanes_at(lanes.as_mut(), t).drop_all();
+            }
+        }
+        result
+    }
+
+    /// Puts block `block` into slot `slot`: fresh registers, barriers and shared memory.
+    #[allow(clippy::too_many_arguments)]
+    fn admit<'r>(
+        &self,
+        block: u64,
+        slot: usize,
+        wpb: usize,
+        ctxs: &[BlockCtx],
+        regs: &'r [Regs],
+        runs: &mut [WarpRun<'r>],
+        bars: &mut [Barriers],
+        runnable: &mut [bool],
+        sched: &mut Scheduler,
+    ) {
+        ctxs[slot].arena.reset();
+        bars[slot].reset();
+        let ctaid = self.grid.index_of(block);
+        for w in 0..wpb {
+            let t = slot * wpb + w;
+            let warp = block * wpb as u64 + w as u64;
+            regs[t].reset(WarpPos { ctaid, ntid: self.block, nctaid: self.grid, warp_in_block: w as u32, warp });
+            let mut run = WarpRun::new(&regs[t], self.executor.current_target(), self.executor.current_order(), self.launched_mask(warp));
+            run.schedule = self.schedule;
+            runs[t] = run;
+            runnable[t] = runs[t].is_runnable();
+            sched.renew(t);
+        }
+    }
 }
 
-/// The warps not yet taken by a worker, and how many have been taken.
+/// Task `t`'s lane futures.
+fn lanes_at<F>(lanes: Pin<&mut [Lanes<F>]>, t: usize) -> Pin<&mut Lanes<F>> {
+    // SAFETY: structural pinning of a slice element; the element is never moved out.
+    unsafe { lanes.map_unchecked_mut(|s| &mut s[t]) }
+}
+
+/// The blocks not yet taken by a worker, and how many have been taken.
 struct Queue<I> {
-    warps: I,
+    blocks: I,
     taken: u64,
 }
+
+/// The first failing run of [`Grid::explore`].
+#[derive(Clone, Debug)]
+pub struct Explored<E> {
+    /// The schedule that failed: [`Grid::schedule`] with it replays the run.
+    pub schedule: Schedule,
+    /// How many runs were made (the failing one included).
+    pub runs: u64,
+    /// What `check` returned.
+    pub error: E,
+}
+
+impl<E: fmt::Display> fmt::Display for Explored<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "run {} of the exploration failed under {} (replay with `.schedule({})`):\n{}", self.runs, self.schedule, self.schedule, self.error)
+    }
+}
+
+impl<E: fmt::Debug + fmt::Display> std::error::Error for Explored<E> {}

@@ -45,10 +45,18 @@ pub mod nvptx;
 #[cfg(target_arch = "nvptx64")]
 pub mod device;
 #[cfg(target_arch = "nvptx64")]
-pub use device::{Warp, FULL_MASK};
+pub use device::Warp;
 
+pub mod api;
+pub use api::{AsBool, AsU32, AsU32Pred, AsUnit, AsValue, AsValuePred, AsWord, Decode, FULL_MASK};
+pub mod geom;
+pub use geom::Dim3;
+pub mod isa;
+pub mod op;
+pub use op::{BarOp, Op};
 pub mod semantics;
 pub mod value;
+pub use semantics::barrier::{BarKind, BarRed};
 pub use semantics::redux::{FloatRedux, ReduxOp, ReduxType};
 pub use semantics::shfl::ShflMode;
 pub use semantics::vote::VoteMode;
@@ -56,26 +64,32 @@ pub use value::{MinMaxType, ReduxBits, ReduxInt, ReduxMinMax, WarpValue, Word};
 
 pub mod global;
 pub use global::{AtomicAdd, AtomicBits, AtomicMinMax, GlobalSlice, GlobalValue};
+pub mod shared;
+pub use shared::{Mem, SharedInt, SharedSlice};
 
 macro_rules! host {
     ($($item:item)*) => {$( #[cfg(not(target_arch = "nvptx64"))] $item )*};
 }
 
 host! {
+    mod block;
     pub mod error;
     pub mod exec;
     pub mod footprint;
     pub mod grid;
     pub mod handle;
-    pub mod op;
+    pub mod mem;
+    pub mod schedule;
     pub mod target;
+    mod warp;
 
-    pub use error::{Conflict, LaneSet, LaneState, Report, ShflFault, Site, WaitEdge, WarpError};
+    pub use error::{BarrierRule, BlockReport, Conflict, LaneSet, LaneState, MemWait, Report, ShflFault, Site, WaitEdge, WarpError};
     pub use exec::{Executor, LaneOrder};
     pub use footprint::{warp_footprint, Footprint};
     pub use global::GlobalBuffer;
-    pub use grid::{launch, Grid};
-    pub use handle::{Intrinsic, Warp, FULL_MASK};
-    pub use op::Op;
+    pub use grid::{launch, Explored, Grid};
+    pub use handle::{Intrinsic, Warp};
+    pub use mem::{LaneFault, MemOp, Space};
+    pub use schedule::Schedule;
     pub use target::{ArchSuffix, ParseTargetError, Target};
 }

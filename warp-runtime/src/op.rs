@@ -3,11 +3,16 @@
 //! Two lanes execute "the same instruction" when their [`Op`]s are equal, whatever their call
 //! sites (the sm_70 rule); below sm_70 the call site must match too.
 
+#[cfg(not(target_arch = "nvptx64"))]
 use core::fmt;
 
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::isa::{gate_of, Row};
+pub use crate::semantics::barrier::{BarKind, BarRed};
 use crate::semantics::redux::{FloatRedux, ReduxOp, ReduxType};
 use crate::semantics::shfl::ShflMode;
 use crate::semantics::vote::VoteMode;
+#[cfg(not(target_arch = "nvptx64"))]
 use crate::target::Target;
 
 /// A warp instruction with its qualifiers.
@@ -44,62 +49,94 @@ pub enum Op {
     BarWarpSync,
     /// `elect.sync`.
     Elect,
+    /// A CTA barrier: `bar`/`barrier` `.sync`, `.arrive` or `.red`.
+    Bar(BarOp),
+}
+
+/// A CTA barrier instruction form (9.7.13.1): `bar{.cta}.<kind>` is `barrier{.cta}.<kind>.aligned`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BarOp {
+    /// `.sync`, `.arrive` or `.red.<op>`.
+    pub kind: BarKind,
+    /// `.aligned` (every `bar` form): every thread of the CTA executes the same instruction, and
+    /// a warp executes it converged.
+    pub aligned: bool,
+    /// Whether a thread count `b` is given.
+    pub counted: bool,
+    /// `.red` with the complemented predicate `!c`.
+    pub negate: bool,
+}
+
+impl BarOp {
+    /// The form with these qualifiers.
+    pub const fn new(kind: BarKind, aligned: bool, counted: bool, negate: bool) -> BarOp {
+        BarOp { kind, aligned, counted, negate }
+    }
 }
 
 impl Op {
-    /// The lowest target that has this instruction, or `None` when every target with
-    /// independent thread scheduling lacks it (the deprecated `vote`).
-    pub fn min_target(self) -> &'static str {
+    /// The instruction a single PTX instruction of this operation is: an 8-byte shuffle is two
+    /// `shfl.sync.<mode>.b32`.
+    pub const fn per_instruction(self) -> Op {
         match self {
-            Op::MatchAny { .. } | Op::MatchAll { .. } => "sm_70",
-            Op::Redux(..) => "sm_80",
-            Op::Elect => "sm_90",
-            Op::ReduxF32(_) => "sm_100a",
-            _ => "sm_30",
-        }
-    }
-
-    /// Whether `target` has this instruction.
-    #[inline]
-    pub fn supported_on(self, target: Target) -> bool {
-        match self {
-            Op::VoteLegacy(_) => !target.independent_scheduling(),
-            Op::MatchAny { .. } | Op::MatchAll { .. } => target.sm >= 70,
-            Op::Redux(..) => target.sm >= 80,
-            Op::Elect => target.sm >= 90,
-            Op::ReduxF32(_) => target.has_redux_f32(),
-            _ => true,
+            Op::Shfl { mode, .. } => Op::Shfl { mode, words: 1 },
+            other => other,
         }
     }
 
     /// Whether the instruction waits for the other lanes of its membermask. `activemask` and the
-    /// deprecated `vote` act on the lanes that execute them together, without a membermask.
+    /// deprecated `vote` act on the lanes that execute them together, without a membermask; CTA
+    /// barriers have no membermask (they wait for the warp's non-exited lanes, then for the
+    /// barrier's other warps).
     pub const fn synchronizing(self) -> bool {
-        !matches!(self, Op::Activemask | Op::VoteLegacy(_))
+        !matches!(self, Op::Activemask | Op::VoteLegacy(_) | Op::Bar(_))
+    }
+
+    /// Whether this is a CTA barrier, completed by the block scheduler.
+    pub const fn is_barrier(self) -> bool {
+        matches!(self, Op::Bar(_))
     }
 }
 
+#[cfg(not(target_arch = "nvptx64"))]
+impl Op {
+    /// The table row of this instruction (for an 8-byte shuffle, its 32-bit instruction's).
+    pub fn row(self) -> Option<&'static Row> {
+        Row::of(self)
+    }
+
+    /// The lowest target that has this instruction (from the instruction table).
+    pub fn min_target(self) -> &'static str {
+        gate_of(self).map_or("sm_30", |(gate, _)| gate.min_target())
+    }
+
+    /// What the handle executes instead on targets below [`min_target`](Op::min_target), if
+    /// anything.
+    pub fn fallback(self) -> Option<&'static str> {
+        self.row().and_then(|r| r.fallback)
+    }
+
+    /// Whether a run for `target` can execute this instruction: the target has it, or the handle
+    /// has a fallback for it that computes the same results (as the device handle does).
+    #[inline]
+    pub fn supported_on(self, target: Target) -> bool {
+        match gate_of(self) {
+            Some((gate, fallback)) => fallback || gate.holds(target),
+            None => true,
+        }
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
 impl fmt::Display for Op {
-    /// The PTX mnemonic with its qualifiers, as it appears in PTX source.
+    /// The PTX mnemonic with its qualifiers, as it appears in PTX source (from the instruction
+    /// table).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mnemonic = self.row().map_or("?", |r| r.mnemonic);
         match *self {
-            Op::Shfl { mode, words: 1 } => write!(f, "shfl.sync.{}.b32", mode.name()),
-            Op::Shfl { mode, words } => write!(f, "shfl.sync.{}.b32 (x{words}, an {}-byte value)", mode.name(), 4 * words),
-            Op::Vote(mode) => write!(f, "vote.sync.{}", mode.name()),
-            Op::VoteLegacy(mode) => write!(f, "vote.{}", mode.name()),
-            Op::MatchAny { b64 } => write!(f, "match.any.sync.{}", if b64 { "b64" } else { "b32" }),
-            Op::MatchAll { b64 } => write!(f, "match.all.sync.{}", if b64 { "b64" } else { "b32" }),
-            Op::Redux(op, ty) => write!(f, "redux.sync.{}.{}", op.name(), ty.name()),
-            Op::ReduxF32(q) => write!(
-                f,
-                "redux.sync.{}{}{}.f32",
-                if q.max { "max" } else { "min" },
-                if q.abs { ".abs" } else { "" },
-                if q.nan { ".NaN" } else { "" }
-            ),
-            Op::Activemask => f.write_str("activemask.b32"),
-            Op::BarWarpSync => f.write_str("bar.warp.sync"),
-            Op::Elect => f.write_str("elect.sync"),
+            Op::Shfl { words, .. } if words > 1 => write!(f, "{mnemonic} (x{words}, an {}-byte value)", 4 * words),
+            Op::Bar(b) if b.negate => write!(f, "{mnemonic} (!c)"),
+            _ => f.write_str(mnemonic),
         }
     }
 }
@@ -120,6 +157,14 @@ impl Op {
             Op::Activemask => 7,
             Op::BarWarpSync => 8,
             Op::Elect => 9,
+            Op::Bar(b) => {
+                let (kind, red) = match b.kind {
+                    BarKind::Sync => (0, 0),
+                    BarKind::Arrive => (1, 0),
+                    BarKind::Red(r) => (2, r as u32),
+                };
+                10 | kind << 4 | red << 6 | (b.aligned as u32) << 8 | (b.counted as u32) << 9 | (b.negate as u32) << 10
+            }
         }
     }
 
@@ -168,6 +213,20 @@ impl Op {
             6 => Op::ReduxF32(crate::semantics::redux::FloatRedux { max: f4 & 1 == 1, abs: f4 & 2 == 2, nan: f4 & 4 == 4 }),
             7 => Op::Activemask,
             9 => Op::Elect,
+            10 => Op::Bar(BarOp {
+                kind: match f4 & 3 {
+                    0 => BarKind::Sync,
+                    1 => BarKind::Arrive,
+                    _ => BarKind::Red(match (code >> 6) & 3 {
+                        0 => BarRed::Popc,
+                        1 => BarRed::And,
+                        _ => BarRed::Or,
+                    }),
+                },
+                aligned: code >> 8 & 1 == 1,
+                counted: code >> 9 & 1 == 1,
+                negate: code >> 10 & 1 == 1,
+            }),
             _ => Op::BarWarpSync,
         }
     }
@@ -176,9 +235,6 @@ impl Op {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::semantics::redux::{FloatRedux, ReduxOp, ReduxType};
-    use crate::semantics::shfl::ShflMode;
-    use crate::semantics::vote::VoteMode;
 
     /// Every instruction survives `code` -> `from_code`, and distinct instructions get distinct codes.
     #[test]
@@ -202,11 +258,74 @@ mod tests {
             all.push(Op::ReduxF32(FloatRedux { max: bits & 1 == 1, abs: bits & 2 == 2, nan: bits & 4 == 4 }));
         }
         all.extend([Op::Activemask, Op::BarWarpSync, Op::Elect]);
+        for kind in [BarKind::Sync, BarKind::Arrive, BarKind::Red(BarRed::Popc), BarKind::Red(BarRed::And), BarKind::Red(BarRed::Or)] {
+            for bits in 0..8 {
+                all.push(Op::Bar(BarOp::new(kind, bits & 1 == 1, bits & 2 == 2, bits & 4 == 4)));
+            }
+        }
         for (i, op) in all.iter().enumerate() {
             assert_eq!(Op::from_code(op.code()), *op);
             for other in &all[i + 1..] {
                 assert_ne!(op.code(), other.code(), "{op} and {other}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod table_tests {
+    use super::*;
+    use crate::isa::{Kind, ROWS};
+
+    /// Each warp or barrier row names a distinct `Op`, and that `Op` finds its row again: the
+    /// instruction table is the one source of mnemonics and gates.
+    #[test]
+    fn every_row_has_its_own_op() {
+        let mut seen = Vec::new();
+        for row in ROWS {
+            match row.kind {
+                Kind::Pure => assert!(row.op.is_none(), "{} is pure but has an Op", row.name),
+                Kind::Warp | Kind::Block => {
+                    let op = row.op.unwrap_or_else(|| panic!("{} has no Op", row.name));
+                    assert!(!seen.contains(&op), "{} repeats {op:?}", row.name);
+                    seen.push(op);
+                    assert_eq!(Row::of(op).map(|r| r.name), Some(row.name));
+                    assert_eq!(op.is_barrier(), row.kind == Kind::Block, "{}", row.name);
+                    assert_eq!(Op::from_code(op.code()), op, "{}", row.name);
+                    assert_eq!(crate::isa::gate_of(op), Some((row.gate, row.fallback.is_some())), "{}", row.name);
+                }
+            }
+        }
+    }
+
+    /// A row's Rust name spells its mnemonic (`redux_sync_min_abs_nan_f32` is
+    /// `redux.sync.min.abs.NaN.f32`), so a wrong pairing of name and template shows up here.
+    #[test]
+    fn row_names_spell_their_mnemonics() {
+        for row in ROWS.iter().filter(|r| r.kind != Kind::Pure) {
+            let from_name = row.name.replace('_', ".").replace(".nan.", ".NaN.");
+            let mnemonic = row.mnemonic.replace(".pred", "").replace(".u32", "").replace(".b32", "").replace(".s32", "").replace(".f32", "").replace(".b64", "");
+            let name = from_name
+                .trim_end_matches(".not")
+                .trim_end_matches(".count")
+                .trim_end_matches(".u32")
+                .trim_end_matches(".s32")
+                .trim_end_matches(".b32")
+                .trim_end_matches(".b64")
+                .trim_end_matches(".f32");
+            assert!(mnemonic.starts_with(name) || name.starts_with(&mnemonic), "{} vs {}", row.name, row.mnemonic);
+        }
+    }
+
+    #[test]
+    fn display_is_the_table_mnemonic() {
+        assert_eq!(Op::Shfl { mode: ShflMode::Down, words: 1 }.to_string(), "shfl.sync.down.b32");
+        assert_eq!(Op::Shfl { mode: ShflMode::Down, words: 2 }.to_string(), "shfl.sync.down.b32 (x2, an 8-byte value)");
+        assert_eq!(Op::Bar(BarOp::new(BarKind::Red(BarRed::Popc), true, false, false)).to_string(), "bar.red.popc.u32");
+        assert_eq!(Op::Bar(BarOp::new(BarKind::Sync, false, true, false)).to_string(), "barrier.sync");
+        assert_eq!(Op::Redux(ReduxOp::Add, ReduxType::S32).min_target(), "sm_80");
+        assert!(Op::Redux(ReduxOp::Add, ReduxType::S32).supported_on(Target::SM_70), "the rank-tree fallback");
+        assert!(!Op::MatchAny { b64: false }.supported_on(Target::SM_60));
+        assert!(!Op::VoteLegacy(VoteMode::All).supported_on(Target::SM_70));
     }
 }

@@ -14,7 +14,7 @@
 //! applied (lane order ascending) and the model is a fold over the threads in that order.
 
 use proptest::prelude::*;
-use warp_runtime::{Executor, GlobalBuffer, GlobalSlice, GlobalValue, Grid, LaneOrder, Warp, WarpError};
+use warp_runtime::{Executor, GlobalBuffer, GlobalSlice, GlobalValue, Grid, LaneOrder, MemOp, Warp, WarpError};
 
 /// Bit-exact comparison (floats: `-0.0 != 0.0`, a NaN equals the same NaN).
 trait Bits: Copy + core::fmt::Debug {
@@ -34,7 +34,7 @@ bits! {
 fn check<T, D, M>(init: &[T], ops: &[(usize, T, T)], device: D, model: M)
 where
     T: GlobalValue + Bits,
-    D: Fn(GlobalSlice<'_, T>, usize, T, T) -> T + Sync,
+    D: Fn(GlobalSlice<'_, T>, usize, T, T) -> MemOp<T> + Sync,
     M: Fn(T, T, T) -> T,
 {
     for order in [LaneOrder::Ascending, LaneOrder::Descending] {
@@ -62,7 +62,7 @@ where
             .executor(Executor::new().order(order))
             .map(async |w: &Warp<'_>| {
                 let (i, b, c) = ops[w.global_id() as usize];
-                device(mem, i, b, c)
+                device(mem, i, b, c).await
             })
             .unwrap();
         let old: Vec<u64> = old.into_iter().map(Bits::bits).collect();
@@ -125,102 +125,102 @@ fn one<T: GlobalValue, R: Send>(init: &[T], f: impl Fn(GlobalSlice<'_, T>) -> R 
 
 #[test]
 fn inc_is_r_ge_s_then_0_else_r_plus_1() {
-    assert_eq!(one(&[3u32], |m| m.atomic_inc(0, 7)), (3, vec![4]));
-    assert_eq!(one(&[7u32], |m| m.atomic_inc(0, 7)), (7, vec![0]), "wraps at r == s");
-    assert_eq!(one(&[9u32], |m| m.atomic_inc(0, 7)), (9, vec![0]), "r > s also gives 0");
-    assert_eq!(one(&[0u32], |m| m.atomic_inc(0, 0)), (0, vec![0]), "s = 0 always gives 0");
-    assert_eq!(one(&[u32::MAX - 1], |m| m.atomic_inc(0, u32::MAX)), (u32::MAX - 1, vec![u32::MAX]));
-    assert_eq!(one(&[u32::MAX], |m| m.atomic_inc(0, u32::MAX)), (u32::MAX, vec![0]));
+    assert_eq!(one(&[3u32], |m| m.atomic_inc(0, 7).value()), (3, vec![4]));
+    assert_eq!(one(&[7u32], |m| m.atomic_inc(0, 7).value()), (7, vec![0]), "wraps at r == s");
+    assert_eq!(one(&[9u32], |m| m.atomic_inc(0, 7).value()), (9, vec![0]), "r > s also gives 0");
+    assert_eq!(one(&[0u32], |m| m.atomic_inc(0, 0).value()), (0, vec![0]), "s = 0 always gives 0");
+    assert_eq!(one(&[u32::MAX - 1], |m| m.atomic_inc(0, u32::MAX).value()), (u32::MAX - 1, vec![u32::MAX]));
+    assert_eq!(one(&[u32::MAX], |m| m.atomic_inc(0, u32::MAX).value()), (u32::MAX, vec![0]));
 }
 
 #[test]
 fn inc_counts_modulo_bound_plus_one() {
     // 10 increments with bound 3 visit 0 1 2 3 0 1 2 3 0 1.
-    let (olds, last) = one(&[0u32], |m| (0..10).map(|_| m.atomic_inc(0, 3)).collect::<Vec<_>>());
+    let (olds, last) = one(&[0u32], |m| (0..10).map(|_| m.atomic_inc(0, 3).value()).collect::<Vec<_>>());
     assert_eq!(olds, [0, 1, 2, 3, 0, 1, 2, 3, 0, 1]);
     assert_eq!(last, [2]);
 }
 
 #[test]
 fn dec_is_r_eq_0_or_r_gt_s_then_s_else_r_minus_1() {
-    assert_eq!(one(&[5u32], |m| m.atomic_dec(0, 7)), (5, vec![4]));
-    assert_eq!(one(&[0u32], |m| m.atomic_dec(0, 7)), (0, vec![7]), "wraps at 0 to s");
-    assert_eq!(one(&[9u32], |m| m.atomic_dec(0, 7)), (9, vec![7]), "r > s gives s");
-    assert_eq!(one(&[7u32], |m| m.atomic_dec(0, 7)), (7, vec![6]), "r == s decrements");
-    assert_eq!(one(&[0u32], |m| m.atomic_dec(0, 0)), (0, vec![0]));
-    assert_eq!(one(&[1u32], |m| m.atomic_dec(0, 0)), (1, vec![0]), "r > s = 0 gives 0");
+    assert_eq!(one(&[5u32], |m| m.atomic_dec(0, 7).value()), (5, vec![4]));
+    assert_eq!(one(&[0u32], |m| m.atomic_dec(0, 7).value()), (0, vec![7]), "wraps at 0 to s");
+    assert_eq!(one(&[9u32], |m| m.atomic_dec(0, 7).value()), (9, vec![7]), "r > s gives s");
+    assert_eq!(one(&[7u32], |m| m.atomic_dec(0, 7).value()), (7, vec![6]), "r == s decrements");
+    assert_eq!(one(&[0u32], |m| m.atomic_dec(0, 0).value()), (0, vec![0]));
+    assert_eq!(one(&[1u32], |m| m.atomic_dec(0, 0).value()), (1, vec![0]), "r > s = 0 gives 0");
 }
 
 #[test]
 fn cas_swaps_only_when_equal_and_returns_old() {
-    assert_eq!(one(&[5u32], |m| m.atomic_cas(0, 5, 9)), (5, vec![9]), "success");
-    assert_eq!(one(&[5u32], |m| m.atomic_cas(0, 4, 9)), (5, vec![5]), "failure");
-    assert_eq!(one(&[-1i64], |m| m.atomic_cas(0, -1, 3)), (-1, vec![3]));
-    assert_eq!(one(&[u64::MAX], |m| m.atomic_cas(0, u64::MAX - 1, 0)), (u64::MAX, vec![u64::MAX]));
+    assert_eq!(one(&[5u32], |m| m.atomic_cas(0, 5, 9).value()), (5, vec![9]), "success");
+    assert_eq!(one(&[5u32], |m| m.atomic_cas(0, 4, 9).value()), (5, vec![5]), "failure");
+    assert_eq!(one(&[-1i64], |m| m.atomic_cas(0, -1, 3).value()), (-1, vec![3]));
+    assert_eq!(one(&[u64::MAX], |m| m.atomic_cas(0, u64::MAX - 1, 0).value()), (u64::MAX, vec![u64::MAX]));
 }
 
 #[test]
 fn cas_on_floats_compares_bit_patterns_like_cas_b32() {
     // -0.0 == 0.0 numerically, but the bits differ: no swap.
-    let (old, mem) = one(&[-0.0f32], |m| m.atomic_cas(0, 0.0, 1.0));
+    let (old, mem) = one(&[-0.0f32], |m| m.atomic_cas(0, 0.0, 1.0).value());
     assert_eq!((old.to_bits(), mem[0].to_bits()), ((-0.0f32).to_bits(), (-0.0f32).to_bits()));
     // A NaN never equals itself numerically, but the same bits do: swap.
     let nan = f32::from_bits(0x7fc0_0001);
-    let (old, mem) = one(&[nan], |m| m.atomic_cas(0, nan, 2.0));
+    let (old, mem) = one(&[nan], |m| m.atomic_cas(0, nan, 2.0).value());
     assert_eq!((old.to_bits(), mem[0]), (0x7fc0_0001, 2.0));
-    let (old, mem) = one(&[1.5f64], |m| m.atomic_cas(0, 1.5, 2.5));
+    let (old, mem) = one(&[1.5f64], |m| m.atomic_cas(0, 1.5, 2.5).value());
     assert_eq!((old, mem), (1.5, vec![2.5]));
 }
 
 #[test]
 fn exch_stores_and_returns_old() {
-    assert_eq!(one(&[1u32, 2], |m| m.atomic_exch(1, 7)), (2, vec![1, 7]));
-    assert_eq!(one(&[-3i32], |m| m.atomic_exch(0, 4)), (-3, vec![4]));
-    assert_eq!(one(&[0.5f64], |m| m.atomic_exch(0, -0.25)), (0.5, vec![-0.25]));
+    assert_eq!(one(&[1u32, 2], |m| m.atomic_exch(1, 7).value()), (2, vec![1, 7]));
+    assert_eq!(one(&[-3i32], |m| m.atomic_exch(0, 4).value()), (-3, vec![4]));
+    assert_eq!(one(&[0.5f64], |m| m.atomic_exch(0, -0.25).value()), (0.5, vec![-0.25]));
 }
 
 #[test]
 fn integer_add_wraps() {
-    assert_eq!(one(&[u32::MAX], |m| m.atomic_add(0, 2)), (u32::MAX, vec![1]));
-    assert_eq!(one(&[i32::MAX], |m| m.atomic_add(0, 1)), (i32::MAX, vec![i32::MIN]));
-    assert_eq!(one(&[u64::MAX], |m| m.atomic_add(0, 1)), (u64::MAX, vec![0]));
-    assert_eq!(one(&[-5i64], |m| m.atomic_add(0, 3)), (-5, vec![-2]));
+    assert_eq!(one(&[u32::MAX], |m| m.atomic_add(0, 2).value()), (u32::MAX, vec![1]));
+    assert_eq!(one(&[i32::MAX], |m| m.atomic_add(0, 1).value()), (i32::MAX, vec![i32::MIN]));
+    assert_eq!(one(&[u64::MAX], |m| m.atomic_add(0, 1).value()), (u64::MAX, vec![0]));
+    assert_eq!(one(&[-5i64], |m| m.atomic_add(0, 3).value()), (-5, vec![-2]));
 }
 
 #[test]
 fn min_max_compare_as_signed_for_s32_s64_and_unsigned_for_u32_u64() {
-    assert_eq!(one(&[5i32], |m| m.atomic_min(0, -1)), (5, vec![-1]));
-    assert_eq!(one(&[5u32], |m| m.atomic_min(0, u32::MAX)), (5, vec![5]));
-    assert_eq!(one(&[5i64], |m| m.atomic_max(0, -1)), (5, vec![5]));
-    assert_eq!(one(&[5u64], |m| m.atomic_max(0, u64::MAX)), (5, vec![u64::MAX]));
-    assert_eq!(one(&[i32::MIN], |m| m.atomic_max(0, i32::MIN + 1)), (i32::MIN, vec![i32::MIN + 1]));
+    assert_eq!(one(&[5i32], |m| m.atomic_min(0, -1).value()), (5, vec![-1]));
+    assert_eq!(one(&[5u32], |m| m.atomic_min(0, u32::MAX).value()), (5, vec![5]));
+    assert_eq!(one(&[5i64], |m| m.atomic_max(0, -1).value()), (5, vec![5]));
+    assert_eq!(one(&[5u64], |m| m.atomic_max(0, u64::MAX).value()), (5, vec![u64::MAX]));
+    assert_eq!(one(&[i32::MIN], |m| m.atomic_max(0, i32::MIN + 1).value()), (i32::MIN, vec![i32::MIN + 1]));
 }
 
 #[test]
 fn bitwise_ops() {
-    assert_eq!(one(&[0b1100u32], |m| m.atomic_and(0, 0b1010)), (0b1100, vec![0b1000]));
-    assert_eq!(one(&[0b1100u32], |m| m.atomic_or(0, 0b1010)), (0b1100, vec![0b1110]));
-    assert_eq!(one(&[0b1100u32], |m| m.atomic_xor(0, 0b1010)), (0b1100, vec![0b0110]));
-    assert_eq!(one(&[-1i64], |m| m.atomic_and(0, 0xff)), (-1, vec![0xff]));
+    assert_eq!(one(&[0b1100u32], |m| m.atomic_and(0, 0b1010).value()), (0b1100, vec![0b1000]));
+    assert_eq!(one(&[0b1100u32], |m| m.atomic_or(0, 0b1010).value()), (0b1100, vec![0b1110]));
+    assert_eq!(one(&[0b1100u32], |m| m.atomic_xor(0, 0b1010).value()), (0b1100, vec![0b0110]));
+    assert_eq!(one(&[-1i64], |m| m.atomic_and(0, 0xff).value()), (-1, vec![0xff]));
 }
 
 #[test]
 fn f32_add_flushes_subnormal_inputs_and_results_to_sign_preserving_zero() {
     let tiny = f32::from_bits(1); // the smallest positive subnormal
     // A subnormal operand counts as zero.
-    assert_eq!(one(&[1.0f32], |m| m.atomic_add(0, tiny)).1, [1.0]);
+    assert_eq!(one(&[1.0f32], |m| m.atomic_add(0, tiny).value()).1, [1.0]);
     // A subnormal in memory counts as zero (the returned old value is the stored bits).
-    let (old, mem) = one(&[tiny], |m| m.atomic_add(0, 0.0));
+    let (old, mem) = one(&[tiny], |m| m.atomic_add(0, 0.0).value());
     assert_eq!((old.to_bits(), mem[0].to_bits()), (1, 0));
     // A subnormal result is flushed, keeping its sign.
-    let (_, mem) = one(&[-f32::MIN_POSITIVE * 1.5], |m| m.atomic_add(0, f32::MIN_POSITIVE));
+    let (_, mem) = one(&[-f32::MIN_POSITIVE * 1.5], |m| m.atomic_add(0, f32::MIN_POSITIVE).value());
     assert_eq!(mem[0].to_bits(), 0x8000_0000, "-MIN_POSITIVE / 2 is subnormal: flushed to -0");
-    let (_, mem) = one(&[f32::MIN_POSITIVE * 1.5], |m| m.atomic_add(0, -f32::MIN_POSITIVE));
+    let (_, mem) = one(&[f32::MIN_POSITIVE * 1.5], |m| m.atomic_add(0, -f32::MIN_POSITIVE).value());
     assert_eq!(mem[0].to_bits(), 0, "MIN_POSITIVE / 2 is subnormal: flushed to +0");
     // Normal values round to nearest even.
-    let (_, mem) = one(&[16_777_216.0f32], |m| m.atomic_add(0, 1.0));
+    let (_, mem) = one(&[16_777_216.0f32], |m| m.atomic_add(0, 1.0).value());
     assert_eq!(mem, [16_777_216.0], "2^24 + 1 ties to even");
-    let (_, mem) = one(&[16_777_216.0f32], |m| m.atomic_add(0, 3.0));
+    let (_, mem) = one(&[16_777_216.0f32], |m| m.atomic_add(0, 3.0).value());
     assert_eq!(mem, [16_777_220.0], "2^24 + 3 ties to even, upwards");
 }
 
@@ -229,7 +229,7 @@ fn f32_add_flushes_subnormal_inputs_and_results_to_sign_preserving_zero() {
 #[test]
 fn f32_add_nan_results_are_the_canonical_nan() {
     for (r, s) in [(0x3f80_0000u32, 0x7fc0_0001u32), (0xffc0_0000, 0), (0x7f80_0000, 0xff80_0000), (0x7fc0_0000, 0xffc0_0000)] {
-        let (old, mem) = one(&[f32::from_bits(r)], |m| m.atomic_add(0, f32::from_bits(s)));
+        let (old, mem) = one(&[f32::from_bits(r)], |m| m.atomic_add(0, f32::from_bits(s)).value());
         assert_eq!((old.to_bits(), mem[0].to_bits()), (r, 0x7fff_ffff), "{r:#x} + {s:#x}");
     }
 }
@@ -237,7 +237,7 @@ fn f32_add_nan_results_are_the_canonical_nan() {
 #[test]
 fn f64_add_keeps_subnormals() {
     let tiny = f64::from_bits(1);
-    assert_eq!(one(&[tiny], |m| m.atomic_add(0, tiny)).1[0].to_bits(), 2);
+    assert_eq!(one(&[tiny], |m| m.atomic_add(0, tiny).value()).1[0].to_bits(), 2);
 }
 
 #[test]
@@ -279,7 +279,7 @@ fn out_of_range_index_in_a_kernel_is_reported_with_lane_and_warp() {
     assert_eq!(lane, 0, "{err}");
     assert_eq!(message, "index 32 out of bounds for a global buffer of 32 elements");
     assert!(location.contains("atomics.rs"), "the location is the caller's: {location}");
-    assert_eq!(err.report().warp, 1);
+    assert_eq!(err.report().unwrap().warp, 1);
 
     let err = Grid::new(64)
         .run(async |w: &Warp<'_>| {
@@ -290,7 +290,7 @@ fn out_of_range_index_in_a_kernel_is_reported_with_lane_and_warp() {
         .unwrap_err();
     let WarpError::LanePanicked { lane, ref message, .. } = err else { panic!("{err}") };
     assert_eq!((lane, message.as_str()), (8, "index 40 out of bounds for a global buffer of 32 elements"));
-    assert_eq!(err.report().warp, 1);
+    assert_eq!(err.report().unwrap().warp, 1);
     assert!(err.to_string().contains("index 40 out of bounds for a global buffer of 32 elements"), "{err}");
 }
 

@@ -6,6 +6,7 @@
 //! turns what these functions say is undefined into reports. Every function is written from the
 //! text of the PTX ISA (`shared/spec/`) and quotes the rule it implements.
 
+pub mod barrier;
 pub mod elect;
 pub mod lanemask;
 pub mod matching;

@@ -1,0 +1,557 @@
+//! The lane handle's methods, defined once for both targets.
+//!
+//! Every method of [`Warp`](crate::Warp) is written here a single time, with its documentation,
+//! and [`warp_api!`] expands it into the host handle (`crate::handle`) and the device handle
+//! (`crate::device`):
+//!
+//! - **Instructions** (`instr { .. }`): the body names the instruction family and its operands
+//!   through `fam::<family>(self, ..)`. On the host, `fam` is `crate::handle::fam`, which posts the
+//!   lane's request for the lockstep executor, and the method returns an [`Intrinsic`] future whose
+//!   result the decoder (the declared return type, e.g. [`AsValue<T>`]) makes from the completed
+//!   instruction's `d` and `p`. On nvptx64, `fam` is `crate::device::fam`, which executes the
+//!   instruction at once (the rows of [`crate::isa`], or a fallback on targets below the row's
+//!   gate), and the method returns the decoded value itself.
+//! - **Registers and groups** (`plain { .. }`): methods that are not suspension points and return
+//!   a value on both targets (`lane_id`, `tile`, `tid`, ...).
+//!
+//! `#[warp_kernel]` awaits every instruction method on the host and leaves the call as written on
+//! nvptx64, so one kernel source compiles to both.
+//!
+//! [`Intrinsic`]: crate::handle::Intrinsic
+
+use core::marker::PhantomData;
+
+use crate::geom::Dim3;
+use crate::semantics::barrier::{BarKind, BarRed};
+use crate::semantics::redux::{FloatRedux, ReduxOp};
+use crate::semantics::shfl::{width_c, ShflMode};
+use crate::semantics::vote::VoteMode;
+use crate::value::{ReduxBits, ReduxInt, ReduxMinMax, WarpValue, Word};
+
+#[cfg(target_arch = "nvptx64")]
+use crate::device::{HasLegacyVote, HasMatchSync};
+
+/// The membermask naming all 32 lanes.
+pub const FULL_MASK: u32 = u32::MAX;
+
+/// Turns a completed instruction's destination registers into the method's result.
+pub trait Decode {
+    /// The method's result type.
+    type Output;
+    /// `d` (zero-extended to 64 bits) and `p`.
+    fn decode(d: u64, p: bool) -> Self::Output;
+}
+
+/// Decodes `d` as a value.
+pub struct AsValue<T>(PhantomData<T>);
+/// Decodes `(d, p)`.
+pub struct AsValuePred<T>(PhantomData<T>);
+/// Decodes a predicate destination stored in `d`.
+pub struct AsBool;
+/// Decodes nothing (`bar.warp.sync`, `bar.sync`).
+pub struct AsUnit;
+/// Decodes a 32-bit mask, count or lane id in `d`.
+pub struct AsU32;
+/// Decodes `(d, p)` with a 32-bit `d`.
+pub struct AsU32Pred;
+/// Decodes a 32-bit register as a `redux.sync` value.
+pub struct AsWord<T>(PhantomData<T>);
+
+impl<T: WarpValue> Decode for AsValue<T> {
+    type Output = T;
+    #[inline(always)]
+    fn decode(d: u64, _: bool) -> T {
+        T::from_bits(d)
+    }
+}
+impl<T: WarpValue> Decode for AsValuePred<T> {
+    type Output = (T, bool);
+    #[inline(always)]
+    fn decode(d: u64, p: bool) -> (T, bool) {
+        (T::from_bits(d), p)
+    }
+}
+impl Decode for AsBool {
+    type Output = bool;
+    #[inline(always)]
+    fn decode(d: u64, _: bool) -> bool {
+        d != 0
+    }
+}
+impl Decode for AsUnit {
+    type Output = ();
+    #[inline(always)]
+    fn decode(_: u64, _: bool) {}
+}
+impl Decode for AsU32 {
+    type Output = u32;
+    #[inline(always)]
+    fn decode(d: u64, _: bool) -> u32 {
+        d as u32
+    }
+}
+impl Decode for AsU32Pred {
+    type Output = (u32, bool);
+    #[inline(always)]
+    fn decode(d: u64, p: bool) -> (u32, bool) {
+        (d as u32, p)
+    }
+}
+impl<T: Word> Decode for AsWord<T> {
+    type Output = T;
+    #[inline(always)]
+    fn decode(d: u64, _: bool) -> T {
+        T::from_word(d as u32)
+    }
+}
+
+/// Expands the method list into the host and the device `impl Warp` blocks (see the module docs).
+///
+/// Syntax: `plain { fn name[generics](&self, args) -> Ret { body } .. }` and
+/// `instr { fn name[generics](&self, args) -> Decoder [where bounds] { body } .. }`; generics in
+/// brackets, a device-only `where` clause in brackets.
+macro_rules! warp_api {
+    (
+        plain {$(
+            $(#[$pattr:meta])*
+            fn $pname:ident $([$($pgen:tt)*])? (&$pself:ident $(, $parg:ident : $paty:ty)* $(,)?) -> $pret:ty $pbody:block
+        )*}
+        instr {$(
+            $(#[$attr:meta])*
+            fn $name:ident $([$($gen:tt)*])? (&$self_:ident $(, $arg:ident : $aty:ty)* $(,)?) -> $dec:ty
+                $([where $($wc:tt)*])? $body:block
+        )*}
+    ) => {
+        #[cfg(not(target_arch = "nvptx64"))]
+        impl<'w> crate::handle::Warp<'w> {
+            $(
+                $(#[$pattr])*
+                #[track_caller]
+                #[inline(always)]
+                pub fn $pname $(<$($pgen)*>)? (&$pself $(, $parg: $paty)*) -> $pret {
+                    #[allow(unused_imports)]
+                    use crate::handle::fam;
+                    $pbody
+                }
+            )*
+            $(
+                $(#[$attr])*
+                #[track_caller]
+                #[inline(always)]
+                pub fn $name $(<$($gen)*>)? (&$self_ $(, $arg: $aty)*) -> crate::handle::Intrinsic<'w, $dec> {
+                    use crate::handle::fam;
+                    fam::finish($self_, $body)
+                }
+            )*
+        }
+
+        #[cfg(target_arch = "nvptx64")]
+        impl<'w> crate::device::Warp<'w> {
+            $(
+                $(#[$pattr])*
+                #[inline(always)]
+                pub fn $pname $(<$($pgen)*>)? (&$pself $(, $parg: $paty)*) -> $pret {
+                    #[allow(unused_imports)]
+                    use crate::device::fam;
+                    $pbody
+                }
+            )*
+            $(
+                $(#[$attr])*
+                #[inline(always)]
+                pub fn $name $(<$($gen)*>)? (&$self_ $(, $arg: $aty)*) -> <$dec as Decode>::Output
+                $(where $($wc)*)?
+                {
+                    use crate::device::fam;
+                    let (d, p) = $body;
+                    <$dec as Decode>::decode(d, p)
+                }
+            )*
+        }
+    };
+}
+
+warp_api! {
+plain {
+    // ---- lane registers ----
+
+    /// `%laneid`: this lane's index in the warp, 0..32.
+    fn lane_id(&self) -> u32 {
+        fam::lane_id(self)
+    }
+    /// `%lanemask_eq`: the bit of this lane.
+    fn lanemask_eq(&self) -> u32 {
+        fam::lanemask_eq(self)
+    }
+    /// `%lanemask_lt`: the bits of lower lanes.
+    fn lanemask_lt(&self) -> u32 {
+        fam::lanemask_lt(self)
+    }
+    /// `%lanemask_le`: the bits of this and lower lanes.
+    fn lanemask_le(&self) -> u32 {
+        fam::lanemask_le(self)
+    }
+    /// `%lanemask_gt`: the bits of higher lanes.
+    fn lanemask_gt(&self) -> u32 {
+        fam::lanemask_gt(self)
+    }
+    /// `%lanemask_ge`: the bits of this and higher lanes.
+    fn lanemask_ge(&self) -> u32 {
+        fam::lanemask_ge(self)
+    }
+
+    // ---- launch position ----
+
+    /// `%tid`: this thread's index in its block (CUDA's `threadIdx`).
+    fn tid(&self) -> Dim3 {
+        fam::tid(self)
+    }
+    /// `%ntid`: the block's size (CUDA's `blockDim`).
+    fn ntid(&self) -> Dim3 {
+        fam::ntid(self)
+    }
+    /// `%ctaid`: the block's index in the grid (CUDA's `blockIdx`).
+    fn ctaid(&self) -> Dim3 {
+        fam::ctaid(self)
+    }
+    /// `%nctaid`: the grid's size in blocks (CUDA's `gridDim`).
+    fn nctaid(&self) -> Dim3 {
+        fam::nctaid(self)
+    }
+    /// This thread's rank in its block: `tid.x + ntid.x * (tid.y + ntid.y * tid.z)`. Warp `k` of
+    /// the block holds ranks `32k .. 32k + 32`.
+    fn thread_rank(&self) -> u32 {
+        self.ntid().rank_of(self.tid()) as u32
+    }
+    /// The number of threads in the block: `ntid.x * ntid.y * ntid.z`.
+    fn block_size(&self) -> u32 {
+        self.ntid().count() as u32
+    }
+    /// This warp's index in its block: `thread_rank() / 32`.
+    fn warp_in_block(&self) -> u32 {
+        self.thread_rank() / 32
+    }
+    /// The block's rank in the grid: `ctaid.x + nctaid.x * (ctaid.y + nctaid.y * ctaid.z)`.
+    fn block_rank(&self) -> u64 {
+        self.nctaid().rank_of(self.ctaid())
+    }
+    /// The warp's index in its launch: `block_rank() * ceil(block_size() / 32) + warp_in_block()`
+    /// (for a one-dimensional launch with blocks of a multiple of 32 threads, `global_id() / 32`).
+    fn warp_index(&self) -> u64 {
+        self.block_rank() * self.block_size().div_ceil(32) as u64 + self.warp_in_block() as u64
+    }
+    /// This thread's index in a one-dimensional launch: `%ctaid.x * %ntid.x + %tid.x`.
+    fn global_id(&self) -> u64 {
+        fam::global_id(self)
+    }
+
+    // ---- groups ----
+
+    /// The membermask this handle's instructions use.
+    fn membermask(&self) -> u32 {
+        self.mask
+    }
+    /// The shuffle segment width: 32 for the warp and for membermask groups, the tile width for
+    /// tiles.
+    fn width(&self) -> u32 {
+        self.width
+    }
+    /// This lane's index within its group: `lane % width` for a tile, the number of lower lanes
+    /// of the membermask for a group.
+    fn rank(&self) -> u32 {
+        (self.mask & self.lanemask_lt()).count_ones()
+    }
+    /// The number of lanes in the group.
+    fn size(&self) -> u32 {
+        self.mask.count_ones()
+    }
+    /// The tile of `width` consecutive lanes (a power of two in 1..=32) that holds this lane, like
+    /// CUDA's `tiled_partition`: shuffles use the segment of `c` that CUDA's `width` argument sets,
+    /// and every instruction uses the tile's lanes as membermask.
+    ///
+    /// # Panics
+    /// If `width` is not a power of two in 1..=32 (`#[warp_kernel]` rejects such constants at
+    /// compile time; on the host a panic in a lane is reported by the run, on the GPU it traps).
+    fn tile(&self, width: u32) -> Self {
+        assert!(width.is_power_of_two() && width <= 32, "tile width {width} is not a power of two in 1..=32");
+        let base = self.lane_id() & !(width - 1);
+        let mask = if width == 32 { FULL_MASK } else { ((1u32 << width) - 1) << base };
+        fam::derive(self, mask, width)
+    }
+    /// The group of lanes named by `membermask`: its instructions use that membermask, with
+    /// whole-warp shuffle segments and lane ids.
+    fn group(&self, membermask: u32) -> Self {
+        fam::derive(self, membermask, 32)
+    }
+}
+instr {
+    // ---- shfl.sync ----
+
+    /// `shfl.sync.<mode>.b32` with explicit `b` and `c` operands and this handle's membermask:
+    /// returns `(d, p)`. An 8-byte value moves as two 32-bit shuffles with the same operands.
+    fn shfl[T: WarpValue](&self, mode: ShflMode, value: T, b: u32, c: u32) -> AsValuePred<T> {
+        fam::shfl(self, mode, value, b, c, self.mask)
+    }
+    /// `__shfl_up_sync`: the value of the lane `delta` below, within this handle's segment; a lane
+    /// with no such lane keeps its own value.
+    fn shfl_up[T: WarpValue](&self, value: T, delta: u32) -> AsValue<T> {
+        fam::shfl_own(self, ShflMode::Up, value, delta)
+    }
+    /// `__shfl_down_sync`: the value of the lane `delta` above, within this handle's segment.
+    fn shfl_down[T: WarpValue](&self, value: T, delta: u32) -> AsValue<T> {
+        fam::shfl_own(self, ShflMode::Down, value, delta)
+    }
+    /// `__shfl_xor_sync`: the value of lane `lane ^ lane_mask`, within this handle's segment.
+    fn shfl_xor[T: WarpValue](&self, value: T, lane_mask: u32) -> AsValue<T> {
+        fam::shfl_own(self, ShflMode::Bfly, value, lane_mask)
+    }
+    /// `__shfl_sync`: the value of lane `src_lane` of this handle's segment.
+    fn shfl_idx[T: WarpValue](&self, value: T, src_lane: u32) -> AsValue<T> {
+        fam::shfl_own(self, ShflMode::Idx, value, src_lane)
+    }
+    /// [`shfl_up`](Self::shfl_up) that also returns the predicate: whether the source lane was in
+    /// range (CUB's scans add only when it is).
+    fn shfl_up_pred[T: WarpValue](&self, value: T, delta: u32) -> AsValuePred<T> {
+        fam::shfl_own(self, ShflMode::Up, value, delta)
+    }
+    /// [`shfl_down`](Self::shfl_down) with the predicate.
+    fn shfl_down_pred[T: WarpValue](&self, value: T, delta: u32) -> AsValuePred<T> {
+        fam::shfl_own(self, ShflMode::Down, value, delta)
+    }
+    /// [`shfl_xor`](Self::shfl_xor) with the predicate.
+    fn shfl_xor_pred[T: WarpValue](&self, value: T, lane_mask: u32) -> AsValuePred<T> {
+        fam::shfl_own(self, ShflMode::Bfly, value, lane_mask)
+    }
+    /// [`shfl_idx`](Self::shfl_idx) with the predicate.
+    fn shfl_idx_pred[T: WarpValue](&self, value: T, src_lane: u32) -> AsValuePred<T> {
+        fam::shfl_own(self, ShflMode::Idx, value, src_lane)
+    }
+    /// CUDA's `__shfl_up_sync(mask, var, delta, width)`, exactly: explicit membermask and width.
+    /// A `width` that is not a power of two in 1..=32 is undefined in CUDA; on the host it is a
+    /// panic in the lane, which the run reports.
+    fn shfl_up_sync[T: WarpValue](&self, mask: u32, value: T, delta: u32, width: u32) -> AsValue<T> {
+        fam::check_width(width);
+        fam::shfl(self, ShflMode::Up, value, delta, width_c(ShflMode::Up, width), mask)
+    }
+    /// CUDA's `__shfl_down_sync(mask, var, delta, width)`.
+    fn shfl_down_sync[T: WarpValue](&self, mask: u32, value: T, delta: u32, width: u32) -> AsValue<T> {
+        fam::check_width(width);
+        fam::shfl(self, ShflMode::Down, value, delta, width_c(ShflMode::Down, width), mask)
+    }
+    /// CUDA's `__shfl_xor_sync(mask, var, lane_mask, width)`.
+    fn shfl_xor_sync[T: WarpValue](&self, mask: u32, value: T, lane_mask: u32, width: u32) -> AsValue<T> {
+        fam::check_width(width);
+        fam::shfl(self, ShflMode::Bfly, value, lane_mask, width_c(ShflMode::Bfly, width), mask)
+    }
+    /// CUDA's `__shfl_sync(mask, var, src_lane, width)`.
+    fn shfl_idx_sync[T: WarpValue](&self, mask: u32, value: T, src_lane: u32, width: u32) -> AsValue<T> {
+        fam::check_width(width);
+        fam::shfl(self, ShflMode::Idx, value, src_lane, width_c(ShflMode::Idx, width), mask)
+    }
+
+    // ---- vote.sync ----
+
+    /// `vote.sync.<mode>` with the source predicate `pred`, negated first when `negate` (`{!}a`).
+    /// Returns the ballot mask for [`VoteMode::Ballot`], 0 or 1 for the others.
+    fn vote(&self, mode: VoteMode, pred: bool, negate: bool) -> AsU32 {
+        fam::vote(self, mode, pred ^ negate, self.mask)
+    }
+    /// `vote.sync.ballot.b32` (`__ballot_sync`): bit `i` is lane `i`'s predicate; lanes outside
+    /// the membermask contribute 0.
+    fn ballot(&self, pred: bool) -> AsU32 {
+        fam::vote(self, VoteMode::Ballot, pred, self.mask)
+    }
+    /// `vote.sync.all.pred` (`__all_sync`).
+    fn all(&self, pred: bool) -> AsBool {
+        fam::vote(self, VoteMode::All, pred, self.mask)
+    }
+    /// `vote.sync.any.pred` (`__any_sync`).
+    fn any(&self, pred: bool) -> AsBool {
+        fam::vote(self, VoteMode::Any, pred, self.mask)
+    }
+    /// `vote.sync.uni.pred` (`__uni_sync`).
+    fn uni(&self, pred: bool) -> AsBool {
+        fam::vote(self, VoteMode::Uni, pred, self.mask)
+    }
+    /// `vote.sync.all.pred d, !a`: true when no lane's predicate is true.
+    fn none(&self, pred: bool) -> AsBool {
+        fam::vote(self, VoteMode::All, !pred, self.mask)
+    }
+    /// `vote.sync.any.pred d, !a`: true when some lane's predicate is false.
+    fn not_all(&self, pred: bool) -> AsBool {
+        fam::vote(self, VoteMode::Any, !pred, self.mask)
+    }
+    /// The deprecated `vote.<mode>` without `.sync`: over the lanes that execute this call
+    /// together. Only targets below sm_70 have it (on nvptx64 for sm_70 and above, a compile
+    /// error naming the replacement).
+    fn vote_legacy(&self, mode: VoteMode, pred: bool) -> AsU32 [where Self: HasLegacyVote] {
+        fam::vote_legacy(self, mode, pred)
+    }
+
+    // ---- match.sync ----
+
+    /// `match.any.sync` (`__match_any_sync`): the lanes of the membermask holding the same value
+    /// (`.b32` for 4-byte types, `.b64` for 8-byte types, compared on all bits). sm_70.
+    fn match_any[T: WarpValue](&self, value: T) -> AsU32 [where Self: HasMatchSync] {
+        fam::match_any(self, value, self.mask)
+    }
+    /// `match.all.sync` (`__match_all_sync`): `(d, p)`: the non-exited lanes of the membermask
+    /// and true if they all hold the same value, else `(0, false)`. sm_70.
+    fn match_all[T: WarpValue](&self, value: T) -> AsU32Pred [where Self: HasMatchSync] {
+        fam::match_all(self, value, self.mask)
+    }
+
+    // ---- redux.sync ----
+
+    /// `redux.sync.add.{u32,s32}` (`__reduce_add_sync`): the wrapping sum over the membermask
+    /// (sm_80; below it, a `vote.sync.ballot` and a `shfl.sync.idx` tree that computes the same).
+    fn redux_add[T: ReduxInt](&self, value: T) -> AsWord<T> {
+        fam::redux_int(self, ReduxOp::Add, T::TYPE, value.to_word(), self.mask)
+    }
+    /// `redux.sync.min` on `u32`, `i32` (sm_80) or `f32` (sm_100a; NaN inputs skipped).
+    fn redux_min[T: ReduxMinMax](&self, value: T) -> AsWord<T> {
+        fam::redux_min_max(self, T::TYPE, false, value.to_word(), self.mask)
+    }
+    /// `redux.sync.max` on `u32`, `i32` (sm_80) or `f32` (sm_100a; NaN inputs skipped).
+    fn redux_max[T: ReduxMinMax](&self, value: T) -> AsWord<T> {
+        fam::redux_min_max(self, T::TYPE, true, value.to_word(), self.mask)
+    }
+    /// `redux.sync.and.b32` (`__reduce_and_sync`).
+    fn redux_and[T: ReduxBits](&self, value: T) -> AsWord<T> {
+        fam::redux_int(self, ReduxOp::And, crate::semantics::redux::ReduxType::B32, value.to_word(), self.mask)
+    }
+    /// `redux.sync.or.b32` (`__reduce_or_sync`).
+    fn redux_or[T: ReduxBits](&self, value: T) -> AsWord<T> {
+        fam::redux_int(self, ReduxOp::Or, crate::semantics::redux::ReduxType::B32, value.to_word(), self.mask)
+    }
+    /// `redux.sync.xor.b32` (`__reduce_xor_sync`).
+    fn redux_xor[T: ReduxBits](&self, value: T) -> AsWord<T> {
+        fam::redux_int(self, ReduxOp::Xor, crate::semantics::redux::ReduxType::B32, value.to_word(), self.mask)
+    }
+    /// `redux.sync.{min,max}{.abs}{.NaN}.f32` with explicit qualifiers (sm_100a; below it, a
+    /// shuffle tree with the same rules).
+    fn redux_f32(&self, value: f32, qualifiers: FloatRedux) -> AsWord<f32> {
+        fam::redux_f32(self, qualifiers, value.to_bits(), self.mask)
+    }
+    /// `redux.sync.min.abs.f32`: the least absolute value.
+    fn redux_min_abs(&self, value: f32) -> AsWord<f32> {
+        fam::redux_f32(self, FloatRedux { max: false, abs: true, nan: false }, value.to_bits(), self.mask)
+    }
+    /// `redux.sync.max.abs.f32`: the greatest absolute value.
+    fn redux_max_abs(&self, value: f32) -> AsWord<f32> {
+        fam::redux_f32(self, FloatRedux { max: true, abs: true, nan: false }, value.to_bits(), self.mask)
+    }
+    /// `redux.sync.min.NaN.f32`: the minimum, or the canonical NaN if any input is NaN.
+    fn redux_min_nan(&self, value: f32) -> AsWord<f32> {
+        fam::redux_f32(self, FloatRedux { max: false, abs: false, nan: true }, value.to_bits(), self.mask)
+    }
+    /// `redux.sync.max.NaN.f32`: the maximum, or the canonical NaN if any input is NaN.
+    fn redux_max_nan(&self, value: f32) -> AsWord<f32> {
+        fam::redux_f32(self, FloatRedux { max: true, abs: false, nan: true }, value.to_bits(), self.mask)
+    }
+    /// `redux.sync.min.abs.NaN.f32`.
+    fn redux_min_abs_nan(&self, value: f32) -> AsWord<f32> {
+        fam::redux_f32(self, FloatRedux { max: false, abs: true, nan: true }, value.to_bits(), self.mask)
+    }
+    /// `redux.sync.max.abs.NaN.f32`.
+    fn redux_max_abs_nan(&self, value: f32) -> AsWord<f32> {
+        fam::redux_f32(self, FloatRedux { max: true, abs: true, nan: true }, value.to_bits(), self.mask)
+    }
+
+    // ---- activemask, bar.warp.sync, elect.sync ----
+
+    /// `activemask.b32` (`__activemask`): the lanes executing this call together with this lane.
+    /// Not a synchronization point.
+    fn activemask(&self) -> AsU32 {
+        fam::activemask(self)
+    }
+    /// `bar.warp.sync` (`__syncwarp`) over this handle's membermask.
+    fn syncwarp(&self) -> AsUnit {
+        fam::syncwarp(self, self.mask)
+    }
+    /// `elect.sync d|p` over this handle's membermask: `(leader lane id, whether this lane is the
+    /// leader)`. The leader is the lowest non-exited lane of the membermask (sm_90; below it, one
+    /// `vote.sync.ballot`, electing the same lane).
+    fn elect(&self) -> AsU32Pred {
+        fam::elect(self, self.mask)
+    }
+
+    // ---- bar / barrier: CTA barriers (9.7.13.1) ----
+
+    /// `bar.sync a` (`barrier.sync.aligned`): wait until every non-exited thread of the block has
+    /// arrived at barrier `a` (0..=15). Aligned: every thread of the block executes this same
+    /// call, and each warp executes it converged.
+    fn bar_sync(&self, a: u32) -> AsUnit {
+        fam::bar(self, BarKind::Sync, true, a, None, false, false)
+    }
+    /// `bar.sync a, b`: wait until `b` threads (a multiple of 32, counted a whole warp at a time)
+    /// have arrived at barrier `a`.
+    fn bar_sync_count(&self, a: u32, b: u32) -> AsUnit {
+        fam::bar(self, BarKind::Sync, true, a, Some(b), false, false)
+    }
+    /// `barrier.sync a`: [`bar_sync`](Self::bar_sync) without `.aligned`: the threads of a warp may
+    /// reach barrier `a` from different calls (sm_70 and later; below sm_70 it is aligned).
+    fn barrier_sync(&self, a: u32) -> AsUnit {
+        fam::bar(self, BarKind::Sync, false, a, None, false, false)
+    }
+    /// `barrier.sync a, b`.
+    fn barrier_sync_count(&self, a: u32, b: u32) -> AsUnit {
+        fam::bar(self, BarKind::Sync, false, a, Some(b), false, false)
+    }
+    /// `bar.arrive a, b`: announce this warp's arrival at barrier `a` of `b` threads and go on
+    /// without waiting (the producer's half of a producer/consumer pair).
+    fn bar_arrive(&self, a: u32, b: u32) -> AsUnit {
+        fam::bar(self, BarKind::Arrive, true, a, Some(b), false, false)
+    }
+    /// `barrier.arrive a, b`: [`bar_arrive`](Self::bar_arrive) without `.aligned`.
+    fn barrier_arrive(&self, a: u32, b: u32) -> AsUnit {
+        fam::bar(self, BarKind::Arrive, false, a, Some(b), false, false)
+    }
+    /// `bar.red.<op> d, a, {!}c`: `bar.sync a`, and the reduction of the participating threads'
+    /// predicates `c` (negated first when `negate`): a count for [`BarRed::Popc`], 0 or 1 for
+    /// [`BarRed::And`] and [`BarRed::Or`].
+    fn bar_red(&self, op: BarRed, a: u32, c: bool, negate: bool) -> AsU32 {
+        fam::bar(self, BarKind::Red(op), true, a, None, c, negate)
+    }
+    /// `bar.red.<op> d, a, b, {!}c`: [`bar_red`](Self::bar_red) over `b` threads.
+    fn bar_red_count(&self, op: BarRed, a: u32, b: u32, c: bool, negate: bool) -> AsU32 {
+        fam::bar(self, BarKind::Red(op), true, a, Some(b), c, negate)
+    }
+    /// `barrier.red.<op> d, a, {!}c`: [`bar_red`](Self::bar_red) without `.aligned`.
+    fn barrier_red(&self, op: BarRed, a: u32, c: bool, negate: bool) -> AsU32 {
+        fam::bar(self, BarKind::Red(op), false, a, None, c, negate)
+    }
+    /// `barrier.red.<op> d, a, b, {!}c`.
+    fn barrier_red_count(&self, op: BarRed, a: u32, b: u32, c: bool, negate: bool) -> AsU32 {
+        fam::bar(self, BarKind::Red(op), false, a, Some(b), c, negate)
+    }
+    /// `bar.red.popc.u32 d, a, c`: how many threads of the block have `c` true.
+    fn bar_red_popc(&self, a: u32, c: bool) -> AsU32 {
+        fam::bar(self, BarKind::Red(BarRed::Popc), true, a, None, c, false)
+    }
+    /// `bar.red.and.pred d, a, c`: whether `c` holds in every thread of the block.
+    fn bar_red_and(&self, a: u32, c: bool) -> AsBool {
+        fam::bar(self, BarKind::Red(BarRed::And), true, a, None, c, false)
+    }
+    /// `bar.red.or.pred d, a, c`: whether `c` holds in some thread of the block.
+    fn bar_red_or(&self, a: u32, c: bool) -> AsBool {
+        fam::bar(self, BarKind::Red(BarRed::Or), true, a, None, c, false)
+    }
+    /// CUDA's `__syncthreads()`: `bar.sync 0`.
+    fn sync_threads(&self) -> AsUnit {
+        fam::bar(self, BarKind::Sync, true, 0, None, false, false)
+    }
+    /// CUDA's `__syncthreads_count(c)`: `bar.red.popc.u32 d, 0, c`.
+    fn sync_threads_count(&self, c: bool) -> AsU32 {
+        fam::bar(self, BarKind::Red(BarRed::Popc), true, 0, None, c, false)
+    }
+    /// CUDA's `__syncthreads_and(c)`: `bar.red.and.pred d, 0, c`.
+    fn sync_threads_and(&self, c: bool) -> AsBool {
+        fam::bar(self, BarKind::Red(BarRed::And), true, 0, None, c, false)
+    }
+    /// CUDA's `__syncthreads_or(c)`: `bar.red.or.pred d, 0, c`.
+    fn sync_threads_or(&self, c: bool) -> AsBool {
+        fam::bar(self, BarKind::Red(BarRed::Or), true, 0, None, c, false)
+    }
+}
+}

@@ -1,0 +1,207 @@
+//! What memory operations need from the engine: which lane executes them, whether the run makes
+//! progress, faults that end a run with a report, and scheduling points.
+//!
+//! - **The executing lane.** While the engine polls a warp, a thread-local names the warp's
+//!   registers, and the registers name the lane being polled; a memory operation finds its lane
+//!   there (for reports, and for the scheduling point below). Outside a run there is none.
+//! - **Progress.** Every store and every atomic counts a write on the running thread. A run whose
+//!   lanes only re-read the same locations while nothing is written anywhere is spinning; the
+//!   schedulers use this to switch warps and blocks, and to report a forward-progress deadlock
+//!   when nothing can ever change.
+//! - **Faults.** An out-of-bounds or uninitialized shared-memory access ends the run with a
+//!   structured report ([`LaneFault`], reported as [`WarpError::Memory`](crate::WarpError::Memory)).
+//!   It unwinds the lane with [`std::panic::resume_unwind`], which runs no panic hook, and the
+//!   engine's guard turns it back into the fault.
+//! - **Scheduling points.** Atomics and volatile loads return a [`MemOp`] future on the host:
+//!   the operation is performed when it is called, and awaiting it suspends the lane once, so
+//!   that other lanes, warps and blocks run before it goes on (as independent thread scheduling
+//!   guarantees on sm_70+ hardware). A spin-wait on a flag another lane, warp or block sets
+//!   therefore completes. `#[warp_kernel]` awaits these calls like warp instructions.
+
+use core::cell::Cell;
+use core::fmt;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+
+use crate::error::{MemWait, Site};
+use crate::warp::Regs;
+
+std::thread_local! {
+    /// The registers of the warp whose lanes are being polled on this thread, or null.
+    static CURRENT: Cell<*const Regs> = const { Cell::new(core::ptr::null()) };
+    /// Writes to memory by kernels on this thread (stores, atomics), ever.
+    static WRITES: Cell<u64> = const { Cell::new(0) };
+}
+
+/// While alive, `regs` is the current warp of this thread (its lanes are the ones polled); on drop
+/// the previous one is restored (a lane may run a warp of its own).
+pub(crate) struct Current {
+    previous: *const Regs,
+}
+
+impl Current {
+    #[inline(always)]
+    pub(crate) fn enter(regs: &Regs) -> Current {
+        Current { previous: CURRENT.with(|c| c.replace(regs)) }
+    }
+}
+
+impl Drop for Current {
+    #[inline(always)]
+    fn drop(&mut self) {
+        CURRENT.with(|c| c.set(self.previous));
+    }
+}
+
+/// The current warp's registers and the lane being polled, if a lane is running.
+#[inline]
+pub(crate) fn current() -> Option<(&'static Regs, u32)> {
+    let regs = CURRENT.with(Cell::get);
+    // SAFETY: `CURRENT` is non-null only while a `Current` guard lives, which its driver keeps for
+    // no longer than the registers it names; the reference is used only while a lane of that
+    // warp is polled, on this thread.
+    unsafe { regs.as_ref() }.map(|r| (r, r.current_lane()))
+}
+
+/// The number of writes kernels made on this thread so far.
+#[inline(always)]
+pub(crate) fn writes() -> u64 {
+    WRITES.with(Cell::get)
+}
+
+/// Counts a write (a store, or an atomic) by a kernel.
+#[inline(always)]
+pub(crate) fn wrote() {
+    WRITES.with(|w| w.set(w.get().wrapping_add(1)));
+}
+
+/// A memory space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// `.global`.
+    Global,
+    /// `.shared` (of the thread's own block).
+    Shared,
+}
+
+impl Space {
+    /// The PTX state-space qualifier without the dot.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Space::Global => "global",
+            Space::Shared => "shared",
+        }
+    }
+}
+
+/// A memory access that went wrong, raised in the lane that made it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LaneFault {
+    /// A shared-memory index past the end of the array.
+    SharedOutOfBounds {
+        /// The access (`ld.shared.u32`, ...).
+        op: &'static str,
+        /// The index.
+        index: usize,
+        /// The array's length in elements.
+        len: usize,
+        /// Where the array was declared (or the dynamic shared memory was viewed).
+        declared: Site,
+        /// Where the access was made.
+        site: Site,
+    },
+    /// A shared-memory read of bytes that no thread of the block has written. The hardware
+    /// leaves shared memory uninitialized at the start of a block.
+    SharedUninitialized {
+        /// The access.
+        op: &'static str,
+        /// The index.
+        index: usize,
+        /// Where the array was declared.
+        declared: Site,
+        /// Where the read was made.
+        site: Site,
+    },
+    /// A view of dynamic shared memory that does not fit what the launch provides, or is not
+    /// aligned for its element type; or static shared arrays larger than a block may have.
+    SharedLayout {
+        /// What is wrong, in a sentence.
+        what: String,
+        /// Where the view or array was made.
+        site: Site,
+    },
+}
+
+impl fmt::Display for LaneFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LaneFault::SharedOutOfBounds { op, index, len, declared, site } => write!(
+                f,
+                "`{op}` at {site} reads or writes element {index} of a shared array of {len} elements (declared at {declared})"
+            ),
+            LaneFault::SharedUninitialized { op, index, declared, site } => write!(
+                f,
+                "`{op}` at {site} reads element {index} of the shared array declared at {declared}, which no thread of the block has written: shared memory is uninitialized when a block starts"
+            ),
+            LaneFault::SharedLayout { what, site } => write!(f, "{what} (at {site})"),
+        }
+    }
+}
+
+/// Ends the calling lane with `fault` (reported as [`WarpError::Memory`](crate::WarpError::Memory)).
+/// Outside a run, panics with its text.
+#[cold]
+#[inline(never)]
+pub(crate) fn fault(fault: LaneFault) -> ! {
+    if current().is_some() {
+        std::panic::resume_unwind(Box::new(fault))
+    } else {
+        panic!("{fault}")
+    }
+}
+
+/// A memory operation that has been performed, as a scheduling point: awaiting it suspends the
+/// lane once (letting every other lane, warp and block run) and then yields the operation's
+/// result. Outside a run it is ready at once.
+#[must_use = "an atomic or volatile load is a scheduling point: await it (`#[warp_kernel]` does) to get its value and let other threads run"]
+pub struct MemOp<T> {
+    value: T,
+    /// What the lane waits at, until the first poll records it.
+    wait: Option<MemWait>,
+}
+
+impl<T> MemOp<T> {
+    /// The operation `op` on element `index` of `space`, which returned `value` (as `bits`).
+    #[inline(always)]
+    pub(crate) fn new(value: T, op: &'static str, space: Space, index: usize, bits: u64, site: Site) -> MemOp<T> {
+        MemOp { value, wait: Some(MemWait { site, op, space, index, value: bits }) }
+    }
+
+    /// The operation's result without suspending (for code outside `#[warp_kernel]` that needs
+    /// no scheduling point).
+    pub fn value(self) -> T {
+        self.value
+    }
+}
+
+impl<T: Copy> Future for MemOp<T> {
+    type Output = T;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
+        // SAFETY: nothing of `MemOp` is structurally pinned: the value is copied out and `wait`
+        // is replaced in place.
+        let this = unsafe { self.get_unchecked_mut() };
+        match this.wait.take() {
+            Some(wait) => match current() {
+                Some((regs, _)) => {
+                    regs.note_yield(wait);
+                    Poll::Pending
+                }
+                None => Poll::Ready(this.value),
+            },
+            None => Poll::Ready(this.value),
+        }
+    }
+}

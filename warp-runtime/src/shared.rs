@@ -1,0 +1,800 @@
+//! Shared memory: per-block arrays that every thread of a block can read and write.
+//!
+//! A kernel declares a **static shared array** with [`Warp::shared_array`](crate::Warp::shared_array)
+//! (CUDA's `__shared__ T a[N]`): every call at one place in the source, by any thread of a block,
+//! names the same array, and each block has its own instance. **Dynamic shared memory** is sized
+//! by the launch ([`Grid::dynamic_shared_bytes`](crate::Grid::dynamic_shared_bytes), CUDA's third
+//! launch parameter) and viewed with [`Warp::dynamic_shared`](crate::Warp::dynamic_shared) or
+//! [`Warp::dynamic_shared_at`](crate::Warp::dynamic_shared_at) (CUDA's `extern __shared__`).
+//! Both give a [`SharedSlice`], the shared-memory counterpart of
+//! [`GlobalSlice`](crate::GlobalSlice).
+//!
+//! ```
+//! use warp_runtime::{Grid, GlobalBuffer, Warp};
+//!
+//! // Reverse each block's 64 values through shared memory.
+//! let input = GlobalBuffer::from_slice(&(0..128u32).collect::<Vec<_>>());
+//! let output = GlobalBuffer::<u32>::zeroed(128);
+//! let (x, y) = (input.slice(), output.slice());
+//! Grid::blocks(2, 64)
+//!     .run(async |w: &Warp<'_>| {
+//!         let tile = w.shared_array::<u32, 64>();
+//!         let (t, base) = (w.thread_rank() as usize, 64 * w.ctaid().x as usize);
+//!         tile.store(t, x.load(base + t));
+//!         w.sync_threads().await;
+//!         y.store(base + t, tile.load(63 - t));
+//!     })
+//!     .unwrap();
+//! assert_eq!(output.to_vec()[0], 63);
+//! assert_eq!(output.to_vec()[127], 64);
+//! ```
+//!
+//! # What the host checks
+//!
+//! Every access checks its index; an index past the end ends the run with
+//! [`WarpError::Memory`](crate::WarpError::Memory) naming the lane, the access and where the array
+//! was declared. Shared memory is uninitialized when a block starts (the hardware leaves whatever
+//! the previous block wrote): reading an element that no thread of the block has written is
+//! reported the same way, as compute-sanitizer's initcheck does for global memory. A view of
+//! dynamic shared memory that is not aligned for its type, or reaches past what the launch gave,
+//! is reported when it is made. Static arrays may use 48 KiB per block and all shared memory
+//! 227 KiB (an H100's limits).
+//!
+//! # On the GPU
+//!
+//! A `SharedSlice` is a `.shared` address and a length; `load`/`store` are one `ld.shared` /
+//! `st.shared` each, atomics one `atom.shared`. Each `shared_array` call site becomes a `.shared`
+//! variable of the PTX module (`#[warp_kernel]` declares it; the element type and length must
+//! not depend on the function's generic parameters), and dynamic shared memory is the module's
+//! `extern .shared` array placed after them. Indices are checked there too (`trap`).
+//!
+//! # Atomics
+//!
+//! `atomic_add`, `atomic_min`, `atomic_max`, `atomic_and`, `atomic_or`, `atomic_xor` on `u32`,
+//! `i32`, `u64`, `i64`; `atomic_inc`/`atomic_dec` on `u32`; `atomic_exch`/`atomic_cas` on every
+//! element type: `atom.shared` with the formulas of `GlobalSlice`'s atomics. Like the global ones
+//! (and [`load_volatile`](SharedSlice::load_volatile)) they are scheduling points on the host:
+//! `#[warp_kernel]` awaits them, and other warps of the block run before the lane goes on, so
+//! that spin-waits between warps complete.
+
+use core::marker::PhantomData;
+
+use crate::global::GlobalValue;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::error::Site;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::mem::MemOp;
+
+/// Static shared memory a block may declare: 48 KiB.
+pub const STATIC_SHARED_LIMIT: usize = 48 * 1024;
+/// All shared memory a block may use: 227 KiB (an H100's maximum per block).
+pub const SHARED_LIMIT: usize = 227 * 1024;
+
+/// What an atomic or a volatile load returns: on the host a [`MemOp`](crate::mem::MemOp) future
+/// (a scheduling point that `#[warp_kernel]` awaits), on the GPU the value itself.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type Mem<T> = MemOp<T>;
+/// What an atomic or a volatile load returns: on the host a `MemOp` future (a scheduling point
+/// that `#[warp_kernel]` awaits), on the GPU the value itself.
+#[cfg(target_arch = "nvptx64")]
+pub type Mem<T> = T;
+
+/// A view of `len` elements of `T` in the block's shared memory.
+pub struct SharedSlice<'w, T: GlobalValue> {
+    #[cfg(not(target_arch = "nvptx64"))]
+    arena: &'w Arena,
+    /// The first element's byte offset in the arena (host) or its `.shared` address (device).
+    #[cfg(not(target_arch = "nvptx64"))]
+    offset: usize,
+    #[cfg(target_arch = "nvptx64")]
+    addr: u64,
+    len: usize,
+    /// Where the array was declared or the view made.
+    #[cfg(not(target_arch = "nvptx64"))]
+    decl: Site,
+    _memory: PhantomData<&'w [T]>,
+}
+
+impl<T: GlobalValue> Clone for SharedSlice<'_, T> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: GlobalValue> Copy for SharedSlice<'_, T> {}
+
+impl<T: GlobalValue> core::fmt::Debug for SharedSlice<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let mut d = f.debug_struct("SharedSlice");
+        d.field("len", &self.len);
+        #[cfg(not(target_arch = "nvptx64"))]
+        d.field("offset", &self.offset).field("declared", &format_args!("{}", self.decl));
+        d.finish()
+    }
+}
+
+/// Element types with the integer atomics on shared memory: `u32`, `i32`, `u64`, `i64`.
+#[diagnostic::on_unimplemented(
+    message = "PTX `atom.shared.{{add,min,max,and,or,xor}}` have no `{Self}` form here",
+    note = "these shared-memory atomics take `u32`, `i32`, `u64` or `i64`"
+)]
+pub trait SharedInt: GlobalValue + dev::SharedAsm {
+    #[doc(hidden)]
+    const SIGNED: bool;
+}
+impl SharedInt for u32 {
+    const SIGNED: bool = false;
+}
+impl SharedInt for i32 {
+    const SIGNED: bool = true;
+}
+impl SharedInt for u64 {
+    const SIGNED: bool = false;
+}
+impl SharedInt for i64 {
+    const SIGNED: bool = true;
+}
+
+/// An integer read-modify-write of `atom`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IntOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+/// `op(old, v)` on the bits of a `bytes`-byte integer, signed or not (PTX `atom`'s formulas).
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) fn int_op(op: IntOp, bytes: usize, signed: bool, old: u64, v: u64) -> u64 {
+    let bits = 8 * bytes as u32;
+    let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let sext = |x: u64| ((x << (64 - bits)) as i64) >> (64 - bits);
+    let r = match op {
+        IntOp::Add => old.wrapping_add(v),
+        IntOp::And => old & v,
+        IntOp::Or => old | v,
+        IntOp::Xor => old ^ v,
+        IntOp::Min | IntOp::Max => {
+            let less = if signed { sext(v) < sext(old) } else { v & mask < old & mask };
+            if less == (op == IntOp::Min) {
+                v
+            } else {
+                old
+            }
+        }
+    };
+    r & mask
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host: a byte arena per block, with a bit per byte saying whether a thread of the block wrote it.
+// ---------------------------------------------------------------------------------------------
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) use host::Arena;
+
+#[cfg(not(target_arch = "nvptx64"))]
+mod host {
+    use core::cell::{Cell, OnceCell, RefCell};
+
+    use super::*;
+    use crate::mem::{self, LaneFault, Space};
+
+    /// One block's shared memory: static arrays from offset 0, dynamic shared memory from
+    /// [`STATIC_SHARED_LIMIT`]. Allocated at the first access (a kernel without shared memory
+    /// costs nothing) and reused by the next block of the same slot.
+    pub(crate) struct Arena {
+        /// The bytes, as words (8-byte aligned).
+        words: OnceCell<Box<[Cell<u64>]>>,
+        /// Bit `i % 64` of word `i / 64`: byte `i` was written by a thread of the current block.
+        written: OnceCell<Box<[Cell<u64>]>>,
+        /// The static arrays declared so far: (call site, element size, length, byte offset).
+        statics: RefCell<Vec<(Site, usize, usize, usize)>>,
+        /// The bytes of static arrays declared so far.
+        static_end: Cell<usize>,
+        /// The bytes of dynamic shared memory the launch gives each block.
+        dynamic: usize,
+    }
+
+    impl Arena {
+        pub(crate) fn new(dynamic: usize) -> Arena {
+            Arena {
+                words: OnceCell::new(),
+                written: OnceCell::new(),
+                statics: RefCell::new(Vec::new()),
+                static_end: Cell::new(0),
+                dynamic,
+            }
+        }
+
+        fn words(&self) -> &[Cell<u64>] {
+            self.words.get_or_init(|| (0..(STATIC_SHARED_LIMIT + self.dynamic).div_ceil(8)).map(|_| Cell::new(0)).collect())
+        }
+
+        fn written(&self) -> &[Cell<u64>] {
+            self.written.get_or_init(|| (0..(STATIC_SHARED_LIMIT + self.dynamic).div_ceil(64)).map(|_| Cell::new(0)).collect())
+        }
+
+        /// Forgets what the previous block wrote: shared memory is uninitialized for the next.
+        pub(crate) fn reset(&self) {
+            if let Some(w) = self.written.get() {
+                w.iter().for_each(|c| c.set(0));
+            }
+        }
+
+        /// The bytes of dynamic shared memory.
+        pub(crate) fn dynamic_bytes(&self) -> usize {
+            self.dynamic
+        }
+
+        /// The static array declared at `site` (the same one for every call there).
+        pub(crate) fn static_array<'a, T: GlobalValue>(&'a self, n: usize, site: Site) -> SharedSlice<'a, T> {
+            let mut statics = self.statics.borrow_mut();
+            let found = statics.iter().find(|(s, size, len, _)| core::ptr::eq(*s, site) && *size == T::BYTES && *len == n);
+            let offset = match found {
+                Some(&(.., offset)) => offset,
+                None => {
+                    let offset = self.static_end.get().next_multiple_of(T::BYTES.max(4));
+                    let end = offset + n * T::BYTES;
+                    if end > STATIC_SHARED_LIMIT {
+                        drop(statics);
+                        mem::fault(LaneFault::SharedLayout {
+                            what: format!(
+                                "static shared arrays need {end} bytes per block with this one ({n} x {} bytes), more than the {STATIC_SHARED_LIMIT} a block may declare",
+                                T::BYTES
+                            ),
+                            site,
+                        });
+                    }
+                    self.static_end.set(end);
+                    statics.push((site, T::BYTES, n, offset));
+                    offset
+                }
+            };
+            SharedSlice { arena: self, offset, len: n, decl: site, _memory: PhantomData }
+        }
+
+        /// `len` elements of dynamic shared memory from byte `byte_offset` (`None`: all of it).
+        pub(crate) fn dynamic_view<'a, T: GlobalValue>(&'a self, byte_offset: usize, len: Option<usize>, site: Site) -> SharedSlice<'a, T> {
+            let len = len.unwrap_or(self.dynamic.saturating_sub(byte_offset) / T::BYTES);
+            if byte_offset % T::BYTES != 0 {
+                mem::fault(LaneFault::SharedLayout {
+                    what: format!("a view of dynamic shared memory at byte {byte_offset} is not aligned for {}-byte elements", T::BYTES),
+                    site,
+                });
+            }
+            if byte_offset.checked_add(len.saturating_mul(T::BYTES)).is_none_or(|end| end > self.dynamic) {
+                mem::fault(LaneFault::SharedLayout {
+                    what: format!(
+                        "a view of {len} {}-byte elements of dynamic shared memory at byte {byte_offset} reaches past the {} bytes the launch gives each block",
+                        T::BYTES,
+                        self.dynamic
+                    ),
+                    site,
+                });
+            }
+            SharedSlice { arena: self, offset: STATIC_SHARED_LIMIT + byte_offset, len, decl: site, _memory: PhantomData }
+        }
+
+        #[inline(always)]
+        fn read_bits(&self, offset: usize, bytes: usize) -> u64 {
+            let words = self.words();
+            // SAFETY: `offset + bytes` lies in the arena (callers checked the index against a
+            // view that lies in it); the pointer covers the whole slice, and cells allow reads
+            // through a shared reference on this one thread.
+            unsafe {
+                let p = (words.as_ptr() as *const u8).add(offset);
+                if bytes == 4 {
+                    (p as *const u32).read_unaligned() as u64
+                } else {
+                    (p as *const u64).read_unaligned()
+                }
+            }
+        }
+
+        #[inline(always)]
+        fn write_bits(&self, offset: usize, bytes: usize, bits: u64) {
+            let words = self.words();
+            // SAFETY: as for `read_bits`; cells allow writes through a shared reference.
+            unsafe {
+                let p = (words.as_ptr() as *const u8).add(offset) as *mut u8;
+                if bytes == 4 {
+                    (p as *mut u32).write_unaligned(bits as u32)
+                } else {
+                    (p as *mut u64).write_unaligned(bits)
+                }
+            }
+            let written = self.written();
+            for byte in offset..offset + bytes {
+                let c = &written[byte / 64];
+                c.set(c.get() | 1 << (byte % 64));
+            }
+        }
+
+        #[inline(always)]
+        fn is_written(&self, offset: usize, bytes: usize) -> bool {
+            let written = self.written();
+            (offset..offset + bytes).all(|byte| written[byte / 64].get() >> (byte % 64) & 1 == 1)
+        }
+    }
+
+    impl<'w, T: GlobalValue> SharedSlice<'w, T> {
+        #[inline(always)]
+        #[track_caller]
+        fn offset_of(&self, op: &'static str, i: usize) -> usize {
+            if i >= self.len {
+                mem::fault(LaneFault::SharedOutOfBounds {
+                    op,
+                    index: i,
+                    len: self.len,
+                    declared: self.decl,
+                    site: std::panic::Location::caller(),
+                });
+            }
+            self.offset + i * T::BYTES
+        }
+
+        /// Reads element `i`, reporting a read of bytes no thread of the block has written.
+        #[inline(always)]
+        #[track_caller]
+        pub(super) fn read(&self, op: &'static str, i: usize) -> T {
+            let at = self.offset_of(op, i);
+            if !self.arena.is_written(at, T::BYTES) {
+                mem::fault(LaneFault::SharedUninitialized { op, index: i, declared: self.decl, site: std::panic::Location::caller() });
+            }
+            T::from_bits64(self.arena.read_bits(at, T::BYTES))
+        }
+
+        #[inline(always)]
+        #[track_caller]
+        pub(super) fn write(&self, op: &'static str, i: usize, value: T) {
+            let at = self.offset_of(op, i);
+            let bits = value.to_bits64();
+            if !self.arena.is_written(at, T::BYTES) || self.arena.read_bits(at, T::BYTES) != bits {
+                mem::wrote();
+            }
+            self.arena.write_bits(at, T::BYTES, bits);
+        }
+
+        /// `old = a[i]; a[i] = f(old)` with `f` on bits; returns `old` as a scheduling point.
+        #[inline(always)]
+        #[track_caller]
+        pub(super) fn rmw(&self, op: &'static str, i: usize, f: impl FnOnce(u64) -> u64) -> MemOp<T> {
+            let old = self.read(op, i);
+            let bits = old.to_bits64();
+            let new = f(bits);
+            if new != bits {
+                mem::wrote();
+                self.arena.write_bits(self.offset + i * T::BYTES, T::BYTES, new);
+            }
+            MemOp::new(old, op, Space::Shared, i, bits, std::panic::Location::caller())
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Device: `.shared` addresses, one `ld.shared`/`st.shared`/`atom.shared` each.
+// ---------------------------------------------------------------------------------------------
+
+/// The `.shared` instructions of each element type (nvptx64).
+#[doc(hidden)]
+pub mod dev {
+    #[cfg(target_arch = "nvptx64")]
+    use core::arch::asm;
+
+    /// `ld.shared`, `ld.volatile.shared`, `st.shared`, `atom.shared.{exch,cas}` (and, for the
+    /// integer types, the other `atom.shared` operations) for one element type. Safety of each
+    /// function: `a` is the `.shared` address of an aligned element of this block's shared memory.
+    pub trait SharedAsm: Copy {
+        #[cfg(target_arch = "nvptx64")]
+        unsafe fn ld(a: u64) -> Self;
+        #[cfg(target_arch = "nvptx64")]
+        unsafe fn ld_volatile(a: u64) -> Self;
+        #[cfg(target_arch = "nvptx64")]
+        unsafe fn st(a: u64, v: Self);
+        #[cfg(target_arch = "nvptx64")]
+        unsafe fn exch(a: u64, v: Self) -> Self;
+        #[cfg(target_arch = "nvptx64")]
+        unsafe fn cas(a: u64, compare: Self, new: Self) -> Self;
+        #[cfg(target_arch = "nvptx64")]
+        unsafe fn int(op: super::IntOp, a: u64, v: Self) -> Self;
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    macro_rules! shared_asm {
+        ($($t:ty, $reg:ident, $ty:literal, $bits:literal, $int:tt;)*) => {$(
+            impl SharedAsm for $t {}
+        )*};
+    }
+
+    #[cfg(target_arch = "nvptx64")]
+    macro_rules! shared_asm {
+        (@atom $a:expr, $op:literal, $ty:literal, $reg:ident, $t:ty, $b:expr) => {{
+            let d: $t;
+            asm!(concat!("atom.shared.", $op, ".", $ty, " {d}, [{a}], {b};"), a = in(reg64) $a, b = in($reg) $b, d = out($reg) d, options(nostack));
+            d
+        }};
+        (@int yes $t:ty, $reg:ident, $ty:literal, $bits:literal, $op:ident, $a:ident, $v:ident) => {
+            match $op {
+                super::IntOp::Add => shared_asm!(@atom $a, "add", $ty, $reg, $t, $v),
+                super::IntOp::Min => shared_asm!(@atom $a, "min", $ty, $reg, $t, $v),
+                super::IntOp::Max => shared_asm!(@atom $a, "max", $ty, $reg, $t, $v),
+                super::IntOp::And => shared_asm!(@atom $a, "and", $bits, $reg, $t, $v),
+                super::IntOp::Or => shared_asm!(@atom $a, "or", $bits, $reg, $t, $v),
+                super::IntOp::Xor => shared_asm!(@atom $a, "xor", $bits, $reg, $t, $v),
+            }
+        };
+        (@int no $t:ty, $reg:ident, $ty:literal, $bits:literal, $op:ident, $a:ident, $v:ident) => {{
+            let _ = ($op, $a, $v);
+            asm!("trap;", options(noreturn, nostack))
+        }};
+        ($($t:ty, $reg:ident, $ty:literal, $bits:literal, $int:tt;)*) => {$(
+            impl SharedAsm for $t {
+                #[inline(always)]
+                unsafe fn ld(a: u64) -> $t {
+                    let d: $t;
+                    asm!(concat!("ld.shared.", $ty, " {d}, [{a}];"), a = in(reg64) a, d = out($reg) d, options(pure, readonly, nostack));
+                    d
+                }
+                #[inline(always)]
+                unsafe fn ld_volatile(a: u64) -> $t {
+                    let d: $t;
+                    asm!(concat!("ld.volatile.shared.", $ty, " {d}, [{a}];"), a = in(reg64) a, d = out($reg) d, options(nostack));
+                    d
+                }
+                #[inline(always)]
+                unsafe fn st(a: u64, v: $t) {
+                    asm!(concat!("st.shared.", $ty, " [{a}], {v};"), a = in(reg64) a, v = in($reg) v, options(nostack));
+                }
+                #[inline(always)]
+                unsafe fn exch(a: u64, v: $t) -> $t {
+                    shared_asm!(@atom a, "exch", $bits, $reg, $t, v)
+                }
+                #[inline(always)]
+                unsafe fn cas(a: u64, compare: $t, new: $t) -> $t {
+                    let d: $t;
+                    asm!(concat!("atom.shared.cas.", $bits, " {d}, [{a}], {b}, {c};"), a = in(reg64) a, b = in($reg) compare, c = in($reg) new, d = out($reg) d, options(nostack));
+                    d
+                }
+                #[inline(always)]
+                unsafe fn int(op: super::IntOp, a: u64, v: $t) -> $t {
+                    shared_asm!(@int $int $t, $reg, $ty, $bits, op, a, v)
+                }
+            }
+        )*};
+    }
+
+    shared_asm! {
+        u32, reg32, "u32", "b32", yes;
+        i32, reg32, "s32", "b32", yes;
+        f32, reg32, "f32", "b32", no;
+        u64, reg64, "u64", "b64", yes;
+        i64, reg64, "s64", "b64", yes;
+        f64, reg64, "f64", "b64", no;
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl<'w, T: GlobalValue> SharedSlice<'w, T> {
+    /// A view of `len` elements at `.shared` address `addr`.
+    ///
+    /// # Safety
+    /// `addr..addr + len * size_of::<T>()` is aligned shared memory of this block.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn from_shared_addr(addr: u64, len: usize) -> SharedSlice<'w, T> {
+        SharedSlice { addr, len, _memory: PhantomData }
+    }
+
+    #[inline(always)]
+    fn addr_of(&self, i: usize) -> u64 {
+        if i >= self.len {
+            // SAFETY: `trap` aborts the kernel.
+            unsafe { core::arch::asm!("trap;", options(noreturn, nostack)) }
+        }
+        self.addr + (i * T::BYTES) as u64
+    }
+}
+
+impl<'w, T: GlobalValue + dev::SharedAsm> SharedSlice<'w, T> {
+    /// The number of elements.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no elements.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The first `len` elements from element `start`.
+    ///
+    /// # Panics
+    /// If the range reaches past the end (on the GPU: `trap`).
+    #[inline(always)]
+    #[track_caller]
+    pub fn subslice(&self, start: usize, len: usize) -> SharedSlice<'w, T> {
+        assert!(start.checked_add(len).is_some_and(|end| end <= self.len), "subslice {start}..{start}+{len} of a shared slice of {} elements", self.len);
+        let mut s = *self;
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            s.offset += start * T::BYTES;
+        }
+        #[cfg(target_arch = "nvptx64")]
+        {
+            s.addr += (start * T::BYTES) as u64;
+        }
+        s.len = len;
+        s
+    }
+
+    /// Reads element `i` (`ld.shared`).
+    #[inline(always)]
+    #[track_caller]
+    pub fn load(&self, i: usize) -> T {
+        #[cfg(not(target_arch = "nvptx64"))]
+        return self.read("ld.shared", i);
+        // SAFETY: `addr_of` checked the index.
+        #[cfg(target_arch = "nvptx64")]
+        return unsafe { T::ld(self.addr_of(i)) };
+    }
+
+    /// Writes element `i` (`st.shared`).
+    #[inline(always)]
+    #[track_caller]
+    pub fn store(&self, i: usize, value: T) {
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.write("st.shared", i, value);
+        // SAFETY: `addr_of` checked the index.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            T::st(self.addr_of(i), value)
+        }
+    }
+
+    /// Reads element `i` with `ld.volatile.shared`: never merged or hoisted by the compiler, the
+    /// load to spin on (a scheduling point on the host).
+    #[inline(always)]
+    #[track_caller]
+    pub fn load_volatile(&self, i: usize) -> Mem<T> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            let v = self.read("ld.volatile", i);
+            MemOp::new(v, "ld.volatile", crate::mem::Space::Shared, i, v.to_bits64(), std::panic::Location::caller())
+        }
+        // SAFETY: `addr_of` checked the index.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            T::ld_volatile(self.addr_of(i))
+        }
+    }
+
+    /// `atom.shared.exch`: stores `value` and returns the old value.
+    #[inline(always)]
+    #[track_caller]
+    pub fn atomic_exch(&self, i: usize, value: T) -> Mem<T> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        return self.rmw("atom.exch", i, |_| value.to_bits64());
+        // SAFETY: `addr_of` checked the index.
+        #[cfg(target_arch = "nvptx64")]
+        return unsafe { <T as dev::SharedAsm>::exch(self.addr_of(i), value) };
+    }
+
+    /// `atom.shared.cas`: `a[i] = (a[i] == compare) ? new : a[i]`, comparing bit patterns;
+    /// returns the old value.
+    #[inline(always)]
+    #[track_caller]
+    pub fn atomic_cas(&self, i: usize, compare: T, new: T) -> Mem<T> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        return self.rmw("atom.cas", i, |old| if old == compare.to_bits64() { new.to_bits64() } else { old });
+        // SAFETY: `addr_of` checked the index.
+        #[cfg(target_arch = "nvptx64")]
+        return unsafe { <T as dev::SharedAsm>::cas(self.addr_of(i), compare, new) };
+    }
+}
+
+impl<'w, T: SharedInt> SharedSlice<'w, T> {
+    #[inline(always)]
+    #[track_caller]
+    fn int(&self, op: IntOp, name: &'static str, i: usize, value: T) -> Mem<T> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            let _ = name;
+            self.rmw(name, i, |old| int_op(op, T::BYTES, T::SIGNED, old, value.to_bits64()))
+        }
+        // SAFETY: `addr_of` checked the index.
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let _ = name;
+            unsafe { T::int(op, self.addr_of(i), value) }
+        }
+    }
+
+    /// `atom.shared.add`: `a[i] += value` (wrapping); returns the old value.
+    #[inline(always)]
+    #[track_caller]
+    pub fn atomic_add(&self, i: usize, value: T) -> Mem<T> {
+        self.int(IntOp::Add, "atom.add", i, value)
+    }
+    /// `atom.shared.min`: `a[i] = min(a[i], value)` (signed for `i32`/`i64`); returns the old value.
+    #[inline(always)]
+    #[track_caller]
+    pub fn atomic_min(&self, i: usize, value: T) -> Mem<T> {
+        self.int(IntOp::Min, "atom.min", i, value)
+    }
+    /// `atom.shared.max`: `a[i] = max(a[i], value)`; returns the old value.
+    #[inline(always)]
+    #[track_caller]
+    pub fn atomic_max(&self, i: usize, value: T) -> Mem<T> {
+        self.int(IntOp::Max, "atom.max", i, value)
+    }
+    /// `atom.shared.and`: `a[i] &= value`; returns the old value.
+    #[inline(always)]
+    #[track_caller]
+    pub fn atomic_and(&self, i: usize, value: T) -> Mem<T> {
+        self.int(IntOp::And, "atom.and", i, value)
+    }
+    /// `atom.shared.or`: `a[i] |= value`; returns the old value.
+    #[inline(always)]
+    #[track_caller]
+    pub fn atomic_or(&self, i: usize, value: T) -> Mem<T> {
+        self.int(IntOp::Or, "atom.or", i, value)
+    }
+    /// `atom.shared.xor`: `a[i] ^= value`; returns the old value.
+    #[inline(always)]
+    #[track_caller]
+    pub fn atomic_xor(&self, i: usize, value: T) -> Mem<T> {
+        self.int(IntOp::Xor, "atom.xor", i, value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// PTX `atom` integer formulas: wrapping add, signed/unsigned min and max, bitwise ops, in
+    /// the element's width.
+    #[test]
+    fn integer_atomics_follow_the_formulas() {
+        assert_eq!(int_op(IntOp::Add, 4, false, 0xffff_ffff, 2), 1);
+        assert_eq!(int_op(IntOp::Min, 4, true, 5, (-3i32) as u32 as u64), (-3i32) as u32 as u64);
+        assert_eq!(int_op(IntOp::Min, 4, false, 5, (-3i32) as u32 as u64), 5);
+        assert_eq!(int_op(IntOp::Max, 8, true, (-1i64) as u64, 0), 0);
+        assert_eq!(int_op(IntOp::Max, 8, false, (-1i64) as u64, 0), u64::MAX);
+        assert_eq!(int_op(IntOp::Xor, 4, false, 0b1100, 0b1010), 0b0110);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The handle's shared-memory methods.
+// ---------------------------------------------------------------------------------------------
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<'w> crate::handle::Warp<'w> {
+    /// A static shared array of `N` elements of `T` (CUDA's `__shared__ T a[N]`): every call at
+    /// this place in the source, by any thread of the block, is the same array, and each block
+    /// has its own. Its contents are uninitialized when the block starts; a read of an element no
+    /// thread of the block has written is reported.
+    ///
+    /// On the GPU, `#[warp_kernel]` declares the `.shared` variable, so call it in a
+    /// `#[warp_kernel]` function with a concrete `T` and `N`.
+    #[track_caller]
+    pub fn shared_array<T: GlobalValue, const N: usize>(&self) -> SharedSlice<'w, T> {
+        self.regs.block().arena.static_array::<T>(N, std::panic::Location::caller())
+    }
+
+    /// The block's dynamic shared memory as `T`s (CUDA's `extern __shared__ T a[]`): as many as
+    /// fit in the bytes the launch gives ([`Grid::dynamic_shared_bytes`](crate::Grid::dynamic_shared_bytes)).
+    #[track_caller]
+    pub fn dynamic_shared<T: GlobalValue>(&self) -> SharedSlice<'w, T> {
+        self.regs.block().arena.dynamic_view(0, None, std::panic::Location::caller())
+    }
+
+    /// `len` elements of `T` of the block's dynamic shared memory from byte `byte_offset` (which
+    /// must be a multiple of `T`'s size; the view must lie within what the launch gives, or the
+    /// run reports it).
+    #[track_caller]
+    pub fn dynamic_shared_at<T: GlobalValue>(&self, byte_offset: usize, len: usize) -> SharedSlice<'w, T> {
+        self.regs.block().arena.dynamic_view(byte_offset, Some(len), std::panic::Location::caller())
+    }
+
+    /// `%dynamic_smem_size`: the bytes of dynamic shared memory the launch gives the block.
+    pub fn dynamic_shared_bytes(&self) -> u32 {
+        self.regs.block().arena.dynamic_bytes() as u32
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+core::arch::global_asm!(".extern .shared .align 16 .b8 __warpkit_dynamic_smem[];");
+
+/// Implemented for nothing: `shared_array` on the device is declared by `#[warp_kernel]`.
+#[cfg(target_arch = "nvptx64")]
+#[diagnostic::on_unimplemented(
+    message = "`shared_array` declares a `.shared` variable, which `#[warp_kernel]` does on nvptx64",
+    label = "called outside a `#[warp_kernel]` function body",
+    note = "call `shared_array::<T, N>()` on the handle directly in a `#[warp_kernel]` fn, with a concrete `T` and `N`"
+)]
+pub trait DeclaredByWarpKernel {}
+
+#[cfg(target_arch = "nvptx64")]
+impl<'w> crate::device::Warp<'w> {
+    /// A static shared array of `N` elements of `T` (`__shared__ T a[N]`): `#[warp_kernel]`
+    /// rewrites each call into a `.shared` variable of the module (see [`crate::shared`]).
+    #[inline(always)]
+    pub fn shared_array<T: GlobalValue, const N: usize>(&self) -> SharedSlice<'w, T>
+    where
+        Self: DeclaredByWarpKernel,
+    {
+        loop {}
+    }
+
+    /// The static shared array at `.shared` address `addr` (what `#[warp_kernel]` makes of
+    /// `shared_array`).
+    ///
+    /// # Safety
+    /// `addr` is the address of a `.shared` variable of at least `N` elements of `T`.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn __shared_static<T: GlobalValue, const N: usize>(&self, addr: u64) -> SharedSlice<'w, T> {
+        SharedSlice::from_shared_addr(addr, N)
+    }
+
+    #[inline(always)]
+    fn dynamic_base(&self) -> u64 {
+        let addr: u64;
+        // SAFETY: reads the address of the module's dynamic shared memory.
+        unsafe { core::arch::asm!("mov.u64 {a}, __warpkit_dynamic_smem;", a = out(reg64) addr, options(pure, nomem, nostack)) };
+        addr
+    }
+
+    /// The block's dynamic shared memory as `T`s (`extern __shared__ T a[]`).
+    #[inline(always)]
+    pub fn dynamic_shared<T: GlobalValue>(&self) -> SharedSlice<'w, T> {
+        // SAFETY: the launch gives `%dynamic_smem_size` bytes at the 16-byte aligned symbol.
+        unsafe { SharedSlice::from_shared_addr(self.dynamic_base(), crate::nvptx::dynamic_smem_size() as usize / T::BYTES) }
+    }
+
+    /// `len` elements of `T` of dynamic shared memory from byte `byte_offset` (`trap` when not
+    /// aligned or out of range).
+    #[inline(always)]
+    pub fn dynamic_shared_at<T: GlobalValue>(&self, byte_offset: usize, len: usize) -> SharedSlice<'w, T> {
+        let size = crate::nvptx::dynamic_smem_size() as usize;
+        if byte_offset % T::BYTES != 0 || byte_offset + len * T::BYTES > size {
+            // SAFETY: `trap` aborts the kernel.
+            unsafe { core::arch::asm!("trap;", options(noreturn, nostack)) }
+        }
+        // SAFETY: checked above against what the launch gives.
+        unsafe { SharedSlice::from_shared_addr(self.dynamic_base() + byte_offset as u64, len) }
+    }
+
+    /// `%dynamic_smem_size`: the bytes of dynamic shared memory the launch gives the block.
+    #[inline(always)]
+    pub fn dynamic_shared_bytes(&self) -> u32 {
+        crate::nvptx::dynamic_smem_size()
+    }
+}
+
+/// What `#[warp_kernel]` makes of `h.shared_array::<T, N>()` on nvptx64: a module `.shared`
+/// variable named `$sym` and the slice over it.
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __shared_static {
+    ($w:expr, $sym:literal, $t:ty, $n:expr) => {{
+        ::core::arch::global_asm!(
+            concat!(".shared .align {al} .b8 ", $sym, "[{sz}];"),
+            al = const ::core::mem::align_of::<$t>(),
+            sz = const (::core::mem::size_of::<$t>() * ($n)),
+        );
+        let addr: u64;
+        // SAFETY: reads the address of the variable declared above.
+        unsafe { ::core::arch::asm!(concat!("mov.u64 {a}, ", $sym, ";"), a = out(reg64) addr, options(pure, nomem, nostack)) };
+        // SAFETY: the variable has `$n` elements of `$t`.
+        unsafe { $w.__shared_static::<$t, { $n }>(addr) }
+    }};
+}

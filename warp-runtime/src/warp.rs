@@ -1,0 +1,1014 @@
+//! The warp engine: one warp's 32 lane futures, stepped in lockstep.
+//!
+//! A step polls every runnable lane until it stops at its next instruction (or returns), then
+//! completes the warp instructions whose lanes have all arrived. The engine is resumable: each
+//! call to [`WarpRun::step`] does one step and says what the warp needs next ([`Step`]), so that a
+//! block scheduler can interleave the warps of a block and complete CTA barriers, and a grid can
+//! interleave blocks. [`crate::exec::Executor`] drives a single warp with it.
+//!
+//! Mechanism and policy are apart: the order in which lanes are polled within a step is a
+//! [`LaneOrder`](crate::LaneOrder) (it matters only for side effects outside the warp, such as
+//! atomics), and which target's rules apply is a [`Target`].
+
+use core::cell::Cell;
+use core::future::Future;
+use core::mem::MaybeUninit;
+use core::pin::Pin;
+use core::task::{Context, Poll, Waker};
+use std::panic::{self, AssertUnwindSafe, Location};
+
+use crate::error::{Conflict, LaneSet, LaneState, MemWait, Report, ShflFault, Site, WaitEdge, WarpError};
+use crate::block::BlockCtx;
+use crate::geom::Dim3;
+use crate::mem::{self, LaneFault};
+use crate::op::Op;
+use crate::semantics::{elect, lanes, matching, redux, shfl, vote};
+use crate::target::Target;
+
+pub(crate) const FULL: u32 = u32::MAX;
+const IDENTITY: [u8; 32] = {
+    let mut ids = [0u8; 32];
+    let mut i = 0;
+    while i < 32 {
+        ids[i] = i as u8;
+        i += 1;
+    }
+    ids
+};
+
+/// Where a warp sits in its launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WarpPos {
+    /// `%ctaid`.
+    pub ctaid: Dim3,
+    /// `%ntid`.
+    pub ntid: Dim3,
+    /// `%nctaid`.
+    pub nctaid: Dim3,
+    /// The warp's index in its block.
+    pub warp_in_block: u32,
+    /// The warp's index in its launch (for reports).
+    pub warp: u64,
+}
+
+impl WarpPos {
+    /// A warp alone in a one-dimensional block of 32 threads, block `warp` of a launch.
+    pub fn single(warp: u64) -> WarpPos {
+        let x = warp as u32;
+        WarpPos { ctaid: Dim3::new(x, 0, 0), ntid: Dim3::new(32, 1, 1), nctaid: Dim3::new(x + 1, 1, 1), warp_in_block: 0, warp }
+    }
+}
+
+/// Per-lane request and result registers shared between the lane futures and the engine.
+///
+/// Invariant: a lane writes its request registers only while it is being polled, and reads its
+/// result register only after the engine completed its request; the engine reads requests and
+/// writes results only between polls. Everything runs on one thread.
+pub struct Regs {
+    /// Each lane's request: the instruction word (see [`pack`]) in the low 32 bits and the
+    /// membermask in the high 32. Zero when the lane has posted nothing since the engine last
+    /// resumed it (no instruction packs to zero), so a post is a few stores and one test.
+    key: Cell<[u64; 32]>,
+    /// Operand `a` (the value or predicate; a barrier's id and count), zero-extended to 64 bits.
+    a: Cell<[u64; 32]>,
+    /// Where each waiting lane called its instruction.
+    site: [Cell<Site>; 32],
+    /// The destination register `d` of each completed lane.
+    result: Cell<[u64; 32]>,
+    /// Bit `lane` is the predicate destination `p` of a completed lane.
+    pred: Cell<u32>,
+    /// Lanes that issued an intrinsic while their previous one was still pending (issued without
+    /// awaiting it: only possible without the macro).
+    twice: Cell<u32>,
+    /// The lane being polled (valid while the engine polls this warp).
+    current: Cell<u32>,
+    /// Lanes that suspended at a memory operation in the current step. Cleared by each step.
+    mem_yield: Cell<u32>,
+    /// Set when a lane's memory operation at a suspension differs from its previous one (another
+    /// location, site or value): the lane is not spinning. Cleared by each step.
+    mem_progress: Cell<bool>,
+    /// Each lane's last memory operation at a suspension; valid for the lanes of `yields_valid`
+    /// (uninitialized otherwise, so that making registers costs nothing for kernels without
+    /// memory operations).
+    yields: [Cell<MaybeUninit<MemWait>>; 32],
+    /// The lanes whose `yields` entry is valid.
+    yields_valid: Cell<u32>,
+    /// Where the warp sits in its launch.
+    pos: Cell<WarpPos>,
+    /// The warp's block (its shared memory). Invariant: the driver that made these registers
+    /// keeps the block alive, unmoved, for as long as the registers exist.
+    block: *const BlockCtx,
+}
+
+/// The instruction word of a request: the [`Op::code`] in bits 0..12, then the parts of
+/// `shfl.sync`'s operands that the instruction reads: `b[4:0]` in bits 12..17, `c[4:0]` in bits
+/// 17..22 and `c[12:8]` in bits 22..27. The membermask goes in the high 32 bits of the key.
+#[inline(always)]
+pub(crate) const fn pack(op: Op, mask: u32, b: u32, c: u32) -> u64 {
+    op.code() as u64 | ((b & 0x1f) as u64) << 12 | pack_base(mask, c)
+}
+/// The part of a key that `mask` and `c` make.
+#[inline(always)]
+pub(crate) const fn pack_base(mask: u32, c: u32) -> u64 {
+    ((c & 0x1f) as u64) << 17 | ((c >> 8 & 0x1f) as u64) << 22 | (mask as u64) << 32
+}
+/// The bits of a key that name the instruction and its membermask (not `b` and `c`).
+const OP_AND_MASK: u64 = 0xffff_ffff_0000_0fff;
+#[inline(always)]
+fn op_of(key: u64) -> Op {
+    Op::from_code(key as u32 & 0xfff)
+}
+#[inline(always)]
+fn mask_of(key: u64) -> u32 {
+    (key >> 32) as u32
+}
+#[inline(always)]
+fn b_of(key: u64) -> u32 {
+    (key >> 12) as u32 & 0x1f
+}
+#[inline(always)]
+fn c_of(key: u64) -> u32 {
+    (key >> 17) as u32 & 0x1f | ((key >> 22) as u32 & 0x1f) << 8
+}
+
+/// Lane `lane`'s cell of a per-lane register array.
+#[inline(always)]
+pub(crate) fn at<T>(cells: &Cell<[T; 32]>, lane: usize) -> &Cell<T> {
+    let cells: &Cell<[T]> = cells;
+    &cells.as_slice_of_cells()[lane & 31]
+}
+
+/// `first ^ key` OR-ed over every lane: zero when all 32 keys are equal. Read in place (no copy
+/// of the array) and branch-free, so it vectorizes.
+#[inline(always)]
+fn difference(keys: &Cell<[u64; 32]>) -> u64 {
+    let cells: &Cell<[u64]> = keys;
+    let cells = cells.as_slice_of_cells();
+    let first = cells[0].get();
+    cells.iter().fold(0, |d, k| d | (k.get() ^ first))
+}
+
+/// The lanes whose key is not zero: those with a request posted.
+#[inline(always)]
+fn nonzero(keys: &Cell<[u64; 32]>) -> u32 {
+    let cells: &Cell<[u64]> = keys;
+    cells.as_slice_of_cells().iter().enumerate().fold(0, |m, (l, k)| m | ((k.get() != 0) as u32) << l)
+}
+
+impl Regs {
+    pub(crate) fn new(pos: WarpPos, block: &BlockCtx) -> Regs {
+        let here: Site = Location::caller();
+        Regs {
+            key: Cell::new([0; 32]),
+            a: Cell::new([0; 32]),
+            site: core::array::from_fn(|_| Cell::new(here)),
+            result: Cell::new([0; 32]),
+            pred: Cell::new(0),
+            twice: Cell::new(0),
+            current: Cell::new(0),
+            mem_yield: Cell::new(0),
+            mem_progress: Cell::new(false),
+            yields: [const { Cell::new(MaybeUninit::uninit()) }; 32],
+            yields_valid: Cell::new(0),
+            pos: Cell::new(pos),
+            block,
+        }
+    }
+
+    /// The warp's block.
+    #[inline(always)]
+    pub(crate) fn block(&self) -> &BlockCtx {
+        // SAFETY: the invariant of `block`.
+        unsafe { &*self.block }
+    }
+
+    /// Makes the registers fresh for another warp at `pos` (a block slot taking its next block).
+    pub(crate) fn reset(&self, pos: WarpPos) {
+        self.key.set([0; 32]);
+        self.pred.set(0);
+        self.twice.set(0);
+        self.mem_yield.set(0);
+        self.mem_progress.set(false);
+        self.yields_valid.set(0);
+        self.pos.set(pos);
+    }
+
+    /// Where the warp sits in its launch.
+    #[inline(always)]
+    pub(crate) fn pos(&self) -> WarpPos {
+        self.pos.get()
+    }
+
+    /// The lane being polled.
+    #[inline(always)]
+    pub(crate) fn current_lane(&self) -> u32 {
+        self.current.get()
+    }
+
+    /// Records lane `lane`'s arrival at an instruction: `packed` is its request word and
+    /// membermask ([`pack`]).
+    #[inline(always)]
+    pub(crate) fn post_key(&self, lane: u32, packed: u64, a: u64, site: Site) {
+        let l = lane as usize & 31;
+        let key = at(&self.key, l);
+        if key.get() != 0 {
+            self.posted_twice(l);
+        }
+        key.set(packed);
+        at(&self.a, l).set(a);
+        self.site[l].set(site);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn posted_twice(&self, lane: usize) {
+        self.twice.set(self.twice.get() | 1 << lane);
+    }
+
+    /// Notes that the current lane suspends at the memory operation `wait` (a scheduling point).
+    pub(crate) fn note_yield(&self, wait: MemWait) {
+        let lane = self.current.get() as usize & 31;
+        if self.yield_at(lane).is_none_or(|p| !p.same_as(&wait)) {
+            self.mem_progress.set(true);
+        }
+        self.yields[lane].set(MaybeUninit::new(wait));
+        self.yields_valid.set(self.yields_valid.get() | 1 << lane);
+        self.mem_yield.set(self.mem_yield.get() | 1 << lane);
+    }
+
+    /// Lane `lane`'s last memory operation at a suspension, if it had one.
+    fn yield_at(&self, lane: usize) -> Option<MemWait> {
+        // SAFETY: `yields_valid` says the entry was written.
+        (self.yields_valid.get() >> lane & 1 == 1).then(|| unsafe { self.yields[lane & 31].get().assume_init() })
+    }
+
+    /// The completed instruction's `(d, p)` for `lane`.
+    #[inline(always)]
+    pub(crate) fn result_of(&self, lane: u32) -> (u64, bool) {
+        (at(&self.result, lane as usize).get(), self.pred.get() >> lane & 1 == 1)
+    }
+
+    /// Forgets the requests of `lanes` (completed: about to be resumed).
+    #[inline(always)]
+    fn clear(&self, lanes: u32) {
+        if lanes == FULL {
+            self.key.set([0; 32]);
+        } else {
+            crate::semantics::lanes(lanes).for_each(|l| at(&self.key, l as usize).set(0));
+        }
+    }
+
+    fn key_at(&self, lane: usize) -> u64 {
+        at(&self.key, lane).get()
+    }
+    pub(crate) fn op_at(&self, lane: usize) -> Op {
+        op_of(self.key_at(lane))
+    }
+    fn mask_at(&self, lane: usize) -> u32 {
+        mask_of(self.key_at(lane))
+    }
+    pub(crate) fn a_at(&self, lane: usize) -> u64 {
+        at(&self.a, lane).get()
+    }
+    /// A barrier request's predicate `c` (after `!c`).
+    pub(crate) fn bar_pred_at(&self, lane: usize) -> bool {
+        b_of(self.key_at(lane)) & 1 == 1
+    }
+    pub(crate) fn site_at(&self, lane: usize) -> Site {
+        self.site[lane & 31].get()
+    }
+    pub(crate) fn set_result(&self, lane: usize, value: u64) {
+        at(&self.result, lane).set(value)
+    }
+}
+
+/// The lane futures of a warp, in place: lane `l`'s future lives in `slots[l]` from its first
+/// poll until it returns (or the run ends), and never moves (the struct is pinned).
+pub(crate) struct Lanes<F> {
+    slots: [MaybeUninit<F>; 32],
+    /// Bit `l`: `slots[l]` holds a future.
+    live: u32,
+}
+
+impl<F> Lanes<F> {
+    pub(crate) const fn new() -> Lanes<F> {
+        Lanes { slots: [const { MaybeUninit::uninit() }; 32], live: 0 }
+    }
+}
+
+impl<F: Future> Lanes<F> {
+    #[inline(always)]
+    fn start(self: Pin<&mut Self>, lane: u32, fut: F) {
+        // SAFETY: structural pinning; the slot is empty (each lane starts once), and the future
+        // written into it is not moved until it is dropped in place.
+        let this = unsafe { self.get_unchecked_mut() };
+        this.slots[lane as usize & 31].write(fut);
+        this.live |= 1 << lane;
+    }
+
+    /// Polls lane `lane`'s future, which must be live.
+    #[inline(always)]
+    fn poll(self: Pin<&mut Self>, lane: u32, cx: &mut Context<'_>) -> Poll<F::Output> {
+        // SAFETY: the lane is live (the engine polls only lanes that started and have not
+        // returned), and its future is pinned in place.
+        unsafe {
+            let this = self.get_unchecked_mut();
+            debug_assert!(this.live >> lane & 1 == 1);
+            Pin::new_unchecked(this.slots[lane as usize & 31].assume_init_mut()).poll(cx)
+        }
+    }
+
+    /// Drops lane `lane`'s future in place, if it has one.
+    #[inline(always)]
+    pub(crate) fn drop_lane(self: Pin<&mut Self>, lane: u32) {
+        // SAFETY: `live` says the slot holds a future; it is marked empty first, so a `Drop` that
+        // panics cannot lead to a second drop.
+        unsafe {
+            let this = self.get_unchecked_mut();
+            if this.live >> lane & 1 == 1 {
+                this.live &= !(1 << lane);
+                this.slots[lane as usize & 31].assume_init_drop();
+            }
+        }
+    }
+
+    /// Drops every live lane future, each under the panic guard: a kernel local whose `Drop`
+    /// panics must not reach the host.
+    pub(crate) fn drop_all(mut self: Pin<&mut Self>) {
+        for lane in 0..32 {
+            let _ = catch_lane_panic(|| self.as_mut().drop_lane(lane));
+        }
+    }
+}
+
+impl<F> Drop for Lanes<F> {
+    fn drop(&mut self) {
+        for lane in crate::semantics::lanes(self.live) {
+            self.live &= !(1 << lane);
+            // SAFETY: the slot holds a future (its `live` bit was set) and is never used again.
+            unsafe { self.slots[lane as usize].assume_init_drop() };
+        }
+    }
+}
+
+/// The results of the lanes that returned.
+pub(crate) struct Outs<R> {
+    values: [MaybeUninit<R>; 32],
+    /// Bit `l`: `values[l]` holds lane `l`'s result.
+    filled: u32,
+}
+
+impl<R> Outs<R> {
+    pub(crate) const fn new() -> Outs<R> {
+        Outs { values: [const { MaybeUninit::uninit() }; 32], filled: 0 }
+    }
+
+    #[inline(always)]
+    fn set(&mut self, lane: u32, value: R) {
+        self.values[lane as usize & 31].write(value);
+        self.filled |= 1 << lane;
+    }
+
+    /// Every lane's result; every lane was launched, so every lane returned one.
+    pub(crate) fn into_array(self) -> [R; 32] {
+        assert_eq!(self.filled, FULL, "every launched lane returned");
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: all 32 values are initialized, and `this` is not dropped, so each is read once.
+        core::array::from_fn(|l| unsafe { this.values[l].assume_init_read() })
+    }
+
+    /// Each lane's result, `None` for lanes that did not return one.
+    pub(crate) fn into_options(self) -> [Option<R>; 32] {
+        let mut this = core::mem::ManuallyDrop::new(self);
+        this.take()
+    }
+
+    /// Takes every result out, leaving the slots empty (for reuse).
+    pub(crate) fn take(&mut self) -> [Option<R>; 32] {
+        let filled = core::mem::replace(&mut self.filled, 0);
+        // SAFETY: `filled` says which values are initialized; it is now 0, so each is read once.
+        core::array::from_fn(|l| (filled >> l & 1 == 1).then(|| unsafe { self.values[l].assume_init_read() }))
+    }
+}
+
+impl<R> Drop for Outs<R> {
+    fn drop(&mut self) {
+        for lane in crate::semantics::lanes(self.filled) {
+            // SAFETY: the value is initialized (its bit is set) and dropped once.
+            unsafe { self.values[lane as usize].assume_init_drop() };
+        }
+    }
+}
+
+/// What a warp needs after a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Lanes are runnable: step again.
+    Running,
+    /// Lanes are runnable, and some suspended outside any instruction (at a memory operation, or
+    /// on a foreign future): a scheduling point, where the scheduler may run another warp. `spinning` is whether the step made no progress at all
+    /// (no lane arrived at an instruction or returned, nothing completed, nothing was written to
+    /// memory, and every memory operation repeated its lane's previous one).
+    Yield {
+        /// The step made no progress.
+        spinning: bool,
+    },
+    /// Every non-exited lane waits at a CTA barrier and the warp's arrival has not been taken
+    /// yet: the block scheduler must take it ([`WarpRun::barrier_lanes`]).
+    Barrier,
+    /// Every non-exited lane waits at a CTA barrier whose arrival was taken: the warp waits for
+    /// the barrier to complete.
+    Waiting,
+    /// Every lane has returned.
+    Done,
+}
+
+/// One warp's state between steps.
+pub(crate) struct WarpRun<'r> {
+    pub(crate) regs: &'r Regs,
+    /// The modelled target.
+    pub(crate) target: Target,
+    /// The order in which lanes are polled in a step (`None`: ascending).
+    order: Option<[u8; 32]>,
+    /// Lanes launched at the start. Never changes.
+    pub(crate) launched: u32,
+    /// Lanes that returned, panicked or were never launched. Only grows.
+    pub(crate) exited: u32,
+    /// Lanes waiting at an instruction (a warp instruction or a CTA barrier). Disjoint from
+    /// `exited` and `blocked`.
+    pub(crate) waiting: u32,
+    /// Lanes of `waiting` at a CTA barrier whose arrival the block has taken: they wait for the
+    /// barrier to complete.
+    pub(crate) taken: u32,
+    /// Lanes that, in the last step, suspended on a future that is not an instruction (a memory
+    /// operation, or a foreign future). They are polled again each step; disjoint from `waiting`
+    /// and `exited`.
+    pub(crate) blocked: u32,
+    /// Lanes to poll in the next step.
+    runnable: u32,
+    /// The lane that panicked, if one did.
+    pub(crate) panicked: Option<u32>,
+    /// Whether the lanes' futures have been started (they are created by the first step).
+    started: bool,
+    /// The schedule that produced this run, for reports.
+    pub(crate) schedule: crate::schedule::Schedule,
+    /// The thread's write count when the warp last yielded (a yield without writes since is
+    /// spinning, unless something else progressed).
+    writes: u64,
+}
+
+impl<'r> WarpRun<'r> {
+    pub(crate) fn new(regs: &'r Regs, target: Target, order: crate::LaneOrder, launched: u32) -> WarpRun<'r> {
+        WarpRun {
+            regs,
+            target,
+            order: (order != crate::LaneOrder::Ascending).then(|| order.permutation()),
+            launched,
+            exited: !launched,
+            waiting: 0,
+            taken: 0,
+            blocked: 0,
+            runnable: launched,
+            panicked: None,
+            started: false,
+            schedule: crate::schedule::Schedule::InOrder,
+            writes: 0,
+        }
+    }
+
+    /// One step: polls every runnable lane until it stops, then completes what can complete.
+    #[inline(always)]
+    pub(crate) fn step<F: Future>(
+        &mut self,
+        mut futs: Pin<&mut Lanes<F>>,
+        start: &mut impl FnMut(u32) -> F,
+        outs: &mut Outs<F::Output>,
+    ) -> Result<Step, WarpError> {
+        let regs = self.regs;
+        let mut cx = Context::from_waker(Waker::noop());
+        let exited_before = self.exited;
+        regs.mem_yield.set(0);
+        regs.mem_progress.set(false);
+        // Poll every runnable lane until it stops at its next instruction or returns. One
+        // `catch_unwind` covers the whole step; `regs.current` says which lane panicked.
+        let mut exited = self.exited;
+        let seq = Seq::new(self.runnable, &self.order);
+        let step = catch_lane_panic(|| {
+            if !self.started {
+                for &lane in seq.lanes() {
+                    let lane = lane as u32 & 31;
+                    regs.current.set(lane);
+                    futs.as_mut().start(lane, start(lane));
+                    poll_lane(futs.as_mut(), lane, &mut cx, outs, &mut exited);
+                }
+            } else {
+                for &lane in seq.lanes() {
+                    let lane = lane as u32 & 31;
+                    regs.current.set(lane);
+                    poll_lane(futs.as_mut(), lane, &mut cx, outs, &mut exited);
+                }
+            }
+        });
+        self.started = true;
+        let runnable = self.runnable;
+        self.exited = exited;
+        let posted = nonzero(&regs.key) & runnable;
+        let twice = regs.twice.replace(0);
+        if let Err(caught) = step {
+            let lane = regs.current.get();
+            self.exited |= 1 << lane;
+            self.panicked = Some(lane);
+            self.waiting |= posted & !self.exited;
+            return Err(self.caught(lane, caught));
+        }
+        // A lane that suspended without posting a request awaits a future that is not an
+        // instruction (a memory operation's scheduling point, or a foreign future): it is polled
+        // again next step.
+        self.blocked = runnable & !self.exited & !posted;
+        let misused = twice | (self.exited & !exited_before & posted);
+        if misused != 0 {
+            self.waiting |= posted & !self.exited;
+            return Err(WarpError::NotAwaited { lanes: LaneSet(misused), report: self.report() });
+        }
+        self.waiting |= posted;
+        if self.waiting == 0 && self.blocked == 0 {
+            self.runnable = 0;
+            return Ok(Step::Done);
+        }
+        let (completed, at_barrier) = if self.waiting != 0 { self.resolve()? } else { (0, 0) };
+        if completed == 0 && self.blocked == 0 {
+            // Nothing in this warp can run now.
+            let live = !self.exited;
+            self.runnable = 0;
+            if at_barrier == live {
+                return Ok(if at_barrier & !self.taken != 0 { Step::Barrier } else { Step::Waiting });
+            }
+            return Err(if at_barrier != 0 { self.barrier_stuck(at_barrier) } else { self.stuck() });
+        }
+        regs.clear(completed);
+        self.waiting &= !completed;
+        self.runnable = completed | self.blocked;
+        if self.blocked != 0 {
+            let writes = mem::writes();
+            let progress = completed != 0
+                || posted != 0
+                || self.exited != exited_before
+                || writes != self.writes
+                || regs.mem_progress.get();
+            self.writes = writes;
+            return Ok(Step::Yield { spinning: !progress });
+        }
+        Ok(Step::Running)
+    }
+
+    /// Whether every lane has returned (or was never launched).
+    pub(crate) fn finished(&self) -> bool {
+        self.exited == FULL
+    }
+
+    /// Whether some lane can be polled (the warp neither waits at a barrier nor has finished).
+    pub(crate) fn is_runnable(&self) -> bool {
+        self.runnable != 0
+    }
+
+    /// The lanes among `lanes` whose request is a CTA barrier.
+    fn barrier_lanes_among(&self, lanes: u32) -> u32 {
+        let regs = self.regs;
+        crate::semantics::lanes(lanes).filter(|&l| regs.op_at(l as usize).is_barrier()).fold(0, |m, l| m | 1 << l)
+    }
+
+    /// The lanes waiting at a CTA barrier whose arrival the block has not taken yet.
+    pub(crate) fn barrier_lanes(&self) -> u32 {
+        self.barrier_lanes_among(self.waiting) & !self.taken
+    }
+
+    /// The block took the arrival of `lanes` (at `.sync`/`.red`: they now wait for completion).
+    pub(crate) fn take_arrival(&mut self, lanes: u32) {
+        self.taken |= lanes;
+    }
+
+    /// Completes the barrier requests of `lanes` with result `d` (`bar.red`'s value): they are
+    /// resumed at the next step.
+    pub(crate) fn complete_barrier(&mut self, lanes: u32, d: u32) {
+        for l in crate::semantics::lanes(lanes) {
+            self.regs.set_result(l as usize, d as u64);
+        }
+        self.regs.clear(lanes);
+        self.waiting &= !lanes;
+        self.taken &= !lanes;
+        self.runnable |= lanes;
+    }
+
+    /// Converts what a step's guard caught into the run's error.
+    fn caught(&self, lane: u32, caught: Caught) -> WarpError {
+        match caught {
+            Caught::Panic { message, location } => WarpError::LanePanicked { lane, message, location, report: self.report() },
+            Caught::Fault(fault) => WarpError::Memory { lane, fault: *fault, report: self.report() },
+        }
+    }
+
+    /// Completes every warp instruction whose lanes have all arrived; returns the lanes to resume
+    /// and the lanes that wait at a CTA barrier (for the block). A lane at a barrier is a live
+    /// lane that has not arrived at any warp instruction.
+    #[inline(always)]
+    fn resolve(&mut self) -> Result<(u32, u32), WarpError> {
+        let s = self.regs;
+        let live = !self.exited;
+        let waiting = self.waiting;
+
+        // The converged case: every waiting lane at one instruction with one membermask that
+        // names exactly the live lanes.
+        let first = waiting.trailing_zeros() as usize;
+        let key = s.key_at(first);
+        let d = if waiting == FULL {
+            difference(&s.key)
+        } else {
+            lanes(waiting).fold(0, |d, l| d | (s.key_at(l as usize) ^ key))
+        };
+        let (same, same_operands) = (d & OP_AND_MASK == 0, d == 0);
+        let (op, mask) = (op_of(key), mask_of(key));
+        if same
+            && mask & live == waiting
+            && op.synchronizing()
+            && op.supported_on(self.target)
+            && (self.target.independent_scheduling() || self.same_site(waiting))
+        {
+            let operands = same_operands.then_some(key);
+            self.complete(op, mask, waiting, operands)?;
+            return Ok((waiting, 0));
+        }
+        self.resolve_general()
+    }
+
+    /// [`resolve`](Self::resolve) when the lanes are not converged at one instruction.
+    #[inline(never)]
+    fn resolve_general(&mut self) -> Result<(u32, u32), WarpError> {
+        let s = self.regs;
+        let live = !self.exited;
+        let at_barrier = self.barrier_lanes_among(self.waiting);
+        let waiting = self.waiting & !at_barrier;
+        self.check_each_lane(waiting)?;
+        let mut pending = waiting;
+        let mut completed = 0;
+        while pending != 0 {
+            let lane = pending.trailing_zeros() as usize;
+            let (op, mask) = (s.op_at(lane), s.mask_at(lane));
+            if !op.synchronizing() {
+                // Not a synchronization point: it acts on the lanes that execute this call together.
+                let site = s.site[lane].get();
+                let group = self.select(pending, |l| s.op_at(l) == op && s.site[l].get() == site);
+                self.complete(op, group, group, None)?;
+                completed |= group;
+                pending &= !group;
+                continue;
+            }
+            let group = self.select(pending, |l| s.op_at(l) == op && s.mask_at(l) == mask);
+            if mask & live & !group == 0 {
+                if !self.target.independent_scheduling() && !self.same_site(group) {
+                    let report = self.report();
+                    return Err(WarpError::NotConverged { op, mask, lanes: LaneSet(group), target: self.target, report });
+                }
+                self.complete(op, mask, group, None)?;
+                completed |= group;
+            }
+            pending &= !group;
+        }
+        Ok((completed, at_barrier))
+    }
+
+    fn select(&self, among: u32, mut pred: impl FnMut(usize) -> bool) -> u32 {
+        lanes(among).filter(|&l| pred(l as usize)).fold(0, |m, l| m | 1 << l)
+    }
+
+    pub(crate) fn same_site(&self, group: u32) -> bool {
+        let s = self.regs;
+        let site = s.site[group.trailing_zeros() as usize].get();
+        lanes(group).all(|l| core::ptr::eq(s.site[l as usize].get(), site))
+    }
+
+    /// Rules that each waiting lane can break alone: membermask without the lane (rule 1) and an
+    /// instruction the target lacks (rule 6).
+    fn check_each_lane(&self, waiting: u32) -> Result<(), WarpError> {
+        let s = self.regs;
+        let target = self.target;
+        for lane in lanes(waiting) {
+            let op = s.op_at(lane as usize);
+            if !op.supported_on(target) {
+                let lanes = LaneSet(self.select(waiting, |l| s.op_at(l) == op));
+                let report = self.report();
+                return Err(match op {
+                    Op::VoteLegacy(_) => WarpError::VoteRemoved { op, target, lanes, report },
+                    _ => WarpError::Unsupported { op, target, lanes, report },
+                });
+            }
+        }
+        for lane in lanes(waiting) {
+            let op = s.op_at(lane as usize);
+            if op.synchronizing() && s.mask_at(lane as usize) & (1 << lane) == 0 {
+                let lanes = LaneSet(self.select(waiting, |l| s.op_at(l) == op && s.mask_at(l) & (1 << l) == 0));
+                return Err(WarpError::NotInMembermask { op, lanes, report: self.report() });
+            }
+        }
+        Ok(())
+    }
+
+    /// Performs `op` for the lanes of `group` (membermask `mask`) and stores their results.
+    /// `uniform` is the key every lane of a full-warp `group` posted, when all posted the same.
+    fn complete(&self, op: Op, mask: u32, group: u32, uniform: Option<u64>) -> Result<(), WarpError> {
+        let s = self.regs;
+        let store_all = |value: u64| lanes(group).for_each(|l| s.set_result(l as usize, value));
+        let set_pred = |p: u32| s.pred.set((s.pred.get() & !group) | (p & group));
+        match op {
+            Op::Shfl { mode, .. } => {
+                if let (FULL, Some(key)) = (group, uniform) {
+                    // Converged, with immediate-like operands: every source is a participant.
+                    // SAFETY: between polls nothing else reads or writes these registers, and no
+                    // reference into them outlives this block; `a` and `result` are distinct.
+                    let pred = unsafe { shfl::converged(mode, &*s.a.as_ptr(), b_of(key), c_of(key), &mut *s.result.as_ptr()) };
+                    set_pred(pred);
+                    return Ok(());
+                }
+                let a = s.a.get();
+                let b: [u32; 32] = core::array::from_fn(|l| b_of(s.key_at(l)));
+                let c: [u32; 32] = core::array::from_fn(|l| c_of(s.key_at(l)));
+                let route = shfl::route(mode, &b, &c, group);
+                if route.undefined != 0 {
+                    let faults = lanes(route.undefined)
+                        .map(|lane| {
+                            let source = route.src[lane as usize] as u32;
+                            ShflFault {
+                                lane,
+                                source,
+                                not_in_mask: mask & (1 << source) == 0,
+                                exited: self.exited & (1 << source) != 0,
+                                launched: self.launched & (1 << source) != 0,
+                            }
+                        })
+                        .collect();
+                    return Err(WarpError::InvalidShflSource { op, faults, report: self.report() });
+                }
+                let d = shfl::apply(&route, &a, group);
+                lanes(group).for_each(|l| s.set_result(l as usize, d[l as usize]));
+                set_pred(route.pred);
+            }
+            Op::Vote(mode) | Op::VoteLegacy(mode) => {
+                let preds = self.select(group, |l| s.a_at(l) != 0);
+                let r = vote::vote(mode, preds, group);
+                store_all(r as u64);
+            }
+            Op::MatchAny { .. } => {
+                let a = s.a.get();
+                let d = matching::match_any(&a, group);
+                lanes(group).for_each(|l| s.set_result(l as usize, d[l as usize] as u64));
+            }
+            Op::MatchAll { .. } => {
+                let a = s.a.get();
+                let (d, p) = matching::match_all(&a, group);
+                store_all(d as u64);
+                set_pred(if p { FULL } else { 0 });
+            }
+            Op::Redux(rop, ty) => {
+                let src = s.a.get().map(|v| v as u32);
+                store_all(redux::redux_int(rop, ty, &src, group) as u64);
+            }
+            Op::ReduxF32(q) => {
+                let src = s.a.get().map(|v| v as u32);
+                store_all(redux::redux_f32(q, &src, group) as u64);
+            }
+            Op::Activemask => store_all(group as u64),
+            Op::BarWarpSync => {}
+            Op::Elect => {
+                let leader = elect::leader(group);
+                store_all(leader as u64);
+                set_pred(1 << leader);
+            }
+            Op::Bar(_) => unreachable!("CTA barriers are completed by the block scheduler"),
+        }
+        Ok(())
+    }
+
+    /// Nothing can complete: explain why (rule 3 when lanes that expect each other disagree,
+    /// rule 4 otherwise).
+    fn stuck(&self) -> WarpError {
+        let s = self.regs;
+        let mut conflicts = Vec::new();
+        for lane in lanes(self.waiting) {
+            let (op, mask) = (s.op_at(lane as usize), s.mask_at(lane as usize));
+            for other in lanes(mask & self.waiting & !(1 << lane)) {
+                let (oop, omask) = (s.op_at(other as usize), s.mask_at(other as usize));
+                if other > lane && omask & (1 << lane) != 0 && (oop, omask) != (op, mask) {
+                    conflicts.push(Conflict { lane, op, mask, other, other_op: oop, other_mask: omask });
+                }
+            }
+        }
+        if !conflicts.is_empty() {
+            return WarpError::Divergent { conflicts, report: self.report() };
+        }
+        self.deadlock()
+    }
+
+    /// Some lanes wait at a CTA barrier, the warp's other live lanes wait at warp instructions
+    /// that cannot complete: the barrier waits for all of them, they wait for the barrier's
+    /// lanes.
+    fn barrier_stuck(&self, at_barrier: u32) -> WarpError {
+        let s = self.regs;
+        let first = at_barrier.trailing_zeros() as usize;
+        let op = s.op_at(first);
+        let aligned = matches!(op, Op::Bar(b) if b.aligned) || !self.target.independent_scheduling();
+        let others = !self.exited & !at_barrier;
+        if aligned {
+            WarpError::Barrier {
+                rule: crate::error::BarrierRule::AlignedPartialWarp,
+                barrier: s.a_at(first) as u32,
+                detail: format!("{} of warp {} wait at `{op}`; {} of the same warp are not at it", LaneSet(at_barrier), s.pos().warp, LaneSet(others)),
+                report: Box::new(crate::error::BlockReport::of_warp(self.report())),
+            }
+        } else {
+            self.deadlock()
+        }
+    }
+
+    pub(crate) fn deadlock(&self) -> WarpError {
+        let s = self.regs;
+        let live = !self.exited;
+        let mut edges = Vec::new();
+        for lane in lanes(self.waiting) {
+            let (op, mask) = (s.op_at(lane as usize), s.mask_at(lane as usize));
+            let targets = if op.is_barrier() {
+                // A barrier waits for every non-exited lane of its warp.
+                live & !self.select(self.waiting, |l| s.op_at(l).is_barrier())
+            } else {
+                let arrived = self.select(self.waiting, |l| s.op_at(l) == op && s.mask_at(l) == mask);
+                mask & live & !arrived
+            };
+            for waits_for in lanes(targets) {
+                edges.push(WaitEdge { lane, waits_for });
+            }
+        }
+        WarpError::Deadlock { waiting: LaneSet(self.waiting | self.blocked), edges, report: self.report() }
+    }
+
+    /// Every lane's state. Lanes resumed in this step but not yet polled are `Running`.
+    pub(crate) fn report(&self) -> Box<Report> {
+        let s = self.regs;
+        let mem_blocked = s.mem_yield.get();
+        let lanes = core::array::from_fn(|l| {
+            let bit = 1u32 << l;
+            if self.panicked == Some(l as u32) {
+                LaneState::Panicked
+            } else if self.launched & bit == 0 {
+                LaneState::Inactive
+            } else if self.exited & bit != 0 {
+                LaneState::Exited
+            } else if self.blocked & bit != 0 {
+                match s.yield_at(l) {
+                    Some(wait) if mem_blocked & bit != 0 => LaneState::AtMemory(wait),
+                    _ => LaneState::Blocked,
+                }
+            } else if self.waiting & bit != 0 {
+                let op = s.op_at(l);
+                if op.is_barrier() {
+                    let a = s.a_at(l);
+                    let counted = matches!(op, Op::Bar(b) if b.counted);
+                    LaneState::AtBarrier {
+                        op,
+                        barrier: a as u32,
+                        count: counted.then_some((a >> 32) as u32),
+                        arrived: self.taken & bit != 0,
+                        site: s.site[l].get(),
+                    }
+                } else {
+                    LaneState::Waiting { op, mask: s.mask_at(l), site: s.site[l].get() }
+                }
+            } else {
+                LaneState::Running
+            }
+        });
+        let pos = s.pos();
+        Box::new(Report {
+            target: self.target,
+            warp: pos.warp,
+            block: pos.ctaid,
+            warp_in_block: pos.warp_in_block,
+            schedule: self.schedule,
+            lanes,
+        })
+    }
+}
+
+/// Polls lane `lane`; when it returns, stores its result and drops its future (out of line: a
+/// lane returns once, and keeping that path out of the polling loop keeps the loop lean).
+#[inline(always)]
+fn poll_lane<F: Future>(futs: Pin<&mut Lanes<F>>, lane: u32, cx: &mut Context<'_>, outs: &mut Outs<F::Output>, exited: &mut u32) {
+    let mut futs = futs;
+    if let Poll::Ready(r) = futs.as_mut().poll(lane, cx) {
+        returned(futs, lane, r, outs, exited);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn returned<F: Future>(futs: Pin<&mut Lanes<F>>, lane: u32, r: F::Output, outs: &mut Outs<F::Output>, exited: &mut u32) {
+    outs.set(lane, r);
+    *exited |= 1 << lane;
+    futs.drop_lane(lane);
+}
+
+/// The lanes to poll in one step, in order.
+struct Seq {
+    lanes: [u8; 32],
+    n: usize,
+}
+
+impl Seq {
+    #[inline(always)]
+    fn new(runnable: u32, order: &Option<[u8; 32]>) -> Seq {
+        if runnable == FULL && order.is_none() {
+            return Seq { lanes: IDENTITY, n: 32 };
+        }
+        let mut seq = Seq { lanes: [0; 32], n: 0 };
+        let mut push = |lane: u32| {
+            seq.lanes[seq.n & 31] = lane as u8;
+            seq.n += 1;
+        };
+        match order {
+            None => lanes(runnable).for_each(push),
+            Some(order) => order.iter().filter(|&&l| runnable >> l & 1 == 1).for_each(|&l| push(l as u32)),
+        }
+        seq
+    }
+
+    #[inline(always)]
+    fn lanes(&self) -> &[u8] {
+        &self.lanes[..self.n.min(32)]
+    }
+}
+
+/// What a step's guard caught from a lane.
+pub(crate) enum Caught {
+    /// A panic, with its message and location.
+    Panic {
+        /// The message.
+        message: String,
+        /// `file:line:col`, or `unknown location`.
+        location: String,
+    },
+    /// A memory fault the runtime raised in the lane (out of bounds, uninitialized, ...).
+    Fault(Box<LaneFault>),
+}
+
+std::thread_local! {
+    /// Set while a lane is polled: a panic then is captured here instead of being printed.
+    static CAPTURE: Cell<bool> = const { Cell::new(false) };
+    static CAPTURED: Cell<Option<(String, String)>> = const { Cell::new(None) };
+}
+
+/// Installs (once per process) a panic hook that, while a lane is polled on this thread, records
+/// the message and location for the report instead of printing them, and otherwise defers to the
+/// hook that was installed before.
+pub(crate) fn install_panic_capture() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if CAPTURE.with(Cell::get) {
+                let message = if let Some(s) = info.payload().downcast_ref::<&str>() {
+                    (*s).to_string()
+                } else if let Some(s) = info.payload().downcast_ref::<String>() {
+                    s.clone()
+                } else {
+                    "(a panic payload that is not a string)".to_string()
+                };
+                let location = info.location().map_or_else(|| "unknown location".to_string(), |l| l.to_string());
+                CAPTURED.with(|c| c.set(Some((message, location))));
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Runs lane code with panics captured; a panic becomes [`Caught`].
+#[inline(always)]
+pub(crate) fn catch_lane_panic<T>(f: impl FnOnce() -> T) -> Result<T, Caught> {
+    // Restore the previous flag rather than clearing it: a lane may run a warp of its own, and
+    // the outer lane must still be captured when that inner run returns.
+    let outer = CAPTURE.with(|c| c.replace(true));
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    CAPTURE.with(|c| c.set(outer));
+    result.map_err(|payload| {
+        // A fault the runtime raised (with `resume_unwind`, which runs no hook).
+        let payload = match payload.downcast::<LaneFault>() {
+            Ok(fault) => return Caught::Fault(fault),
+            Err(other) => other,
+        };
+        // A payload's own `Drop` may panic too; that must not reach the host.
+        if let Err(again) = panic::catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+            core::mem::forget(again);
+        }
+        let (message, location) = CAPTURED
+            .with(Cell::take)
+            .unwrap_or_else(|| ("(panic message not captured)".to_string(), "unknown location".to_string()));
+        Caught::Panic { message, location }
+    })
+}
