@@ -5,18 +5,11 @@ use std::cell::Cell;
 
 use warp_runtime::{launch, Executor, GlobalBuffer, GlobalSlice, Grid, LaneOrder, LaneState, Warp, WarpError};
 
-/// splitmix64: deterministic test data with no dependency.
+/// Deterministic test data: ChaCha8, the generator of the runtime's schedules.
 fn random_values(n: usize, seed: u64) -> Vec<u32> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) as u32
-        })
-        .collect()
+    use rand_chacha::rand_core::{Rng, SeedableRng};
+    let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n).map(|_| r.next_u32()).collect()
 }
 
 const BUCKETS: usize = 61;

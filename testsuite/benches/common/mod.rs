@@ -105,16 +105,10 @@ pub fn thousands(n: f64) -> String {
     format!("{sign}{out}")
 }
 
-/// splitmix64: deterministic bench data with no dependency.
+/// Deterministic bench data: ChaCha8, the one seeded generator of the tests, benches, GPU
+/// programs and the runtime's schedules.
 pub fn random_u32(n: usize, seed: u64) -> Vec<u32> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) as u32
-        })
-        .collect()
+    use rand_chacha::rand_core::{Rng, SeedableRng};
+    let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    (0..n).map(|_| r.next_u32()).collect()
 }
