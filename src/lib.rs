@@ -63,8 +63,11 @@
 // this makes that path work inside this package too.
 extern crate self as warpkit;
 
-pub use warp_macros::warp_kernel;
+pub use warp_macros::{warp_kernel, WarpValue};
+pub use warp_runtime::value::{WarpBits, WarpWords};
 pub use warp_runtime::*;
+
+pub mod shfl_words;
 
 #[cfg(not(target_arch = "nvptx64"))]
 mod entry;
@@ -124,7 +127,8 @@ macro_rules! __cuda_launch {
 
 /// The names a warp function needs.
 pub mod prelude {
-    pub use warp_macros::warp_kernel;
+    pub use warp_macros::{warp_kernel, WarpValue};
+    pub use warp_runtime::value::{WarpValue, WarpWords};
     pub use warp_runtime::{BarRed, Dim3, FloatRedux, GlobalSlice, SharedSlice, ShflMode, VoteMode, Warp, FULL_MASK};
     #[cfg(not(target_arch = "nvptx64"))]
     pub use warp_runtime::{Executor, GlobalBuffer, Grid, LaneOrder, Schedule, Target, WarpError};

@@ -7,12 +7,14 @@
 
 #[path = "../../tests/expand/control_flow.rs"]
 mod control_flow;
+#[path = "../../tests/expand/derive.rs"]
+mod derive;
 #[path = "../../tests/expand/entry.rs"]
 mod entry;
 #[path = "../../tests/expand/warp_sum.rs"]
 mod warp_sum;
 
-use warpkit::{EntryKernel, Executor, LaunchConfig, Target, Warp};
+use warpkit::{EntryKernel, Executor, LaunchConfig, Target, Warp, WarpValue, WarpWords};
 
 #[test]
 fn warp_sum_is_the_sum_in_every_lane() {
@@ -44,4 +46,15 @@ fn the_entry_kernel_runs_as_a_type() {
         let warp = i / 32 * 32..(i / 32 * 32 + 32).min(70);
         assert_eq!(*g, 3 * input[warp].iter().sum::<u32>(), "thread {i}");
     }
+}
+
+#[test]
+fn derived_values_round_trip() {
+    let k = derive::Key { bucket: 3, flag: true, weight: 0.5 };
+    let back = derive::Key::from_bits(k.to_bits());
+    assert_eq!((back.bucket, back.flag, back.weight), (3, true, 0.5));
+    let p = derive::Particle([1.0, 2.0, 3.0], 9);
+    let mut words = [0u32; 4];
+    p.to_words(&mut words);
+    assert_eq!(words, [1.0f32.to_bits(), 2.0f32.to_bits(), 3.0f32.to_bits(), 9]);
 }

@@ -9,6 +9,7 @@
 mod ast;
 mod check;
 mod ctxt;
+mod derive;
 mod entry;
 mod expand;
 mod intrinsics;
@@ -23,4 +24,12 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::warp_kernel(args.into(), input.into()).into()
+}
+
+/// Makes a `Copy` struct a value that moves between lanes: its fields (`bool`, integers, floats,
+/// other warp values) packed in declaration order into one or two 32-bit words (`WarpValue`), or
+/// with `#[warp_value(words)]` into up to 16 whole words (`WarpWords`, for `warpkit::shfl_words`).
+#[proc_macro_derive(WarpValue, attributes(warp_value))]
+pub fn derive_warp_value(input: TokenStream) -> TokenStream {
+    derive::derive_warp_value(input.into()).into()
 }

@@ -1,5 +1,5 @@
 //! Expansion snapshots: each `tests/expand/<name>.rs` of the workspace is expanded by this crate's
-//! own `expand` function and compared with `tests/expand/<name>.expanded.rs`, so that changes to
+//! own `expand` function (and `derive` for `#[derive(WarpValue)]` structs) and compared with `tests/expand/<name>.expanded.rs`, so that changes to
 //! the generated code show up in review. Self-contained (no `cargo expand`): run with
 //! `UPDATE_EXPECT=1` to rewrite the snapshots, then read the diff.
 
@@ -21,6 +21,11 @@ fn take_attr(attrs: &mut Vec<syn::Attribute>) -> Option<proc_macro2::TokenStream
     })
 }
 
+/// Whether `#[derive(..)]` among `attrs` names `WarpValue`.
+fn derives_warp_value(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| a.to_token_stream().to_string().contains("WarpValue"))
+}
+
 fn expand_file(source: &str) -> String {
     let file: syn::File = syn::parse_str(source).expect("a snapshot input parses");
     let mut items = Vec::new();
@@ -32,6 +37,12 @@ fn expand_file(source: &str) -> String {
                     items.extend(out.items);
                     continue;
                 }
+            }
+            Item::Struct(st) if derives_warp_value(&st.attrs) => {
+                let out: syn::File = syn::parse2(crate::derive::derive_warp_value(st.to_token_stream())).expect("derive output parses");
+                items.push(item);
+                items.extend(out.items);
+                continue;
             }
             Item::Impl(imp) => {
                 let mut expanded = Vec::new();

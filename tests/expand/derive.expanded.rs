@@ -1,0 +1,134 @@
+use warpkit::prelude::*;
+/// Packed into the bits of two words, in declaration order (49 bits).
+#[derive(Clone, Copy, WarpValue)]
+pub struct Key {
+    pub bucket: u16,
+    pub flag: bool,
+    pub weight: f32,
+}
+const _: () = ::core::assert!(
+    0u32 + < u16 as ::warpkit::value::WarpBits > ::BITS + < bool as
+    ::warpkit::value::WarpBits > ::BITS + < f32 as ::warpkit::value::WarpBits > ::BITS <=
+    64,
+    "`Key` is over 64 bits, the most one warp value moves (two 32-bit shuffles): add `#[warp_value(words)]` to move it as several 32-bit shuffles with `warpkit::shfl_words`, or make its fields smaller"
+);
+impl ::warpkit::value::WarpValue for Key {
+    const WORDS: u8 = if 0u32 + <u16 as ::warpkit::value::WarpBits>::BITS
+        + <bool as ::warpkit::value::WarpBits>::BITS
+        + <f32 as ::warpkit::value::WarpBits>::BITS <= 32
+    {
+        1
+    } else {
+        2
+    };
+    #[inline(always)]
+    fn to_bits(self) -> u64 {
+        0u64
+            | (<u16 as ::warpkit::value::WarpBits>::to_raw(self.bucket)
+                & ::warpkit::value::low_bits(<u16 as ::warpkit::value::WarpBits>::BITS))
+                .wrapping_shl(0u32)
+            | (<bool as ::warpkit::value::WarpBits>::to_raw(self.flag)
+                & ::warpkit::value::low_bits(<bool as ::warpkit::value::WarpBits>::BITS))
+                .wrapping_shl(0u32 + <u16 as ::warpkit::value::WarpBits>::BITS)
+            | (<f32 as ::warpkit::value::WarpBits>::to_raw(self.weight)
+                & ::warpkit::value::low_bits(<f32 as ::warpkit::value::WarpBits>::BITS))
+                .wrapping_shl(
+                    0u32 + <u16 as ::warpkit::value::WarpBits>::BITS
+                        + <bool as ::warpkit::value::WarpBits>::BITS,
+                )
+    }
+    #[inline(always)]
+    fn from_bits(bits: u64) -> Self {
+        Self {
+            bucket: <u16 as ::warpkit::value::WarpBits>::from_raw(
+                bits.wrapping_shr(0u32),
+            ),
+            flag: <bool as ::warpkit::value::WarpBits>::from_raw(
+                bits.wrapping_shr(0u32 + <u16 as ::warpkit::value::WarpBits>::BITS),
+            ),
+            weight: <f32 as ::warpkit::value::WarpBits>::from_raw(
+                bits
+                    .wrapping_shr(
+                        0u32 + <u16 as ::warpkit::value::WarpBits>::BITS
+                            + <bool as ::warpkit::value::WarpBits>::BITS,
+                    ),
+            ),
+        }
+    }
+}
+impl ::warpkit::value::WarpBits for Key {
+    const BITS: u32 = 0u32 + <u16 as ::warpkit::value::WarpBits>::BITS
+        + <bool as ::warpkit::value::WarpBits>::BITS
+        + <f32 as ::warpkit::value::WarpBits>::BITS;
+    #[inline(always)]
+    fn to_raw(self) -> u64 {
+        <Self as ::warpkit::value::WarpValue>::to_bits(self)
+    }
+    #[inline(always)]
+    fn from_raw(raw: u64) -> Self {
+        <Self as ::warpkit::value::WarpValue>::from_bits(raw)
+    }
+}
+impl ::warpkit::value::WarpWords for Key {
+    const WORDS: usize = <Self as ::warpkit::value::WarpValue>::WORDS as usize;
+    #[inline(always)]
+    fn to_words(self, words: &mut [u32]) {
+        let bits = <Self as ::warpkit::value::WarpValue>::to_bits(self);
+        words[0] = bits as u32;
+        if <Self as ::warpkit::value::WarpWords>::WORDS == 2 {
+            words[1] = (bits >> 32) as u32;
+        }
+    }
+    #[inline(always)]
+    fn from_words(words: &[u32]) -> Self {
+        let hi = if <Self as ::warpkit::value::WarpWords>::WORDS == 2 {
+            (words[1] as u64) << 32
+        } else {
+            0
+        };
+        <Self as ::warpkit::value::WarpValue>::from_bits(words[0] as u64 | hi)
+    }
+}
+/// One whole word per field or more: moved by `warpkit::shfl_words`, a shuffle per word.
+#[derive(Clone, Copy, WarpValue)]
+#[warp_value(words)]
+pub struct Particle(pub [f32; 3], pub u32);
+const _: () = ::core::assert!(
+    0usize + < [f32; 3] as ::warpkit::value::WarpWords > ::WORDS + < u32 as
+    ::warpkit::value::WarpWords > ::WORDS <= ::warpkit::value::MAX_WORDS,
+    "`Particle` is over 64 bytes (16 words), the most `warpkit::shfl_words` moves: move its parts separately"
+);
+impl ::warpkit::value::WarpWords for Particle {
+    const WORDS: usize = 0usize + <[f32; 3] as ::warpkit::value::WarpWords>::WORDS
+        + <u32 as ::warpkit::value::WarpWords>::WORDS;
+    #[inline(always)]
+    fn to_words(self, words: &mut [u32]) {
+        <[f32; 3] as ::warpkit::value::WarpWords>::to_words(
+            self.0,
+            &mut words[(0usize)..(0usize)
+                + <[f32; 3] as ::warpkit::value::WarpWords>::WORDS],
+        );
+        <u32 as ::warpkit::value::WarpWords>::to_words(
+            self.1,
+            &mut words[(0usize
+                + <[f32; 3] as ::warpkit::value::WarpWords>::WORDS)..(0usize
+                + <[f32; 3] as ::warpkit::value::WarpWords>::WORDS)
+                + <u32 as ::warpkit::value::WarpWords>::WORDS],
+        );
+    }
+    #[inline(always)]
+    fn from_words(words: &[u32]) -> Self {
+        Self(
+            <[f32; 3] as ::warpkit::value::WarpWords>::from_words(
+                &words[(0usize)..(0usize)
+                    + <[f32; 3] as ::warpkit::value::WarpWords>::WORDS],
+            ),
+            <u32 as ::warpkit::value::WarpWords>::from_words(
+                &words[(0usize
+                    + <[f32; 3] as ::warpkit::value::WarpWords>::WORDS)..(0usize
+                    + <[f32; 3] as ::warpkit::value::WarpWords>::WORDS)
+                    + <u32 as ::warpkit::value::WarpWords>::WORDS],
+            ),
+        )
+    }
+}
