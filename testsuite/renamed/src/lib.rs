@@ -1,0 +1,1 @@
+//! Empty: this package only runs tests/renamed.rs.
