@@ -1,34 +1,4 @@
-//! Entry kernels as types, so that one generic runner can launch any of them on the CPU runtime
-//! or (feature `cuda`) on a GPU, and compare the two.
-//!
-//! `#[warp_kernel(entry)] pub fn warp_sums(w: &Warp, input: GlobalSlice<'_, u32>, out:
-//! GlobalSlice<'_, u32>)` also defines, on the host, an uninhabited `enum warp_sums {}` (a type
-//! does not collide with the function of the same name) implementing [`EntryKernel`]:
-//! [`EntryKernel::Params`] is the tuple of its parameter types after the handle, and
-//! [`EntryKernel::run_cpu`] runs it over a [`Grid`]. With the `cuda` feature the type also gets
-//! `warp_sums::launch(&module, &config, &input, &out)`, a launcher typed by those parameters.
-//!
-//! ```
-//! use warpkit::prelude::*;
-//! use warpkit::{EntryKernel, LaunchConfig};
-//!
-//! #[warp_kernel(entry)]
-//! pub fn warp_sums(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>, scale: u32) {
-//!     let i = w.global_id() as usize;
-//!     let s = w.redux_add(if i < input.len() { input.load(i) } else { 0 });
-//!     if i < out.len() {
-//!         out.store(i, s * scale);
-//!     }
-//! }
-//!
-//! assert_eq!(warp_sums::NAME, "warp_sums");
-//! assert_eq!(warp_sums::PARAMS, ["input", "out", "scale"]);
-//! // The CPU runtime, from host values: every buffer's contents afterwards, by parameter.
-//! let out = warp_sums::run_host(&LaunchConfig::threads(40), Target::SM_90, (vec![1; 40], vec![0; 40], 2)).unwrap();
-//! assert_eq!(out[1].name, "out");
-//! assert_eq!(out[1].to_vec::<u32>()[0], 64);
-//! assert_eq!(out[1].to_vec::<u32>()[39], 16);
-//! ```
+//! Entry kernels as types: see [`EntryKernel`].
 
 use crate::launch::LaunchConfig;
 use warp_runtime::{Executor, GlobalBuffer, GlobalSlice, Grid, Target, WarpError};
@@ -261,7 +231,37 @@ params_tuple! {
     (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11)
 }
 
-/// A `#[warp_kernel(entry)]` function as a type; see the [module documentation](self).
+/// Entry kernels as types, so that one generic runner can launch any of them on the CPU runtime
+/// or (feature `cuda`) on a GPU, and compare the two.
+///
+/// `#[warp_kernel(entry)] pub fn warp_sums(w: &Warp, input: GlobalSlice<'_, u32>, out:
+/// GlobalSlice<'_, u32>)` also defines, on the host, an uninhabited `enum warp_sums {}` (a type
+/// does not collide with the function of the same name) implementing [`EntryKernel`]:
+/// [`EntryKernel::Params`] is the tuple of its parameter types after the handle, and
+/// [`EntryKernel::run_cpu`] runs it over a [`Grid`]. With the `cuda` feature the type also gets
+/// `warp_sums::launch(&module, &config, &input, &out)`, a launcher typed by those parameters.
+///
+/// ```
+/// use warpkit::prelude::*;
+/// use warpkit::{EntryKernel, LaunchConfig};
+///
+/// #[warp_kernel(entry)]
+/// pub fn warp_sums(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>, scale: u32) {
+///     let i = w.global_id() as usize;
+///     let s = w.redux_add(if i < input.len() { input.load(i) } else { 0 });
+///     if i < out.len() {
+///         out.store(i, s * scale);
+///     }
+/// }
+///
+/// assert_eq!(warp_sums::NAME, "warp_sums");
+/// assert_eq!(warp_sums::PARAMS, ["input", "out", "scale"]);
+/// // The CPU runtime, from host values: every buffer's contents afterwards, by parameter.
+/// let out = warp_sums::run_host(&LaunchConfig::threads(40), Target::SM_90, (vec![1; 40], vec![0; 40], 2)).unwrap();
+/// assert_eq!(out[1].name, "out");
+/// assert_eq!(out[1].to_vec::<u32>()[0], 64);
+/// assert_eq!(out[1].to_vec::<u32>()[39], 16);
+/// ```
 pub trait EntryKernel {
     /// The kernel's name in the PTX (`#[unsafe(no_mangle)]`: the function's name).
     const NAME: &'static str;

@@ -1,7 +1,7 @@
 //! Shuffles of values of any size up to 64 bytes: one 32-bit `shfl.sync` per word, with the same
 //! operands, as CUDA's generic `__shfl_sync` moves a trivially copyable type.
 //!
-//! The handle's own `w.shfl_*` take 4- and 8-byte [`WarpValue`](crate::WarpValue)s; these
+//! The handle's own `w.shfl_*` take 4- and 8-byte [`WarpValue`]s; these
 //! functions take any [`WarpWords`] value: a struct with `#[derive(WarpValue)]` and
 //! `#[warp_value(words)]`, an array, a tuple. They are warp functions, so a `#[warp_kernel]`
 //! calls them with the handle (a tile or group handle too), on the host and on the GPU alike.
@@ -42,9 +42,9 @@ pub fn shfl<T: WarpWords>(w: &Warp, mode: ShflMode, value: T, b: u32, c: u32) ->
     let mut words = [0u32; MAX_WORDS];
     value.to_words(&mut words[..T::WORDS]);
     let mut valid = true;
-    for i in 0..T::WORDS {
-        let (word, p) = w.shfl(mode, words[i], b, c);
-        words[i] = word;
+    for word in &mut words[..T::WORDS] {
+        let (moved, p) = w.shfl(mode, *word, b, c);
+        *word = moved;
         valid = p;
     }
     (T::from_words(&words[..T::WORDS]), valid)
@@ -55,8 +55,8 @@ pub fn shfl<T: WarpWords>(w: &Warp, mode: ShflMode, value: T, b: u32, c: u32) ->
 pub fn shfl_up<T: WarpWords>(w: &Warp, value: T, delta: u32) -> T {
     let mut words = [0u32; MAX_WORDS];
     value.to_words(&mut words[..T::WORDS]);
-    for i in 0..T::WORDS {
-        words[i] = w.shfl_up(words[i], delta);
+    for word in &mut words[..T::WORDS] {
+        *word = w.shfl_up(*word, delta);
     }
     T::from_words(&words[..T::WORDS])
 }
@@ -66,8 +66,8 @@ pub fn shfl_up<T: WarpWords>(w: &Warp, value: T, delta: u32) -> T {
 pub fn shfl_down<T: WarpWords>(w: &Warp, value: T, delta: u32) -> T {
     let mut words = [0u32; MAX_WORDS];
     value.to_words(&mut words[..T::WORDS]);
-    for i in 0..T::WORDS {
-        words[i] = w.shfl_down(words[i], delta);
+    for word in &mut words[..T::WORDS] {
+        *word = w.shfl_down(*word, delta);
     }
     T::from_words(&words[..T::WORDS])
 }
@@ -77,8 +77,8 @@ pub fn shfl_down<T: WarpWords>(w: &Warp, value: T, delta: u32) -> T {
 pub fn shfl_xor<T: WarpWords>(w: &Warp, value: T, lane_mask: u32) -> T {
     let mut words = [0u32; MAX_WORDS];
     value.to_words(&mut words[..T::WORDS]);
-    for i in 0..T::WORDS {
-        words[i] = w.shfl_xor(words[i], lane_mask);
+    for word in &mut words[..T::WORDS] {
+        *word = w.shfl_xor(*word, lane_mask);
     }
     T::from_words(&words[..T::WORDS])
 }
@@ -88,8 +88,8 @@ pub fn shfl_xor<T: WarpWords>(w: &Warp, value: T, lane_mask: u32) -> T {
 pub fn shfl_idx<T: WarpWords>(w: &Warp, value: T, src_lane: u32) -> T {
     let mut words = [0u32; MAX_WORDS];
     value.to_words(&mut words[..T::WORDS]);
-    for i in 0..T::WORDS {
-        words[i] = w.shfl_idx(words[i], src_lane);
+    for word in &mut words[..T::WORDS] {
+        *word = w.shfl_idx(*word, src_lane);
     }
     T::from_words(&words[..T::WORDS])
 }

@@ -32,6 +32,9 @@ impl NanRule {
     }
 }
 
+/// Both sides' buffers after a run: the GPU's, and the CPU runtime's (or its report).
+pub type Outputs = (Vec<Buffer>, Result<Vec<Buffer>, WarpError>);
+
 /// Options of a comparison.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Options {
@@ -116,7 +119,7 @@ impl<'m> Differential<'m> {
 
     /// Both sides' buffers, uncompared: for a comparison of your own (say, of results whose
     /// order depends on the order in which warps reach an atomic), then [`compare`].
-    pub fn outputs<K: EntryKernel>(&self, host: <K::Params as Params>::Host) -> Result<(Vec<Buffer>, Result<Vec<Buffer>, WarpError>), CudaError>
+    pub fn outputs<K: EntryKernel>(&self, host: <K::Params as Params>::Host) -> Result<Outputs, CudaError>
     where
         K::Params: DeviceParams,
     {

@@ -47,7 +47,7 @@ use warp_runtime::{GlobalBuffer, GlobalSlice, Target};
 
 pub use crate::entry::{Buffer, Elem, Element, EntryKernel, KernelParam, Params};
 pub use crate::launch::LaunchConfig;
-pub use differential::{compare, differential, BufferComparison, Comparison, Difference, Differential, DifferentialTest, NanRule, Outcome};
+pub use differential::{compare, differential, BufferComparison, Comparison, Difference, Differential, DifferentialTest, NanRule, Outcome, Outputs};
 
 /// Re-exported so that programs needing more (events, streams, cubins) reach the same cudarc.
 pub use cudarc;

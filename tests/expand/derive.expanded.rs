@@ -7,13 +7,13 @@ pub struct Key {
     pub weight: f32,
 }
 const _: () = ::core::assert!(
-    0u32 + < u16 as ::warpkit::value::WarpBits > ::BITS + < bool as
-    ::warpkit::value::WarpBits > ::BITS + < f32 as ::warpkit::value::WarpBits > ::BITS <=
-    64,
+    < u16 as ::warpkit::value::WarpBits > ::BITS + < bool as ::warpkit::value::WarpBits >
+    ::BITS + < f32 as ::warpkit::value::WarpBits > ::BITS <= 64,
     "`Key` is over 64 bits, the most one warp value moves (two 32-bit shuffles): add `#[warp_value(words)]` to move it as several 32-bit shuffles with `warpkit::shfl_words`, or make its fields smaller"
 );
+#[automatically_derived]
 impl ::warpkit::value::WarpValue for Key {
-    const WORDS: u8 = if 0u32 + <u16 as ::warpkit::value::WarpBits>::BITS
+    const WORDS: u8 = if <u16 as ::warpkit::value::WarpBits>::BITS
         + <bool as ::warpkit::value::WarpBits>::BITS
         + <f32 as ::warpkit::value::WarpBits>::BITS <= 32
     {
@@ -23,17 +23,16 @@ impl ::warpkit::value::WarpValue for Key {
     };
     #[inline(always)]
     fn to_bits(self) -> u64 {
-        0u64
-            | (<u16 as ::warpkit::value::WarpBits>::to_raw(self.bucket)
-                & ::warpkit::value::low_bits(<u16 as ::warpkit::value::WarpBits>::BITS))
-                .wrapping_shl(0u32)
+        (<u16 as ::warpkit::value::WarpBits>::to_raw(self.bucket)
+            & ::warpkit::value::low_bits(<u16 as ::warpkit::value::WarpBits>::BITS))
+            .wrapping_shl(0u32)
             | (<bool as ::warpkit::value::WarpBits>::to_raw(self.flag)
                 & ::warpkit::value::low_bits(<bool as ::warpkit::value::WarpBits>::BITS))
-                .wrapping_shl(0u32 + <u16 as ::warpkit::value::WarpBits>::BITS)
+                .wrapping_shl(<u16 as ::warpkit::value::WarpBits>::BITS)
             | (<f32 as ::warpkit::value::WarpBits>::to_raw(self.weight)
                 & ::warpkit::value::low_bits(<f32 as ::warpkit::value::WarpBits>::BITS))
                 .wrapping_shl(
-                    0u32 + <u16 as ::warpkit::value::WarpBits>::BITS
+                    <u16 as ::warpkit::value::WarpBits>::BITS
                         + <bool as ::warpkit::value::WarpBits>::BITS,
                 )
     }
@@ -44,20 +43,21 @@ impl ::warpkit::value::WarpValue for Key {
                 bits.wrapping_shr(0u32),
             ),
             flag: <bool as ::warpkit::value::WarpBits>::from_raw(
-                bits.wrapping_shr(0u32 + <u16 as ::warpkit::value::WarpBits>::BITS),
+                bits.wrapping_shr(<u16 as ::warpkit::value::WarpBits>::BITS),
             ),
             weight: <f32 as ::warpkit::value::WarpBits>::from_raw(
                 bits
                     .wrapping_shr(
-                        0u32 + <u16 as ::warpkit::value::WarpBits>::BITS
+                        <u16 as ::warpkit::value::WarpBits>::BITS
                             + <bool as ::warpkit::value::WarpBits>::BITS,
                     ),
             ),
         }
     }
 }
+#[automatically_derived]
 impl ::warpkit::value::WarpBits for Key {
-    const BITS: u32 = 0u32 + <u16 as ::warpkit::value::WarpBits>::BITS
+    const BITS: u32 = <u16 as ::warpkit::value::WarpBits>::BITS
         + <bool as ::warpkit::value::WarpBits>::BITS
         + <f32 as ::warpkit::value::WarpBits>::BITS;
     #[inline(always)]
@@ -69,6 +69,7 @@ impl ::warpkit::value::WarpBits for Key {
         <Self as ::warpkit::value::WarpValue>::from_bits(raw)
     }
 }
+#[automatically_derived]
 impl ::warpkit::value::WarpWords for Key {
     const WORDS: usize = <Self as ::warpkit::value::WarpValue>::WORDS as usize;
     #[inline(always)]
@@ -94,12 +95,13 @@ impl ::warpkit::value::WarpWords for Key {
 #[warp_value(words)]
 pub struct Particle(pub [f32; 3], pub u32);
 const _: () = ::core::assert!(
-    0usize + < [f32; 3] as ::warpkit::value::WarpWords > ::WORDS + < u32 as
+    < [f32; 3] as ::warpkit::value::WarpWords > ::WORDS + < u32 as
     ::warpkit::value::WarpWords > ::WORDS <= ::warpkit::value::MAX_WORDS,
     "`Particle` is over 64 bytes (16 words), the most `warpkit::shfl_words` moves: move its parts separately"
 );
+#[automatically_derived]
 impl ::warpkit::value::WarpWords for Particle {
-    const WORDS: usize = 0usize + <[f32; 3] as ::warpkit::value::WarpWords>::WORDS
+    const WORDS: usize = <[f32; 3] as ::warpkit::value::WarpWords>::WORDS
         + <u32 as ::warpkit::value::WarpWords>::WORDS;
     #[inline(always)]
     fn to_words(self, words: &mut [u32]) {
@@ -110,9 +112,7 @@ impl ::warpkit::value::WarpWords for Particle {
         );
         <u32 as ::warpkit::value::WarpWords>::to_words(
             self.1,
-            &mut words[(0usize
-                + <[f32; 3] as ::warpkit::value::WarpWords>::WORDS)..(0usize
-                + <[f32; 3] as ::warpkit::value::WarpWords>::WORDS)
+            &mut words[(<[f32; 3] as ::warpkit::value::WarpWords>::WORDS)..(<[f32; 3] as ::warpkit::value::WarpWords>::WORDS)
                 + <u32 as ::warpkit::value::WarpWords>::WORDS],
         );
     }
@@ -124,9 +124,7 @@ impl ::warpkit::value::WarpWords for Particle {
                     + <[f32; 3] as ::warpkit::value::WarpWords>::WORDS],
             ),
             <u32 as ::warpkit::value::WarpWords>::from_words(
-                &words[(0usize
-                    + <[f32; 3] as ::warpkit::value::WarpWords>::WORDS)..(0usize
-                    + <[f32; 3] as ::warpkit::value::WarpWords>::WORDS)
+                &words[(<[f32; 3] as ::warpkit::value::WarpWords>::WORDS)..(<[f32; 3] as ::warpkit::value::WarpWords>::WORDS)
                     + <u32 as ::warpkit::value::WarpWords>::WORDS],
             ),
         )

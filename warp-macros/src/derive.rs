@@ -101,13 +101,14 @@ fn expand_bits(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStre
     let span = name.span();
     let tys: Vec<&syn::Type> = fields.iter().map(|(_, t)| t).collect();
     // The offset of field i: the sum of the widths before it.
+    // Sums written without a leading `0 +`, which clippy would flag in the user's crate.
     let offsets: Vec<TokenStream> = (0..fields.len())
         .map(|i| {
             let before = &tys[..i];
-            quote!(0u32 #(+ <#before as #v::WarpBits>::BITS)*)
+            if before.is_empty() { quote!(0u32) } else { quote!(#(<#before as #v::WarpBits>::BITS)+*) }
         })
         .collect();
-    let bits = quote!(0u32 #(+ <#tys as #v::WarpBits>::BITS)*);
+    let bits = quote!(#(<#tys as #v::WarpBits>::BITS)+*);
     let message = format!(
         "`{name}` is over 64 bits, the most one warp value moves (two 32-bit shuffles): add `#[warp_value(words)]` to move it as several 32-bit shuffles with `warpkit::shfl_words`, or make its fields smaller"
     );
@@ -124,11 +125,12 @@ fn expand_bits(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStre
     quote_spanned! {span=>
         const _: () = ::core::assert!(#bits <= 64, #message);
 
+        #[automatically_derived]
         impl #v::WarpValue for #name {
             const WORDS: u8 = if #bits <= 32 { 1 } else { 2 };
             #[inline(always)]
             fn to_bits(self) -> u64 {
-                0u64 #(| #to)*
+                #(#to)|*
             }
             #[inline(always)]
             fn from_bits(bits: u64) -> Self {
@@ -136,6 +138,7 @@ fn expand_bits(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStre
             }
         }
 
+        #[automatically_derived]
         impl #v::WarpBits for #name {
             const BITS: u32 = #bits;
             #[inline(always)]
@@ -148,6 +151,7 @@ fn expand_bits(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStre
             }
         }
 
+        #[automatically_derived]
         impl #v::WarpWords for #name {
             const WORDS: usize = <Self as #v::WarpValue>::WORDS as usize;
             #[inline(always)]
@@ -179,10 +183,10 @@ fn expand_words(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStr
     let offsets: Vec<TokenStream> = (0..fields.len())
         .map(|i| {
             let before = &tys[..i];
-            quote!(0usize #(+ <#before as #v::WarpWords>::WORDS)*)
+            if before.is_empty() { quote!(0usize) } else { quote!(#(<#before as #v::WarpWords>::WORDS)+*) }
         })
         .collect();
-    let words = quote!(0usize #(+ <#tys as #v::WarpWords>::WORDS)*);
+    let words = quote!(#(<#tys as #v::WarpWords>::WORDS)+*);
     let message = format!("`{name}` is over 64 bytes (16 words), the most `warpkit::shfl_words` moves: move its parts separately");
     let to = fields.iter().zip(&offsets).map(|((m, t), off)| {
         quote_spanned!(t.span()=> <#t as #v::WarpWords>::to_words(self.#m, &mut words[(#off)..(#off) + <#t as #v::WarpWords>::WORDS]);)
@@ -196,6 +200,7 @@ fn expand_words(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStr
     quote_spanned! {span=>
         const _: () = ::core::assert!(#words <= #v::MAX_WORDS, #message);
 
+        #[automatically_derived]
         impl #v::WarpWords for #name {
             const WORDS: usize = #words;
             #[inline(always)]

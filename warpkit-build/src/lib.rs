@@ -55,6 +55,9 @@
 //! `#[cfg(not(target_arch = "nvptx64"))]`, and host-only dependencies under
 //! `[target.'cfg(not(target_arch = "nvptx64"))'.dependencies]`: the nvptx64 build has only `core`.
 
+// The examples are build scripts, whose `fn main` is the point.
+#![allow(clippy::needless_doctest_main)]
+
 mod error;
 mod ptxas;
 mod toolchain;

@@ -431,9 +431,6 @@ fn dev_expectations(sm: &str) -> BTreeMap<String, BTreeMap<String, usize>> {
     out
 }
 
-/// The newest `<crate>-<hash><ext>` file in `deps` (older ones are outputs of other flags or
-/// sources; they are left alone, since another `cargo xtask ptx` may be using the same directory).
-
 // ----------------------------------------------------------------------------------------------
 // Instruction checks
 // ----------------------------------------------------------------------------------------------
