@@ -596,3 +596,103 @@ fn a_warp_fn_is_a_kernel() {
     assert_eq!(partial[0], Some(8));
     assert_eq!(partial[8], None);
 }
+
+// ---------------------------------------------------------------- blocks
+
+/// CUB's BlockReduce shape with `#[warp_kernel]`: a warp reduction, the warp totals in a shared
+/// array, `__syncthreads`, and the first warp reducing them. Barriers and the shared array need
+/// no `.await` or declaration beyond the call.
+#[warp_kernel]
+fn block_sum(w: &Warp, x: u32) -> u32 {
+    let totals = w.shared_array::<u32, 32>();
+    let warp_total = w.redux_add(x);
+    if w.lane_id() == 0 {
+        totals.store(w.warp_in_block() as usize, warp_total);
+    }
+    w.sync_threads();
+    let warps = w.block_size().div_ceil(32);
+    let mine = if w.lane_id() < warps { totals.load(w.lane_id() as usize) } else { 0 };
+    w.redux_add(mine)
+}
+
+#[test]
+fn a_block_reduction_with_shared_memory_and_sync_threads() {
+    for block in [32u32, 100, 256, 1024] {
+        let x: Vec<u32> = (0..3 * block).map(input).collect();
+        let input = GlobalBuffer::from_slice(&x);
+        let xs = input.slice();
+        let out = Grid::blocks(3, block)
+            .map(async |w: &Warp<'_>| block_sum(w, xs.load((w.block_rank() as u32 * block + w.thread_rank()) as usize)).await)
+            .unwrap();
+        for (b, chunk) in x.chunks(block as usize).enumerate() {
+            let want: u32 = chunk.iter().sum();
+            assert!(out[b * block as usize..(b + 1) * block as usize].iter().all(|&s| s == want), "block {b} of {block}");
+        }
+    }
+}
+
+/// Atomics and volatile loads are awaited by the macro like warp instructions, whatever their
+/// receiver: a parameter, a field, a shared array. A spin-wait on a flag another warp sets then
+/// completes.
+struct Flags<'g> {
+    ready: GlobalSlice<'g, u32>,
+}
+
+#[warp_kernel]
+fn hand_off(w: &Warp, flags: &Flags<'_>, counts: GlobalSlice<'_, u32>) -> u32 {
+    let local = w.shared_array::<u32, 1>();
+    if w.thread_rank() == 0 {
+        local.store(0, 0);
+    }
+    w.sync_threads();
+    local.atomic_add(0, 1);
+    if w.warp_in_block() == 1 {
+        counts.atomic_add(0, 1);
+        if w.lane_id() == 0 {
+            flags.ready.atomic_exch(0, 1);
+        }
+        0
+    } else {
+        let mut spins = 0;
+        while flags.ready.load_volatile(0) == 0 {
+            spins += 1;
+        }
+        spins
+    }
+}
+
+#[test]
+fn memory_operations_are_awaited_and_spin_waits_complete() {
+    let ready = GlobalBuffer::<u32>::zeroed(1);
+    let counts = GlobalBuffer::<u32>::zeroed(1);
+    let flags = Flags { ready: ready.slice() };
+    let c = counts.slice();
+    for schedule in [Schedule::InOrder, Schedule::Random { seed: 3 }, Schedule::pct(5, 2)] {
+        ready.slice().store(0, 0);
+        counts.slice().store(0, 0);
+        let out = Grid::blocks(1, 64).schedule(schedule).map(async |w: &Warp<'_>| hand_off(w, &flags, c).await).unwrap();
+        assert_eq!(counts.to_vec(), [32], "{schedule}");
+        assert!(out[32..].iter().all(|&s| s == 0), "{schedule}");
+        assert!(out[..32].iter().all(|&s| s == out[0]), "warp 0's lanes spin together: {schedule}");
+    }
+}
+
+/// A divergent `__syncthreads` written with `#[warp_kernel]` is reported with the user's two
+/// call sites.
+#[warp_kernel]
+fn divergent_sync(w: &Warp) {
+    if w.lane_id() % 2 == 0 {
+        w.sync_threads();
+    } else {
+        w.sync_threads();
+    }
+}
+
+#[test]
+fn a_divergent_sync_threads_names_both_call_sites() {
+    let err = Grid::blocks(1, 64).run(divergent_sync).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("an aligned barrier is reached by one warp's threads from different barrier instructions"), "{text}");
+    let sites: Vec<_> = text.lines().filter(|l| l.contains("waiting at `bar.sync`")).collect();
+    assert!(sites.len() >= 2 && sites.iter().all(|l| l.contains("tests/kernels.rs")), "{text}");
+}

@@ -111,7 +111,7 @@ impl Barriers {
                 return Err(self.error(
                     BarrierRule::CountMismatch,
                     id,
-                    format!("warps {} arrived at barrier {id} for {}; warp {w} arrives with `{}` for {}", WarpSet(bar.arrived), show(bar.count), arrival.op, show(arrival.count)),
+                    format!("{} arrived at barrier {id} for {}; warp {w} arrives with `{}` for {}", WarpSet(bar.arrived), show(bar.count), arrival.op, show(arrival.count)),
                     runs,
                 ));
             }
@@ -123,7 +123,7 @@ impl Barriers {
                 return Err(self.error(
                     BarrierRule::RedMixed,
                     id,
-                    format!("barrier {id} is active with {} from warps {}; warp {w} executes `{}`", if bar.red.is_some() { "`bar.red`" } else { "`bar.sync`/`bar.arrive`" }, WarpSet(bar.arrived), arrival.op),
+                    format!("barrier {id} is active with {} from {}; warp {w} executes `{}`", if bar.red.is_some() { "`bar.red`" } else { "`bar.sync`/`bar.arrive`" }, WarpSet(bar.arrived), arrival.op),
                     runs,
                 ));
             }
@@ -171,7 +171,7 @@ impl Barriers {
             return Err(self.error(
                 BarrierRule::TooManyArrivals,
                 id,
-                format!("warps {} ({arrived} threads, counted per warp) arrived at barrier {id} of {expected} threads", WarpSet(bar.arrived)),
+                format!("{} ({arrived} threads, counted a whole warp at a time) arrived at barrier {id} of {expected} threads", WarpSet(bar.arrived)),
                 runs,
             ));
         }
@@ -247,10 +247,10 @@ impl Barriers {
             let expected = barrier::expected_threads(bar.count, live_warps);
             let missing = self.warps_mask() & !self.exited & !bar.arrived;
             lines.push(format!(
-                "barrier {id} waits for {expected} threads; warps {} arrived ({} threads); {}",
+                "barrier {id} waits for {expected} threads; {} arrived ({} threads); {}",
                 WarpSet(bar.arrived),
                 barrier::arrived_threads(bar.arrived.count_ones()),
-                if missing == 0 { "no other warp can arrive".to_string() } else { format!("warps {} wait elsewhere", WarpSet(missing)) }
+                if missing == 0 { "no other warp of the block is left to arrive".to_string() } else { format!("{} of the block wait elsewhere", WarpSet(missing)) }
             ));
         }
         let id = self.bars.iter().position(|b| b.arrived != 0).unwrap_or(0) as u32;
@@ -268,12 +268,16 @@ pub(crate) fn block_report(runs: &[WarpRun<'_>]) -> BlockReport {
     BlockReport { block: warps.first().map_or(Dim3::new(0, 0, 0), |w| w.block), warps }
 }
 
-/// A set of warps of a block, displayed like a lane set.
+/// A set of warps of a block, displayed like a lane set: `warp 3`, `warps 0-2, 5`.
 struct WarpSet(u32);
 
 impl core::fmt::Display for WarpSet {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let s = LaneSet(self.0).to_string();
-        f.write_str(s.trim_start_matches("lanes ").trim_start_matches("lane "))
+        match (s.strip_prefix("lanes "), s.strip_prefix("lane ")) {
+            (Some(rest), _) => write!(f, "warps {rest}"),
+            (_, Some(rest)) => write!(f, "warp {rest}"),
+            _ => f.write_str("no warps"),
+        }
     }
 }

@@ -154,11 +154,12 @@ impl Report {
 impl fmt::Display for Report {
     /// One line per run of consecutive lanes in the same state.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "  lane states (warp {}", self.warp)?;
-        if self.block != Dim3::new(self.warp as u32, 0, 0) || self.warp_in_block != 0 {
-            write!(f, ": warp {} of block {}", self.warp_in_block, self.block)?;
+        if self.block == Dim3::new(self.warp as u32, 0, 0) && self.warp_in_block == 0 {
+            // A warp alone in its block (a single warp, or `Grid::new`): the warp's index says all.
+            write!(f, "  lane states (warp {}, {}", self.warp, self.target)?;
+        } else {
+            write!(f, "  lane states (warp {} of block {}, {}", self.warp_in_block, self.block, self.target)?;
         }
-        write!(f, ", {}", self.target)?;
         if self.schedule != Schedule::InOrder {
             write!(f, ", schedule {}", self.schedule)?;
         }
@@ -223,10 +224,28 @@ impl BlockReport {
 }
 
 impl fmt::Display for BlockReport {
+    /// Every warp's lane states, one block after another.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "  block {}: {} warps", self.block, self.warps.len())?;
-        for w in &self.warps {
-            write!(f, "\n{w}")?;
+        for (i, w) in self.warps.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{w}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Block reports, one after another.
+struct Blocks<'a>(&'a [BlockReport]);
+
+impl fmt::Display for Blocks<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, b) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{b}")?;
         }
         Ok(())
     }
@@ -575,7 +594,7 @@ pub enum WarpError {
     /// Nothing can make progress: every thread that has not exited waits at a barrier that
     /// cannot complete, or spins on memory that nothing will write, and no other block can
     /// become resident to write it (a GPU hangs here).
-    #[error("forward-progress deadlock: {detail}\n{blocks}", blocks = Lines(blocks))]
+    #[error("forward-progress deadlock: {detail}\n{blocks}", blocks = Blocks(blocks))]
     ForwardProgress {
         /// What waits on what, in a sentence.
         detail: String,

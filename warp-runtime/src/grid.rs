@@ -314,7 +314,7 @@ impl Grid {
     }
 
     /// Runs `check` under `runs` schedules of this grid's kind (seeds `0..runs`; an in-order grid
-    /// explores [`Schedule::Pct`] with depth 3) and returns the first failure with the schedule
+    /// explores PCT with depth 3, [`Schedule::pct`]) and returns the first failure with the schedule
     /// that produced it: [`Grid::schedule`] with that schedule replays it.
     ///
     /// `check` receives the grid to launch and returns `Err` for a failure: a launch's error, or
@@ -341,12 +341,21 @@ impl Grid {
     /// ```
     pub fn explore<E>(&self, runs: u64, mut check: impl FnMut(Grid) -> Result<(), E>) -> Result<(), Explored<E>> {
         let base = match self.schedule {
-            Schedule::InOrder => Schedule::Pct { seed: 0, depth: 3 },
+            Schedule::InOrder => Schedule::pct(0, 3),
             other => other,
         };
+        // PCT draws its change points from the scheduling points a run takes, which the runs
+        // themselves tell (as shuttle's PctScheduler learns its step bound).
+        let mut horizon = 0;
+        crate::schedule::take_points();
         for seed in 0..runs {
-            let schedule = base.with_seed(seed);
-            if let Err(error) = check(self.schedule(schedule)) {
+            let mut schedule = base.with_seed(seed);
+            if let (Schedule::Pct { horizon: h, .. }, true) = (&mut schedule, horizon > 0) {
+                *h = horizon;
+            }
+            let result = check(self.schedule(schedule));
+            horizon = horizon.max(crate::schedule::take_points());
+            if let Err(error) = result {
                 return Err(Explored { schedule, runs: seed + 1, error });
             }
         }

@@ -43,16 +43,25 @@ pub enum Schedule {
         seed: u64,
         /// The bug depth searched for (at least 1).
         depth: u32,
+        /// The scheduling points the change points are drawn from (`1..=horizon`): about the
+        /// number a run takes. [`Grid::explore`](crate::Grid::explore) learns it from its runs.
+        horizon: u64,
     },
 }
 
 impl Schedule {
+    /// PCT with `seed` and `depth`, change points drawn from the first
+    /// [`DEFAULT_PCT_HORIZON`] scheduling points.
+    pub const fn pct(seed: u64, depth: u32) -> Schedule {
+        Schedule::Pct { seed, depth, horizon: DEFAULT_PCT_HORIZON }
+    }
+
     /// The same kind of schedule with another seed (`InOrder` has none).
     pub fn with_seed(self, seed: u64) -> Schedule {
         match self {
             Schedule::InOrder => Schedule::InOrder,
             Schedule::Random { .. } => Schedule::Random { seed },
-            Schedule::Pct { depth, .. } => Schedule::Pct { seed, depth },
+            Schedule::Pct { depth, horizon, .. } => Schedule::Pct { seed, depth, horizon },
         }
     }
 
@@ -68,13 +77,25 @@ impl fmt::Display for Schedule {
         match self {
             Schedule::InOrder => f.write_str("in order"),
             Schedule::Random { seed } => write!(f, "Schedule::Random {{ seed: {seed:#x} }}"),
-            Schedule::Pct { seed, depth } => write!(f, "Schedule::Pct {{ seed: {seed:#x}, depth: {depth} }}"),
+            Schedule::Pct { seed, depth, horizon } => write!(f, "Schedule::Pct {{ seed: {seed:#x}, depth: {depth}, horizon: {horizon} }}"),
         }
     }
 }
 
-/// How many scheduling points PCT spreads its change points over.
-const PCT_HORIZON: u64 = 2048;
+/// How many scheduling points PCT spreads its change points over when nothing better is known
+/// ([`Grid::explore`](crate::Grid::explore) learns it from the runs it makes).
+pub const DEFAULT_PCT_HORIZON: u64 = 256;
+
+std::thread_local! {
+    /// The most scheduling points a launch on this thread has taken since the last
+    /// [`take_points`]: how `explore` learns PCT's horizon.
+    static POINTS: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
+}
+
+/// Returns and clears the most scheduling points a launch on this thread took.
+pub(crate) fn take_points() -> u64 {
+    POINTS.with(|p| p.replace(0))
+}
 
 /// The state of one run's policy: its random stream and, for PCT, the priorities.
 pub(crate) struct Scheduler {
@@ -88,6 +109,8 @@ pub(crate) struct Scheduler {
     lowest: u64,
     /// Scheduling points so far.
     points: u64,
+    /// PCT: the scheduling points the change points are drawn from.
+    horizon: u64,
 }
 
 /// Why the scheduler is asked.
@@ -105,6 +128,10 @@ pub(crate) enum Reason {
 
 impl Scheduler {
     pub(crate) fn new(schedule: Schedule, tasks: usize) -> Scheduler {
+        let horizon = match schedule {
+            Schedule::Pct { horizon, .. } => horizon.max(1),
+            _ => 1,
+        };
         let seed = match schedule {
             Schedule::InOrder => 0,
             Schedule::Random { seed } | Schedule::Pct { seed, .. } => seed,
@@ -113,11 +140,11 @@ impl Scheduler {
         let mut change_points = Vec::new();
         if let Schedule::Pct { depth, .. } = schedule {
             for _ in 1..depth.max(1) {
-                change_points.push(rng.next_u64() % PCT_HORIZON);
+                change_points.push(1 + rng.next_u64() % horizon);
             }
         }
         let priority = (0..tasks).map(|_| if matches!(schedule, Schedule::Pct { .. }) { (rng.next_u64() >> 1) | 1 << 62 } else { 0 }).collect();
-        Scheduler { schedule, rng, priority, change_points, lowest: 1 << 62, points: 0 }
+        Scheduler { schedule, rng, priority, change_points, lowest: 1 << 62, points: 0, horizon }
     }
 
     /// A task slot was given new work (a block became resident): under PCT it gets a new random
@@ -157,7 +184,7 @@ impl Scheduler {
             }
             Schedule::Pct { .. } => {
                 if let Some(c) = current {
-                    let change = self.change_points.contains(&(self.points % PCT_HORIZON));
+                    let change = self.change_points.contains(&self.points);
                     if change || reason == (Reason::Yield { spinning: true }) {
                         self.lower(c);
                     }
@@ -183,7 +210,7 @@ mod tests {
 
     #[test]
     fn random_and_pct_replay_from_their_seed() {
-        for schedule in [Schedule::Random { seed: 9 }, Schedule::Pct { seed: 9, depth: 3 }] {
+        for schedule in [Schedule::Random { seed: 9 }, Schedule::pct(9, 3)] {
             let run = || {
                 let mut s = Scheduler::new(schedule, 8);
                 (0..200).map(|i| s.pick(8, Some(i % 8), Reason::Yield { spinning: i % 3 == 0 }, |t| t % 3 != 1).unwrap()).collect::<Vec<_>>()
@@ -199,9 +226,16 @@ mod tests {
     /// PCT lowers a spinning task below every other, so the others run.
     #[test]
     fn pct_lowers_a_spinning_task() {
-        let mut s = Scheduler::new(Schedule::Pct { seed: 1, depth: 1 }, 2);
+        let mut s = Scheduler::new(Schedule::pct(1, 1), 2);
         let first = s.pick(2, None, Reason::Blocked, |_| true).unwrap();
         let next = s.pick(2, Some(first), Reason::Yield { spinning: true }, |_| true).unwrap();
         assert_ne!(first, next);
+    }
+}
+
+impl Drop for Scheduler {
+    /// Records how many scheduling points the launch took, for [`take_points`].
+    fn drop(&mut self) {
+        POINTS.with(|p| p.set(p.get().max(self.points)));
     }
 }
