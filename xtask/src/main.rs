@@ -786,6 +786,8 @@ const BENCH_KERNELS: &[&str] = &[
     "bench_reduce_shfl",
     "bench_scan_sums",
     "bench_scan_chunks",
+    "bench_block_reduce",
+    "bench_lookback_scan",
 ];
 
 /// Every conformance kernel, with its target gate (mirrors the cfgs in ptx/src/conformance.rs).
