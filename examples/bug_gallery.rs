@@ -1,5 +1,6 @@
-//! Three undefined-behaviour patterns from public CUDA code, each run in the lockstep runtime,
-//! which stops the warp and prints what went wrong instead of returning garbage or hanging.
+//! Five undefined-behaviour patterns from public CUDA code, each run in the lockstep runtime,
+//! which stops the warp (or the block) and prints what went wrong instead of returning garbage or
+//! hanging.
 //!
 //! 1. NVIDIA/cuda-samples issue 398 (`reduction_kernel.cu`, `reduce7`): the last warp reduces
 //!    with `warpReduceSum(ballot_result, mySum)` inside `if (tid < shmem_extent)`. With a block of
@@ -16,6 +17,21 @@
 //!    holds lanes 0-16, the high half lanes 15-31): lane 15 waits for lane 16, which waits at the
 //!    other half's mask, and the reverse, so neither group can complete; a deadlock (the runtime
 //!    reports it as `WarpError::Divergent`, its rule for lanes that name each other but disagree).
+//! 4. A divergent `__syncthreads()`: acts-project/acts pull request 307 ("Fix CUDA kernel
+//!    syncthread usage": "calling __syncthreads in a conditional that depends on the threadID
+//!    results in undefined behaviour. Interestingly, this wasn't apparent on older versions of the
+//!    NVidia drivers, but is now"). `cuSearchTriplet` looped over candidates in steps of the block
+//!    size with the barrier inside `if (threadIdx.x + offset < n)`; in the last step the threads
+//!    past `n` went on to the next `__syncthreads()` of the kernel, so one warp's lanes waited at
+//!    two different barrier instructions. The fix moved the barrier out of the branch.
+//! 5. A barrier that can never complete: niessner/BundleFusion issue 51 and pull request 56 ("Fix
+//!    GPU hangs in SiftGPU": "Running BundleFusion on a RTX graphics card causes the GPU to hang").
+//!    `ComputeOrientation_Kernel`, in blocks of 64 threads, smoothed a 36-bin histogram with six
+//!    `__syncthreads()` inside `if (tidx < 36)`; threads 36-63 skipped to a full-warp shuffle
+//!    reduction. In warp 1, lanes 0-3 (threads 32-35) wait at the barrier for the rest of their
+//!    warp, and lanes 4-31 wait at the shuffle for lanes 0-3: neither can ever complete.
+//!
+//! Cases 4 and 5 are followed by their fixed twins, which run clean.
 //!
 //! Run it: `cargo run --example bug_gallery`.
 
@@ -65,6 +81,103 @@ pub fn neighbourhoods() -> [u32; 32] {
     core::array::from_fn(|l| if l < 16 { 0x0001_ffff } else { 0xffff_8000 })
 }
 
+/// Case 4, acts `cuSearchTriplet` before PR 307: candidates are examined in steps of the block
+/// size, and the barrier that orders the shared writes is inside the branch that only threads
+/// with a candidate take. Returns how many candidates this thread found passing.
+#[warp_kernel]
+pub fn search_triplets(w: &Warp, n: u32, passed: SharedSlice<'_, u32>) -> u32 {
+    let t = w.thread_rank();
+    let mut found = 0;
+    let mut offset = 0;
+    while offset < n {
+        if t + offset < n {
+            let is_passed = (t + offset) % 3 != 0;
+            passed.store((t + offset) as usize, is_passed as u32);
+            w.sync_threads(); // inside `if (threadIdx.x + offset < n)`
+            found += passed.load(((t + offset + 1) % n) as usize);
+        }
+        offset += w.block_size();
+    }
+    // (The kernel's triplet sort follows, with barriers of its own.)
+    w.sync_threads();
+    found
+}
+
+/// Case 4, fixed as in PR 307: every thread of the block reaches the barrier in every step.
+#[warp_kernel]
+pub fn search_triplets_fixed(w: &Warp, n: u32, passed: SharedSlice<'_, u32>) -> u32 {
+    let t = w.thread_rank();
+    let mut found = 0;
+    let mut offset = 0;
+    while offset < n {
+        if t + offset < n {
+            let is_passed = (t + offset) % 3 != 0;
+            passed.store((t + offset) as usize, is_passed as u32);
+        }
+        w.sync_threads();
+        if t + offset < n {
+            found += passed.load(((t + offset + 1) % n) as usize);
+        }
+        w.sync_threads();
+        offset += w.block_size();
+    }
+    w.sync_threads();
+    found
+}
+
+/// `warpReduceMax`: a full-mask `__shfl_down_sync` tree.
+#[warp_kernel]
+pub fn warp_reduce_max(w: &Warp, v: f32) -> f32 {
+    let mut m = v;
+    let mut offset = 16;
+    while offset > 0 {
+        m = m.max(w.shfl_down(m, offset));
+        offset /= 2;
+    }
+    m
+}
+
+/// Case 5, BundleFusion's `ComputeOrientation_Kernel` before PR 56: the histogram smoothing's
+/// barriers are inside `if (tidx < 36)`, and a full-warp reduction follows.
+#[warp_kernel]
+pub fn orientation_vote(w: &Warp, vote: SharedSlice<'_, f32>, tmp: SharedSlice<'_, f32>) -> f32 {
+    let t = w.thread_rank() as usize;
+    if t < 36 {
+        let (mut source, mut target) = (vote, tmp);
+        for _ in 0..6 {
+            let smoothed = (source.load((t + 35) % 36) + source.load(t) + source.load((t + 1) % 36)) / 3.0;
+            target.store(t, smoothed);
+            w.sync_threads(); // inside `if (tidx < 36)`
+            core::mem::swap(&mut source, &mut target);
+        }
+    }
+    let mine = if t < 36 { vote.load(t) } else { 0.0 };
+    warp_reduce_max(w, mine)
+}
+
+/// Case 5, fixed as in PR 56: every thread reaches every barrier; only the smoothing itself is
+/// conditional.
+#[warp_kernel]
+pub fn orientation_vote_fixed(w: &Warp, vote: SharedSlice<'_, f32>, tmp: SharedSlice<'_, f32>) -> f32 {
+    let t = w.thread_rank() as usize;
+    let (mut source, mut target) = (vote, tmp);
+    for _ in 0..6 {
+        if t < 36 {
+            let smoothed = (source.load((t + 35) % 36) + source.load(t) + source.load((t + 1) % 36)) / 3.0;
+            target.store(t, smoothed);
+        }
+        w.sync_threads();
+        core::mem::swap(&mut source, &mut target);
+    }
+    let mine = if t < 36 { vote.load(t) } else { 0.0 };
+    warp_reduce_max(w, mine)
+}
+
+/// The histogram of case 5: 36 bins with a peak at bin 9.
+pub fn orientation_histogram(bin: usize) -> f32 {
+    1.0 / (1.0 + (bin as f32 - 9.0).abs())
+}
+
 // GPU entry points, built to PTX (and checked by ptxas) so that the gallery compiles for the GPU
 // like every example, but **never launched**: each is undefined behaviour on a GPU (a full-mask
 // shuffle in a branch, reads of lanes that do not exist, a deadlock). Thread `i` writes `out[i]`.
@@ -84,6 +197,29 @@ pub fn gallery_block_reduce_tail_entry(w: &Warp, x: GlobalSlice<'_, u32>, out: G
         return;
     }
     out.store(i, block_reduce_tail(w, x.load(i)));
+}
+
+/// Case 4: [`search_triplets`] over `n` candidates, blocks of any size; thread `i` writes
+/// `out[i]`. Undefined behaviour (a divergent `__syncthreads`).
+#[warp_kernel(entry)]
+pub fn gallery_search_triplets_entry(w: &Warp, n: u32, out: GlobalSlice<'_, u32>) {
+    let passed = w.shared_array::<u32, 1024>();
+    let found = search_triplets(w, n, passed);
+    out.store(w.global_id() as usize, found);
+}
+
+/// Case 5: [`orientation_vote`] in blocks of 64 threads; thread `i` writes `out[i]`. Undefined
+/// behaviour (a GPU hang).
+#[warp_kernel(entry)]
+pub fn gallery_orientation_entry(w: &Warp, out: GlobalSlice<'_, f32>) {
+    let vote = w.shared_array::<f32, 36>();
+    let tmp = w.shared_array::<f32, 36>();
+    let t = w.thread_rank() as usize;
+    if t < 36 {
+        vote.store(t, orientation_histogram(t));
+    }
+    w.sync_threads();
+    out.store(w.global_id() as usize, orientation_vote(w, vote, tmp));
 }
 
 /// Case 3: [`data_as_mask`] of `x[i]`. Undefined behaviour (a deadlock on overlapping masks).
@@ -107,5 +243,34 @@ fn main() {
 
     println!("== 3. moderngpu #36: the data word as membermask; two halves on overlapping masks ==");
     let err = Executor::new().run_with(&neighbourhoods(), data_as_mask).unwrap_err();
-    println!("{err}");
+    println!("{err}\n");
+
+    println!("== 4. acts #307: __syncthreads inside `if (threadIdx.x + offset < n)`, 40 candidates, blocks of 64 ==");
+    let run = |fixed: bool| {
+        Grid::blocks(1, 64).map(async |w: &Warp<'_>| {
+            let passed = w.shared_array::<u32, 64>();
+            if fixed { search_triplets_fixed(w, 40, passed).await } else { search_triplets(w, 40, passed).await }
+        })
+    };
+    println!("{}", run(false).unwrap_err());
+    let found = run(true).unwrap();
+    println!("fixed: runs clean; candidates found passing: {}\n", found.iter().sum::<u32>());
+
+    println!("== 5. BundleFusion #56: the histogram smoothing's __syncthreads inside `if (tidx < 36)`, blocks of 64 ==");
+    let run = |fixed: bool| {
+        Grid::blocks(1, 64).map(async |w: &Warp<'_>| {
+            let vote = w.shared_array::<f32, 36>();
+            let tmp = w.shared_array::<f32, 36>();
+            let t = w.thread_rank() as usize;
+            if t < 36 {
+                vote.store(t, orientation_histogram(t));
+                tmp.store(t, 0.0);
+            }
+            w.sync_threads().await;
+            if fixed { orientation_vote_fixed(w, vote, tmp).await } else { orientation_vote(w, vote, tmp).await }
+        })
+    };
+    println!("{}", run(false).unwrap_err());
+    let maxima = run(true).unwrap();
+    println!("fixed: runs clean; warp 0's maximum vote {:.4}", maxima[0]);
 }

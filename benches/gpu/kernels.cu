@@ -12,6 +12,7 @@
 // either compiler that input and output do not alias.
 
 #include <cstddef>
+#include <cub/block/block_reduce.cuh>
 
 #define FULL_MASK 0xffffffffu
 #define UNROLL 8
@@ -144,4 +145,15 @@ extern "C" __global__ void cuda_histogram_ffs(const unsigned* input, size_t n, u
     unsigned active = __activemask();
     unsigned peers = __match_any_sync(active, b);
     if ((threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1)) atomicAdd(&counts[b], (unsigned)__popc(peers));
+}
+
+// bench_block_reduce: the grid-stride sum of cuda_reduce_shfl, then cub::BlockReduce (its default
+// algorithm, BLOCK_REDUCE_WARP_REDUCTIONS), one atomicAdd per block. Blocks of 256 threads.
+extern "C" __global__ void __launch_bounds__(256) cuda_block_reduce(const unsigned* input, size_t n, unsigned* out,
+                                                                     size_t out_len, unsigned threads) {
+    typedef cub::BlockReduce<unsigned, 256> BlockReduce;
+    __shared__ typename BlockReduce::TempStorage temp;
+    unsigned acc = thread_sum(input, n, threads);
+    unsigned total = BlockReduce(temp).Sum(acc);
+    if (threadIdx.x == 0) atomicAdd(out, total);
 }

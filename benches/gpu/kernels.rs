@@ -8,9 +8,9 @@
 //! Built to PTX by the `ptx/` crate (which includes this file) and run on the CPU runtime by the
 //! `gpu-bench` program's tests and `--cpu-check`, against sequential Rust.
 //!
-//! There is no shared memory and no block barrier in warpkit, so every kernel is warp-level: a
-//! warp cooperates only through its warp instructions, and warps only through global memory and
-//! separate launches.
+//! The block-level kernels (issue 11) use shared memory and CTA barriers; their CUDA side calls
+//! CUB itself: `cub::BlockReduce` in `kernels.cu`, and `cub::DeviceScan::InclusiveSum` (a host
+//! API) in `cub_scan.cu`, built as a shared library the host program calls.
 //!
 //! * [`bench_reduce_redux`], [`bench_reduce_shfl`]: one grid-stride loop accumulating per thread
 //!   (`UNROLL` independent loads per iteration), one warp sum (`redux.sync.add`, or a 5-step
@@ -20,6 +20,15 @@
 //!   holds all of them); [`bench_scan_chunks`] then scans every chunk in strips of 32 (one
 //!   element per lane, a 5-step `shfl.sync.up` scan per strip), starting from the inclusive sum of
 //!   the chunks before it.
+//! * [`bench_block_reduce`]: the grid-stride sum of [`bench_reduce_shfl`], then a BlockReduce
+//!   with CUB's `BLOCK_REDUCE_WARP_REDUCTIONS` algorithm (a `shfl.sync.down` tree per warp, the
+//!   warps' partials in shared memory, `__syncthreads`, thread 0 adding them), one atomic per
+//!   block. The CUDA side is the same loop around `cub::BlockReduce<unsigned, 256>`.
+//! * [`bench_lookback_scan`]: a single-pass inclusive scan with decoupled look-back, the design of
+//!   `cub::DeviceScan`: tiles of `SCAN_ITEMS * 256` values taken in order from an atomic counter;
+//!   coalesced loads transposed to a blocked arrangement through shared memory; a thread scan, a
+//!   warp scan and a block scan of the totals; warp 0 looks back 32 predecessors at a time; the
+//!   results go back through shared memory to coalesced stores.
 
 use warpkit::prelude::*;
 
@@ -188,4 +197,182 @@ fn inclusive_sum(w: &Warp, x: u32) -> u32 {
         offset *= 2;
     }
     v
+}
+
+// ---------------------------------------------------------------- blocks (issue 11)
+
+/// Threads per block of the block benchmarks.
+pub const BLOCK: u32 = 256;
+/// Warps per block.
+const WARPS: usize = BLOCK as usize / 32;
+
+/// Sum (wrapping) of `input` into `out[0]` with `threads` threads in blocks of [`BLOCK`]: the
+/// grid-stride loop of [`bench_reduce_shfl`], then a BlockReduce as CUB's
+/// `BLOCK_REDUCE_WARP_REDUCTIONS` does it, then one `atom.global.add` per block.
+#[warp_kernel(entry)]
+pub fn bench_block_reduce(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>, threads: u32) {
+    let partials = w.shared_array::<u32, WARPS>();
+    let mut sum = thread_sum(w, input, threads);
+    let mut offset = 16;
+    while offset > 0 {
+        sum = sum.wrapping_add(w.shfl_down(sum, offset));
+        offset /= 2;
+    }
+    if w.lane_id() == 0 {
+        partials.store(w.warp_in_block() as usize, sum);
+    }
+    w.sync_threads();
+    if w.thread_rank() == 0 {
+        let mut total = sum;
+        for k in 1..WARPS {
+            total = total.wrapping_add(partials.load(k));
+        }
+        out.atomic_add(0, total);
+    }
+}
+
+/// Values each thread scans in [`bench_lookback_scan`].
+pub const SCAN_ITEMS: usize = 16;
+/// Values per tile (per block) of [`bench_lookback_scan`].
+pub const SCAN_TILE: usize = BLOCK as usize * SCAN_ITEMS;
+/// Words of a warp's region of the exchange array: `32 * SCAN_ITEMS`, padded by one word per 32.
+const REGION: usize = 32 * SCAN_ITEMS + SCAN_ITEMS;
+/// Look-back status flags (the high 32 bits of a status word; the value is the low 32).
+const AGGREGATE: u64 = 1;
+const PREFIX: u64 = 2;
+
+/// Inclusive scan (wrapping) of `input` into `output` in one pass: launch
+/// `ceil(input.len() / SCAN_TILE)` blocks of [`BLOCK`] threads with `tiles[0] == 0` and `status`
+/// zeroed, one word per block.
+#[warp_kernel(entry)]
+pub fn bench_lookback_scan(
+    w: &Warp,
+    input: GlobalSlice<'_, u32>,
+    output: GlobalSlice<'_, u32>,
+    tiles: GlobalSlice<'_, u32>,
+    status: GlobalSlice<'_, u64>,
+) {
+    let exchange = w.shared_array::<u32, { WARPS * REGION }>();
+    let warp_totals = w.shared_array::<u32, WARPS>();
+    let broadcast = w.shared_array::<u32, 2>();
+    let lane = w.lane_id() as usize;
+    let warp = w.warp_in_block() as usize;
+    // The tile, in the order blocks start.
+    if w.thread_rank() == 0 {
+        broadcast.store(0, tiles.atomic_add(0, 1));
+    }
+    w.sync_threads();
+    let tile = broadcast.load(0) as usize;
+    let base = tile * SCAN_TILE + warp * 32 * SCAN_ITEMS;
+    let full = base + 32 * SCAN_ITEMS <= input.len();
+    // Coalesced loads (element `base + 32k + lane`), then through shared memory to the blocked
+    // arrangement (lane `l` holds elements `base + 16l ..`). One word of padding per 32 keeps both
+    // directions free of bank conflicts.
+    let region = warp * REGION;
+    let mut v = [0u32; SCAN_ITEMS];
+    for k in 0..SCAN_ITEMS {
+        let i = base + 32 * k + lane;
+        v[k] = if full || i < input.len() { input.load(i) } else { 0 };
+    }
+    for k in 0..SCAN_ITEMS {
+        let at = 32 * k + lane;
+        exchange.store(region + at + at / 32, v[k]);
+    }
+    w.syncwarp();
+    for j in 0..SCAN_ITEMS {
+        let at = lane * SCAN_ITEMS + j;
+        v[j] = exchange.load(region + at + at / 32);
+    }
+    // The thread's scan, the warp's scan of the thread totals, the block's of the warp totals.
+    for j in 1..SCAN_ITEMS {
+        v[j] = v[j].wrapping_add(v[j - 1]);
+    }
+    let thread_total = v[SCAN_ITEMS - 1];
+    let mut inclusive = thread_total;
+    let mut offset = 1;
+    while offset < 32 {
+        let up = w.shfl_up(inclusive, offset);
+        if lane as u32 >= offset {
+            inclusive = inclusive.wrapping_add(up);
+        }
+        offset *= 2;
+    }
+    if lane == 31 {
+        warp_totals.store(warp, inclusive);
+    }
+    w.sync_threads();
+    let mut before_warp = 0u32;
+    let mut aggregate = 0u32;
+    for k in 0..WARPS {
+        let t = warp_totals.load(k);
+        if k < warp {
+            before_warp = before_warp.wrapping_add(t);
+        }
+        aggregate = aggregate.wrapping_add(t);
+    }
+    // The tile's exclusive prefix, from its predecessors.
+    if warp == 0 {
+        let exclusive = look_back(w, status, tile, aggregate);
+        if lane == 0 {
+            broadcast.store(1, exclusive);
+        }
+    }
+    w.sync_threads();
+    let prefix = broadcast.load(1).wrapping_add(before_warp).wrapping_add(inclusive.wrapping_sub(thread_total));
+    // Back to the striped arrangement for coalesced stores (this lane wrote and read only its own
+    // words of the region since the last `syncwarp`, so none is overwritten before it is read).
+    for j in 0..SCAN_ITEMS {
+        let at = lane * SCAN_ITEMS + j;
+        exchange.store(region + at + at / 32, v[j].wrapping_add(prefix));
+    }
+    w.syncwarp();
+    for k in 0..SCAN_ITEMS {
+        let at = 32 * k + lane;
+        let i = base + at;
+        let x = exchange.load(region + at + at / 32);
+        if full || i < output.len() {
+            output.store(i, x);
+        }
+    }
+}
+
+/// Warp 0's decoupled look-back for `tile`: publishes the tile's aggregate, sums its
+/// predecessors' aggregates 32 at a time until one holds an inclusive prefix, publishes the tile's
+/// inclusive prefix, and returns its exclusive prefix (in every lane).
+#[warp_kernel]
+fn look_back(w: &Warp, status: GlobalSlice<'_, u64>, tile: usize, aggregate: u32) -> u32 {
+    let lane = w.lane_id() as usize;
+    if tile == 0 {
+        if lane == 0 {
+            status.atomic_exch(0, PREFIX << 32 | aggregate as u64);
+        }
+        return 0;
+    }
+    if lane == 0 {
+        status.atomic_exch(tile, AGGREGATE << 32 | aggregate as u64);
+    }
+    let mut exclusive = 0u32;
+    let mut end = tile;
+    loop {
+        // Lane `l` looks at tile `end - 1 - l`; before tile 0, an inclusive prefix of 0.
+        let p = end as i64 - 1 - lane as i64;
+        let mut word = if p >= 0 { status.load_volatile(p as usize) } else { PREFIX << 32 };
+        while w.any(word >> 32 == 0) {
+            word = if p >= 0 { status.load_volatile(p as usize) } else { PREFIX << 32 };
+        }
+        // The nearest predecessor with an inclusive prefix ends the look-back; the lanes up to it
+        // add their values.
+        let prefixes = w.ballot(word >> 32 == PREFIX);
+        let last = if prefixes != 0 { prefixes.trailing_zeros() } else { 31 };
+        let mine = if lane as u32 <= last { word as u32 } else { 0 };
+        exclusive = exclusive.wrapping_add(w.redux_add(mine));
+        if prefixes != 0 {
+            break;
+        }
+        end -= 32;
+    }
+    if lane == 0 {
+        status.atomic_exch(tile, PREFIX << 32 | exclusive.wrapping_add(aggregate) as u64);
+    }
+    exclusive
 }

@@ -9,6 +9,8 @@
 //!   that the compiler keeps each instruction exactly where it is written.
 //! * [`handle`]: `dev_*` kernels written against the device handle `warp_runtime::Warp` (8-byte
 //!   shuffles, widths, tiles, vote helpers, the `redux`/`elect` fallbacks), for the GPU program.
+//! * [`blocks`]: block-level `conf_*` kernels (CTA barriers, geometry, shared memory), written with
+//!   `#[warp_kernel(entry)]` so that the GPU program runs the same source in the CPU runtime.
 //! * every example of `examples/` (the same source files), for its `#[warp_kernel(entry)]` kernels
 //!   (`*_entry`, `histogram_ffs`, `sort_pairs_grid`), which the GPU program runs and compares with
 //!   the CPU runtime. The bug gallery's entry kernels (`gallery_*`) are undefined behaviour by
@@ -25,6 +27,8 @@ pub mod conformance;
 pub mod divergence;
 #[cfg(target_arch = "nvptx64")]
 pub mod handle;
+#[cfg(target_arch = "nvptx64")]
+pub mod blocks;
 
 // The examples, compiled for the GPU as they are written (their `main`s are host-only).
 #[cfg(target_arch = "nvptx64")]
@@ -54,6 +58,24 @@ pub mod search;
 #[cfg(target_arch = "nvptx64")]
 #[path = "../../examples/bug_gallery.rs"]
 pub mod bug_gallery;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/block_reduce.rs"]
+pub mod block_reduce;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/block_scan.rs"]
+pub mod block_scan;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/block_radix_sort.rs"]
+pub mod block_radix_sort;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/lookback_scan.rs"]
+pub mod lookback_scan;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/pipeline.rs"]
+pub mod pipeline;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/block_compact.rs"]
+pub mod block_compact;
 
 // The warpkit side of the GPU benchmark (`cargo xtask gpu-bench`; CUDA side: benches/gpu/kernels.cu).
 #[cfg(target_arch = "nvptx64")]

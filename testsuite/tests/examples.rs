@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use warpkit::prelude::*;
-use warpkit::{launch, GlobalBuffer, Grid, LaneState};
+use warpkit::{launch, BarrierRule, GlobalBuffer, Grid, LaneState, Schedule};
 
 #[allow(dead_code)]
 #[path = "../../examples/reduce.rs"]
@@ -32,6 +32,24 @@ mod search;
 #[allow(dead_code)]
 #[path = "../../examples/bug_gallery.rs"]
 mod bug_gallery;
+#[allow(dead_code)]
+#[path = "../examples/block_reduce.rs"]
+mod block_reduce;
+#[allow(dead_code)]
+#[path = "../examples/block_scan.rs"]
+mod block_scan;
+#[allow(dead_code)]
+#[path = "../examples/block_radix_sort.rs"]
+mod block_radix_sort;
+#[allow(dead_code)]
+#[path = "../examples/lookback_scan.rs"]
+mod lookback_scan;
+#[allow(dead_code)]
+#[path = "../examples/pipeline.rs"]
+mod pipeline;
+#[allow(dead_code)]
+#[path = "../examples/block_compact.rs"]
+mod block_compact;
 
 fn config() -> ProptestConfig {
     ProptestConfig { cases: 96, ..ProptestConfig::default() }
@@ -616,3 +634,198 @@ fn gallery_overlapping_masks_never_complete() {
     assert!(text.contains("0x0001ffff") && text.contains("0xffff8000"), "{text}");
 }
 
+
+// ---------------------------------------------------------------- blocks
+
+/// Block sizes the block examples run with: warps whole and partial, one warp, the maximum.
+fn block_size() -> impl Strategy<Value = u32> {
+    prop_oneof![Just(32u32), Just(1024u32), 1u32..=256, (1u32..=32).prop_map(|w| 32 * w)]
+}
+
+/// Block sizes that are whole warps.
+fn whole_warps() -> impl Strategy<Value = u32> {
+    prop_oneof![Just(32u32), Just(1024u32), (1u32..=32).prop_map(|w| 32 * w)]
+}
+
+/// Schedules to run the block examples under: the result must not depend on it.
+fn schedule() -> impl Strategy<Value = Schedule> {
+    prop_oneof![Just(Schedule::InOrder), any::<u64>().prop_map(|seed| Schedule::Random { seed }), (any::<u64>(), 1u32..4).prop_map(|(s, d)| Schedule::pct(s, d))]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// BlockReduce: each block's wrapping sum in `out[b]`, and broadcast to every thread.
+    #[test]
+    fn block_reduce_sums_each_block(data in proptest::collection::vec(adversarial_u32(), 1..3000), block in block_size(), schedule in schedule()) {
+        let blocks = data.len().div_ceil(block as usize);
+        let input = GlobalBuffer::from_slice(&data);
+        let out = GlobalBuffer::<u32>::zeroed(blocks);
+        let all = GlobalBuffer::<u32>::zeroed(data.len());
+        let (x, o, a) = (input.slice(), out.slice(), all.slice());
+        Grid::blocks(blocks as u32, block).schedule(schedule).run(async |w: &Warp<'_>| block_reduce::block_reduce_entry(w, x, o, a).await).unwrap();
+        let want: Vec<u32> = data.chunks(block as usize).map(|c| c.iter().fold(0u32, |s, &v| s.wrapping_add(v))).collect();
+        prop_assert_eq!(out.to_vec(), want.clone());
+        let broadcast: Vec<u32> = (0..data.len()).map(|i| want[i / block as usize]).collect();
+        prop_assert_eq!(all.to_vec(), broadcast);
+    }
+
+    /// BlockScan: inclusive and exclusive prefix sums within each block, and the block totals.
+    #[test]
+    fn block_scan_scans_each_block(data in proptest::collection::vec(adversarial_u32(), 1..3000), block in block_size(), schedule in schedule()) {
+        let blocks = data.len().div_ceil(block as usize);
+        let input = GlobalBuffer::from_slice(&data);
+        let (inc, exc, tot) = (GlobalBuffer::<u32>::zeroed(data.len()), GlobalBuffer::<u32>::zeroed(data.len()), GlobalBuffer::<u32>::zeroed(blocks));
+        let (x, i, e, t) = (input.slice(), inc.slice(), exc.slice(), tot.slice());
+        Grid::blocks(blocks as u32, block).schedule(schedule).run(async |w: &Warp<'_>| block_scan::block_scan_entry(w, x, i, e, t).await).unwrap();
+        let (mut want_inc, mut want_exc, mut want_tot) = (Vec::new(), Vec::new(), Vec::new());
+        for chunk in data.chunks(block as usize) {
+            let mut run = 0u32;
+            for &v in chunk {
+                want_exc.push(run);
+                run = run.wrapping_add(v);
+                want_inc.push(run);
+            }
+            want_tot.push(run);
+        }
+        prop_assert_eq!(inc.to_vec(), want_inc);
+        prop_assert_eq!(exc.to_vec(), want_exc);
+        prop_assert_eq!(tot.to_vec(), want_tot);
+    }
+
+    /// Block radix sort: each block's tile sorted (missing keys of a partial tile are u32::MAX).
+    #[test]
+    fn block_radix_sort_sorts_each_block(data in proptest::collection::vec(adversarial_u32(), 1..2500), block in whole_warps(), schedule in schedule()) {
+        let blocks = data.len().div_ceil(block as usize);
+        let input = GlobalBuffer::from_slice(&data);
+        let out = GlobalBuffer::<u32>::zeroed(data.len());
+        let (x, y) = (input.slice(), out.slice());
+        Grid::blocks(blocks as u32, block).schedule(schedule).run(async |w: &Warp<'_>| block_radix_sort::block_radix_sort_entry(w, x, y).await).unwrap();
+        let want: Vec<u32> = data.chunks(block as usize).flat_map(|c| { let mut c = c.to_vec(); c.sort_unstable(); c }).collect();
+        prop_assert_eq!(out.to_vec(), want);
+    }
+
+    /// Decoupled look-back: the inclusive scan of the whole input, whatever the schedule, the
+    /// number of resident blocks and of CPU threads.
+    #[test]
+    fn lookback_scan_scans_the_whole_grid(
+        data in proptest::collection::vec(adversarial_u32(), 1..6000),
+        block in prop_oneof![Just(32u32), Just(64u32), Just(256u32)],
+        schedule in schedule(),
+        resident in 1usize..10,
+        cpu_threads in 1usize..3,
+    ) {
+        let tile = lookback_scan::ITEMS * block as usize;
+        let blocks = data.len().div_ceil(tile);
+        let input = GlobalBuffer::from_slice(&data);
+        let output = GlobalBuffer::<u32>::zeroed(data.len());
+        let tiles = GlobalBuffer::<u32>::zeroed(1);
+        let status = GlobalBuffer::<u64>::zeroed(blocks);
+        let (x, y, c, s) = (input.slice(), output.slice(), tiles.slice(), status.slice());
+        Grid::blocks(blocks as u32, block)
+            .schedule(schedule)
+            .resident_blocks(resident)
+            .cpu_threads(cpu_threads)
+            .run(async |w: &Warp<'_>| lookback_scan::lookback_scan_entry(w, x, y, c, s).await)
+            .unwrap();
+        let want: Vec<u32> = data.iter().scan(0u32, |run, &v| { *run = run.wrapping_add(v); Some(*run) }).collect();
+        prop_assert_eq!(output.to_vec(), want);
+    }
+
+    /// The pipeline: every output and every tile's sum, for any number of consumer warps.
+    #[test]
+    fn pipeline_transforms_every_tile(data in proptest::collection::vec(adversarial_u32(), 1..2000), blocks in 1u32..5, warps in 2u32..10, schedule in schedule()) {
+        let input = GlobalBuffer::from_slice(&data);
+        let output = GlobalBuffer::<u32>::zeroed(data.len());
+        let sums = GlobalBuffer::<u32>::zeroed(data.len().div_ceil(pipeline::TILE));
+        let (x, y, s) = (input.slice(), output.slice(), sums.slice());
+        Grid::blocks(blocks, 32 * warps).schedule(schedule).run(async |w: &Warp<'_>| pipeline::pipeline_entry(w, x, y, s).await).unwrap();
+        let want: Vec<u32> = data.iter().map(|&v| v.wrapping_mul(3).wrapping_add(1)).collect();
+        let want_sums: Vec<u32> = want.chunks(pipeline::TILE).map(|c| c.iter().fold(0u32, |a, &v| a.wrapping_add(v))).collect();
+        prop_assert_eq!(output.to_vec(), want);
+        prop_assert_eq!(sums.to_vec(), want_sums);
+    }
+
+    /// `bar.red.popc` compaction: the kept values, each block's in order in one range; with one
+    /// CPU thread and in-order scheduling, blocks reserve in order and the output is sequential.
+    #[test]
+    fn block_compact_keeps_the_selected_values(data in proptest::collection::vec(adversarial_u32(), 1..3000), block in block_size(), schedule in schedule()) {
+        let blocks = data.len().div_ceil(block as usize);
+        let input = GlobalBuffer::from_slice(&data);
+        let output = GlobalBuffer::<u32>::zeroed(data.len());
+        let count = GlobalBuffer::<u32>::zeroed(1);
+        let (x, y, c) = (input.slice(), output.slice(), count.slice());
+        let at = Grid::blocks(blocks as u32, block).schedule(schedule).map(async |w: &Warp<'_>| block_compact::block_compact(w, x, y, c).await).unwrap();
+        let kept: Vec<u32> = data.iter().copied().filter(|&v| block_compact::keep(v)).collect();
+        prop_assert_eq!(count.to_vec()[0] as usize, kept.len());
+        // Every kept value at the index its thread returned; each block's range contiguous and in order.
+        for (b, chunk) in at.chunks(block as usize).enumerate() {
+            let indices: Vec<u32> = chunk.iter().flatten().copied().collect();
+            prop_assert!(indices.windows(2).all(|p| p[1] == p[0] + 1), "block {}: {:?}", b, indices);
+        }
+        for (i, slot) in at.iter().enumerate() {
+            if i < data.len() {
+                prop_assert_eq!(slot.is_some(), block_compact::keep(data[i]));
+                if let Some(k) = slot { prop_assert_eq!(output.to_vec()[*k as usize], data[i]); }
+            }
+        }
+        if schedule == Schedule::InOrder {
+            prop_assert_eq!(output.to_vec()[..kept.len()].to_vec(), kept);
+        }
+    }
+}
+
+/// Case 4 of the gallery: acts' divergent `__syncthreads` is reported with both call sites; the
+/// fix runs clean and finds what a sequential count finds.
+#[test]
+fn gallery_divergent_syncthreads_is_reported() {
+    let run = |fixed: bool| {
+        Grid::blocks(1, 64).map(async |w: &Warp<'_>| {
+            let passed = w.shared_array::<u32, 64>();
+            if fixed { bug_gallery::search_triplets_fixed(w, 40, passed).await } else { bug_gallery::search_triplets(w, 40, passed).await }
+        })
+    };
+    let err = run(false).unwrap_err();
+    let WarpError::Barrier { rule, detail, report, .. } = &err else { panic!("{err}") };
+    assert_eq!(*rule, BarrierRule::AlignedDifferentSites);
+    assert!(detail.contains("in warp 1, lane 0 reaches `bar.sync`") && detail.contains("lane 8 reaches it"), "{err}");
+    assert!(matches!(report.warps[1].lanes[8], LaneState::AtBarrier { .. }));
+    let found = run(true).unwrap();
+    let want: Vec<u32> = (0..64u32).map(|t| if t < 40 { ((t + 1) % 40 % 3 != 0) as u32 } else { 0 }).collect();
+    assert_eq!(found, want);
+}
+
+/// Case 5 of the gallery: BundleFusion's hang is reported with every warp; the fix runs clean.
+#[test]
+fn gallery_barrier_that_can_never_complete_is_reported() {
+    let run = |fixed: bool| {
+        Grid::blocks(1, 64).map(async |w: &Warp<'_>| {
+            let vote = w.shared_array::<f32, 36>();
+            let tmp = w.shared_array::<f32, 36>();
+            let t = w.thread_rank() as usize;
+            if t < 36 {
+                vote.store(t, bug_gallery::orientation_histogram(t));
+                tmp.store(t, 0.0);
+            }
+            w.sync_threads().await;
+            if fixed { bug_gallery::orientation_vote_fixed(w, vote, tmp).await } else { bug_gallery::orientation_vote(w, vote, tmp).await }
+        })
+    };
+    let err = run(false).unwrap_err();
+    let WarpError::Barrier { rule, detail, report, .. } = &err else { panic!("{err}") };
+    assert_eq!(*rule, BarrierRule::AlignedPartialWarp);
+    assert!(detail.contains("lanes 0-3 of warp 1 wait at `bar.sync`") && detail.contains("`shfl.sync.down.b32` with membermask 0xffffffff"), "{err}");
+    assert_eq!(report.warps.len(), 2);
+    assert!(matches!(report.warps[1].lanes[2], LaneState::AtBarrier { arrived: false, .. }));
+    assert!(matches!(report.warps[1].lanes[20], LaneState::Waiting { .. }));
+    // Fixed: six rounds of three-bin smoothing; warp 0 holds bins 0-31, warp 1 bins 32-35.
+    let mut bins: Vec<f32> = (0..36).map(bug_gallery::orientation_histogram).collect();
+    for _ in 0..6 {
+        bins = (0..36).map(|t| (bins[(t + 35) % 36] + bins[t] + bins[(t + 1) % 36]) / 3.0).collect();
+    }
+    let maxima = run(true).unwrap();
+    let max0 = bins[..32].iter().copied().fold(f32::MIN, f32::max);
+    let max1 = bins[32..].iter().copied().fold(0.0, f32::max);
+    assert_eq!(maxima[0], max0);
+    assert_eq!(maxima[32], max1, "the tree leaves the maximum in lane 0 of each warp");
+}

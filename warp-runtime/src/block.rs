@@ -9,7 +9,7 @@
 //! `bar.red`'s result. A warp that exits entirely no longer counts towards a barrier without a
 //! thread count.
 
-use crate::error::{BarrierRule, BlockReport, LaneSet, WarpError};
+use crate::error::{BarrierRule, BlockReport, LaneSet, Site, WarpError};
 use crate::geom::Dim3;
 use crate::op::Op;
 use crate::semantics::barrier::{self, BarKind, BarRed, BARRIERS};
@@ -46,6 +46,8 @@ struct Barrier {
     /// Participating threads (non-exited lanes of arrived warps) and how many have `c` true.
     threads: u32,
     true_threads: u32,
+    /// The first arrival of this phase: its instruction, call site and warp.
+    first: Option<(Op, Site, usize)>,
 }
 
 /// The sixteen barriers of a block.
@@ -67,6 +69,7 @@ struct Arrival {
     count: Option<u32>,
     lanes: u32,
     true_lanes: u32,
+    site: Site,
 }
 
 impl Barriers {
@@ -127,9 +130,25 @@ impl Barriers {
                     runs,
                 ));
             }
+            // A barrier of the whole CTA (no thread count) that is aligned is `__syncthreads()`:
+            // "all threads in CTA will execute the same barrier{.cta} instruction". (Counted
+            // barriers may be reached from different instructions: the spec's producer/consumer
+            // model pairs `bar.arrive` and `bar.sync`.)
+            if let Some((first_op, first_site, first_warp)) = bar.first {
+                let aligned = matches!(first_op, Op::Bar(f) if f.aligned) || form.aligned || self.all_aligned;
+                if arrival.count.is_none() && aligned && (first_op != arrival.op || !core::ptr::eq(first_site, arrival.site)) {
+                    return Err(self.error(
+                        BarrierRule::AlignedDifferentSites,
+                        id,
+                        format!("warp {first_warp} executes `{first_op}` at {first_site}; warp {w} executes `{}` at {}", arrival.op, arrival.site),
+                        runs,
+                    ));
+                }
+            }
         }
         // Count the arrival.
         let bar = &mut self.bars[id as usize];
+        bar.first.get_or_insert((arrival.op, arrival.site, w));
         bar.arrived |= 1 << w;
         bar.count = arrival.count;
         match form.kind {
@@ -232,7 +251,7 @@ impl Barriers {
                 runs,
             ));
         }
-        Ok(Arrival { op, id, count, lanes, true_lanes })
+        Ok(Arrival { op, id, count, lanes, true_lanes, site: regs.site_at(first) })
     }
 
     /// Every warp that can run has finished or waits at a barrier: the barriers they wait at can

@@ -137,6 +137,8 @@ pub struct Report {
     pub block: Dim3,
     /// The warp's index in its block.
     pub warp_in_block: u32,
+    /// How many warps its block has.
+    pub warps_in_block: u32,
     /// The schedule of the run: replaying it with [`Grid::schedule`](crate::Grid::schedule)
     /// reproduces the report.
     pub schedule: Schedule,
@@ -154,7 +156,7 @@ impl Report {
 impl fmt::Display for Report {
     /// One line per run of consecutive lanes in the same state.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.block == Dim3::new(self.warp as u32, 0, 0) && self.warp_in_block == 0 {
+        if self.warps_in_block <= 1 {
             // A warp alone in its block (a single warp, or `Grid::new`): the warp's index says all.
             write!(f, "  lane states (warp {}, {}", self.warp, self.target)?;
         } else {

@@ -496,10 +496,11 @@ impl Grid {
 
         let result = (|| -> Result<(), (u64, WarpError)> {
             loop {
-                // Admit blocks into free slots: at once for interleaving schedules; for in-order,
-                // when nothing resident can run or everything resident spins.
-                let idle = !runnable.iter().any(|&r| r) || stalls > 0;
-                while pending && active < nslots && (self.schedule.fills_eagerly() || idle || active == 0) {
+                // Admit blocks into free slots: all at once for interleaving schedules; in order,
+                // one when nothing is resident, or when the resident warps spin (a block may wait
+                // for a later one). Waiting at barriers is no reason: only a block's own warps
+                // complete its barriers.
+                while pending && active < nslots && (self.schedule.fills_eagerly() || active == 0 || stalls > 0) {
                     let Some(slot) = slots.iter().position(Option::is_none) else { break };
                     match next() {
                         None => pending = false,
@@ -509,9 +510,6 @@ impl Grid {
                             active += 1;
                             stalls = 0;
                         }
-                    }
-                    if !self.schedule.fills_eagerly() && !idle {
-                        break;
                     }
                 }
                 if active == 0 {
@@ -531,9 +529,16 @@ impl Grid {
                 let _current = crate::mem::Current::enter(&regs[t]);
                 loop {
                     let handles = &handles[t];
-                    let step = runs[t]
-                        .step(lanes_at(lanes.as_mut(), t), &mut |l| kernel(&handles[l as usize]), &mut outs[t])
-                        .map_err(|e| (block, e))?;
+                    let step = match runs[t].step(lanes_at(lanes.as_mut(), t), &mut |l| kernel(&handles[l as usize]), &mut outs[t]) {
+                        Ok(step) => step,
+                        // A warp that finds a barrier misused reports its own lanes; the report
+                        // shows every warp of the block.
+                        Err(WarpError::Barrier { rule, barrier, detail, .. }) => {
+                            let report = Box::new(block_report(&runs[slot * wpb..(slot + 1) * wpb]));
+                            return Err((block, WarpError::Barrier { rule, barrier, detail, report }));
+                        }
+                        Err(e) => return Err((block, e)),
+                    };
                     match step {
                         Step::Running => {}
                         Step::Yield { spinning } => {
@@ -647,7 +652,7 @@ impl Grid {
         for w in 0..wpb {
             let t = slot * wpb + w;
             let warp = block * wpb as u64 + w as u64;
-            regs[t].reset(WarpPos { ctaid, ntid: self.block, nctaid: self.grid, warp_in_block: w as u32, warp });
+            regs[t].reset(WarpPos { ctaid, ntid: self.block, nctaid: self.grid, warp_in_block: w as u32, warp, warps_in_block: wpb as u32 });
             let mut run = WarpRun::new(&regs[t], self.executor.current_target(), self.executor.current_order(), self.launched_mask(warp));
             run.schedule = self.schedule;
             runs[t] = run;

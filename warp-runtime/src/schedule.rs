@@ -109,8 +109,6 @@ pub(crate) struct Scheduler {
     lowest: u64,
     /// Scheduling points so far.
     points: u64,
-    /// PCT: the scheduling points the change points are drawn from.
-    horizon: u64,
 }
 
 /// Why the scheduler is asked.
@@ -144,7 +142,7 @@ impl Scheduler {
             }
         }
         let priority = (0..tasks).map(|_| if matches!(schedule, Schedule::Pct { .. }) { (rng.next_u64() >> 1) | 1 << 62 } else { 0 }).collect();
-        Scheduler { schedule, rng, priority, change_points, lowest: 1 << 62, points: 0, horizon }
+        Scheduler { schedule, rng, priority, change_points, lowest: 1 << 62, points: 0 }
     }
 
     /// A task slot was given new work (a block became resident): under PCT it gets a new random

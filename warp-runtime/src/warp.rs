@@ -49,13 +49,15 @@ pub(crate) struct WarpPos {
     pub warp_in_block: u32,
     /// The warp's index in its launch (for reports).
     pub warp: u64,
+    /// The warps of its block.
+    pub warps_in_block: u32,
 }
 
 impl WarpPos {
     /// A warp alone in a one-dimensional block of 32 threads, block `warp` of a launch.
     pub fn single(warp: u64) -> WarpPos {
         let x = warp as u32;
-        WarpPos { ctaid: Dim3::new(x, 0, 0), ntid: Dim3::new(32, 1, 1), nctaid: Dim3::new(x + 1, 1, 1), warp_in_block: 0, warp }
+        WarpPos { ctaid: Dim3::new(x, 0, 0), ntid: Dim3::new(32, 1, 1), nctaid: Dim3::new(x + 1, 1, 1), warp_in_block: 0, warp, warps_in_block: 1 }
     }
 }
 
@@ -817,10 +819,20 @@ impl<'r> WarpRun<'r> {
         let aligned = matches!(op, Op::Bar(b) if b.aligned) || !self.target.independent_scheduling();
         let others = !self.exited & !at_barrier;
         if aligned {
+            let elsewhere = match lanes(others).next().map(|l| (l, self.regs.op_at(l as usize))) {
+                Some((l, other)) if self.waiting >> l & 1 == 1 => format!(" but wait at `{other}` with membermask {:#010x}", s.mask_at(l as usize)),
+                _ => String::new(),
+            };
             WarpError::Barrier {
                 rule: crate::error::BarrierRule::AlignedPartialWarp,
                 barrier: s.a_at(first) as u32,
-                detail: format!("{} of warp {} wait at `{op}`; {} of the same warp are not at it", LaneSet(at_barrier), s.pos().warp, LaneSet(others)),
+                detail: format!(
+                    "{} of warp {} wait at `{op}` at {}; {} of the same warp are not at it{elsewhere}: a barrier waits for all non-exited threads of a warp, so neither can ever complete",
+                    LaneSet(at_barrier),
+                    s.pos().warp_in_block,
+                    s.site_at(first),
+                    LaneSet(others)
+                ),
                 report: Box::new(crate::error::BlockReport::of_warp(self.report())),
             }
         } else {
@@ -890,6 +902,7 @@ impl<'r> WarpRun<'r> {
             warp: pos.warp,
             block: pos.ctaid,
             warp_in_block: pos.warp_in_block,
+            warps_in_block: pos.warps_in_block,
             schedule: self.schedule,
             lanes,
         })

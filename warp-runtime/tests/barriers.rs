@@ -514,3 +514,32 @@ fn a_report_names_its_schedule() {
     assert!(err.to_string().contains("Schedule::Random { seed: 0x4d }"), "{err}");
     assert_eq!(err.to_string(), run().to_string());
 }
+
+/// `__syncthreads()` (`bar.sync 0`, aligned, the whole CTA) reached by different warps from
+/// different instructions: "all threads in CTA will execute the same barrier{.cta} instruction".
+/// With a thread count, different instructions are the spec's producer/consumer model and fine
+/// (see `producer_and_consumer_on_two_named_barriers`).
+#[test]
+fn sync_threads_from_different_instructions_in_different_warps_is_reported() {
+    let err = Grid::blocks(1, 64)
+        .run(async |w: &Warp<'_>| {
+            if w.warp_in_block() == 0 {
+                w.sync_threads().await;
+            } else {
+                w.sync_threads().await;
+            }
+        })
+        .unwrap_err();
+    assert_eq!(rule(&err), BarrierRule::AlignedDifferentSites, "{err}");
+    assert!(detail(&err).contains("warp 0 executes `bar.sync` at") && detail(&err).contains("warp 1 executes `bar.sync` at"), "{err}");
+    // Not aligned: fine.
+    Grid::blocks(1, 64)
+        .run(async |w: &Warp<'_>| {
+            if w.warp_in_block() == 0 {
+                w.barrier_sync(0).await;
+            } else {
+                w.barrier_sync(0).await;
+            }
+        })
+        .unwrap();
+}

@@ -444,6 +444,10 @@ const WARP_PREFIXES: &[&str] = &[
     "activemask.",
     "bar.warp.sync",
     "elect.sync",
+    "bar.sync",
+    "bar.arrive",
+    "bar.red.",
+    "barrier.",
 ];
 
 /// The warp instruction on one line of PTX, if any (its full mnemonic, e.g. `shfl.sync.down.b32`).
@@ -583,6 +587,19 @@ const EXAMPLE_KERNELS: &[&str] = &[
     "gallery_reduce7_entry",
     "gallery_block_reduce_tail_entry",
     "gallery_data_as_mask_entry",
+    "gallery_search_triplets_entry",
+    "gallery_orientation_entry",
+    "block_reduce_entry",
+    "block_scan_entry",
+    "block_radix_sort_entry",
+    "lookback_scan_entry",
+    "pipeline_entry",
+    "block_compact_entry",
+    "conf_bar_red",
+    "conf_bar_divergent",
+    "conf_named_barriers",
+    "conf_shared_atomics",
+    "conf_dynamic_shared",
 ];
 
 /// The benchmark's warpkit kernels (`benches/gpu/kernels.rs`), checked like the example kernels.
@@ -591,6 +608,8 @@ const BENCH_KERNELS: &[&str] = &[
     "bench_reduce_shfl",
     "bench_scan_sums",
     "bench_scan_chunks",
+    "bench_block_reduce",
+    "bench_lookback_scan",
 ];
 
 /// Every conformance kernel, with its target gate (mirrors the cfgs in ptx/src/conformance.rs).
