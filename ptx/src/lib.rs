@@ -18,7 +18,7 @@
 //! * [`bench`]: `benches/gpu/kernels.rs`, the `bench_*` kernels that `cargo xtask gpu-bench` times
 //!   against the same algorithms compiled by nvcc.
 //!
-//! `no_std` and `feature(abi_ptx)` come from the builder (`warpkit_build::PtxBuilder`, which
+//! `no_std` and `feature(abi_ptx, asm_experimental_arch)` come from the builder (`warpkit_build::PtxBuilder`, which
 //! `cargo xtask ptx` runs), the panic handler from `warpkit`.
 
 #[cfg(target_arch = "nvptx64")]

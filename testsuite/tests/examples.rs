@@ -33,22 +33,22 @@ mod search;
 #[path = "../../examples/bug_gallery.rs"]
 mod bug_gallery;
 #[allow(dead_code)]
-#[path = "../examples/block_reduce.rs"]
+#[path = "../../examples/block_reduce.rs"]
 mod block_reduce;
 #[allow(dead_code)]
-#[path = "../examples/block_scan.rs"]
+#[path = "../../examples/block_scan.rs"]
 mod block_scan;
 #[allow(dead_code)]
-#[path = "../examples/block_radix_sort.rs"]
+#[path = "../../examples/block_radix_sort.rs"]
 mod block_radix_sort;
 #[allow(dead_code)]
-#[path = "../examples/lookback_scan.rs"]
+#[path = "../../examples/lookback_scan.rs"]
 mod lookback_scan;
 #[allow(dead_code)]
-#[path = "../examples/pipeline.rs"]
+#[path = "../../examples/pipeline.rs"]
 mod pipeline;
 #[allow(dead_code)]
-#[path = "../examples/block_compact.rs"]
+#[path = "../../examples/block_compact.rs"]
 mod block_compact;
 
 fn config() -> ProptestConfig {

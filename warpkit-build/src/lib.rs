@@ -39,7 +39,7 @@
 //!    `CARGO_PROFILE_RELEASE_{LTO=fat, PANIC=abort, CODEGEN_UNITS=1, OPT_LEVEL}` set (the crate's
 //!    manifest needs no profile of its own), `-C target-cpu=<sm>` and [`COMMON_RUSTFLAGS`] for every
 //!    crate, [`target_features`], and for the kernel crate `-Zcrate-attr=no_std` and
-//!    `-Zcrate-attr=feature(abi_ptx)` (so the crate needs no `#![no_std]`/`#![feature]` lines of
+//!    `-Zcrate-attr=feature(abi_ptx, asm_experimental_arch)` (so the crate needs no `#![no_std]`/`#![feature]` lines of
 //!    its own; warpkit provides the panic handler). The PTX is emitted to a path the builder names
 //!    (`--emit=asm=<path>`), and cargo's JSON messages say which artifact is the kernel crate's, so
 //!    no output is guessed from a folder listing.
@@ -114,7 +114,7 @@ pub fn target_features(sm: &str) -> Option<&'static str> {
 /// so that its source does not carry them. `-A` the lints that fire when the crate has them anyway.
 pub const KERNEL_CRATE_ARGS: &[&str] = &[
     "-Zcrate-attr=no_std",
-    "-Zcrate-attr=feature(abi_ptx)",
+    "-Zcrate-attr=feature(abi_ptx, asm_experimental_arch)",
     "-Aduplicate_features",
     "-Aunused_attributes",
 ];
