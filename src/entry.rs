@@ -107,13 +107,13 @@ impl Buffer {
 }
 
 /// A parameter of an entry kernel after the handle: a global buffer (`GlobalSlice<'_, T>`) or a
-/// scalar passed by value (`u32`, `i32`, `u64`, `i64`, `f32`, `f64`).
+/// scalar passed by value (`bool`, the integers up to 64 bits, `usize`, `isize`, `f32`, `f64`).
 ///
 /// The generated [`EntryKernel::Params`] name buffers as `GlobalSlice<'static, T>`; the lifetime
 /// is only a placeholder, the CPU run borrows its own buffers.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a parameter of an entry kernel",
-    note = "an entry kernel takes global buffers (`GlobalSlice<'_, T>`) and scalars (`u32`, `i32`, `u64`, `i64`, `f32`, `f64`) after the handle"
+    note = "a launchable entry kernel takes global buffers (`GlobalSlice<'_, T>`) and scalars (`bool`, integers of up to 64 bits, `usize`, `isize`, `f32`, `f64`) after the handle"
 )]
 pub trait KernelParam: 'static {
     /// What the host gives for this parameter: `Vec<T>` (the buffer's initial contents) or the
@@ -171,7 +171,7 @@ macro_rules! scalar_param {
     )*};
 }
 
-scalar_param!(u32, i32, u64, i64, f32, f64);
+scalar_param!(bool, u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64);
 
 /// The parameters of an entry kernel after the handle, as a tuple of [`KernelParam`]s (up to 12).
 pub trait Params: 'static {

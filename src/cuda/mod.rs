@@ -349,6 +349,13 @@ pub struct RawArg<'a> {
 /// The bytes of one argument, as the kernel's parameter has them.
 #[derive(Clone, Copy, Debug)]
 enum ArgValue {
+    Bool(bool),
+    U8(u8),
+    I8(i8),
+    U16(u16),
+    I16(i16),
+    Usize(usize),
+    Isize(isize),
     U32(u32),
     I32(i32),
     U64(u64),
@@ -391,7 +398,7 @@ macro_rules! raw_scalar {
         }
     )*};
 }
-raw_scalar!(u32 => U32, i32 => I32, u64 => U64, i64 => I64, f32 => F32, f64 => F64);
+raw_scalar!(bool => Bool, u8 => U8, i8 => I8, u16 => U16, i16 => I16, usize => Usize, isize => Isize, u32 => U32, i32 => I32, u64 => U64, i64 => I64, f32 => F32, f64 => F64);
 
 /// A loaded PTX module, and the target it was built for.
 #[derive(Clone)]
@@ -476,6 +483,13 @@ impl Kernel {
         let mut b = self.stream.launch_builder(&self.function);
         for a in args {
             match &a.value {
+                ArgValue::Bool(x) => b.arg(x),
+                ArgValue::U8(x) => b.arg(x),
+                ArgValue::I8(x) => b.arg(x),
+                ArgValue::U16(x) => b.arg(x),
+                ArgValue::I16(x) => b.arg(x),
+                ArgValue::Usize(x) => b.arg(x),
+                ArgValue::Isize(x) => b.arg(x),
                 ArgValue::U32(x) => b.arg(x),
                 ArgValue::I32(x) => b.arg(x),
                 ArgValue::U64(x) => b.arg(x),
@@ -547,7 +561,7 @@ macro_rules! scalar_device_param {
         }
     )*};
 }
-scalar_device_param!(u32, i32, u64, i64, f32, f64);
+scalar_device_param!(bool, u8, i8, u16, i16, u32, i32, u64, i64, usize, isize, f32, f64);
 
 /// [`Params`] on the GPU: a tuple of [`DeviceParam`]s.
 pub trait DeviceParams: Params {
