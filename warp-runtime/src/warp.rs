@@ -14,6 +14,7 @@ use core::cell::Cell;
 use core::future::Future;
 use core::mem::MaybeUninit;
 use core::pin::Pin;
+use core::sync::atomic::{AtomicBool, Ordering};
 use core::task::{Context, Poll, Waker};
 use std::panic::{self, AssertUnwindSafe, Location};
 
@@ -976,29 +977,70 @@ std::thread_local! {
     static CAPTURED: Cell<Option<(String, String)>> = const { Cell::new(None) };
 }
 
-/// Installs (once per process) a panic hook that, while a lane is polled on this thread, records
-/// the message and location for the report instead of printing them, and otherwise defers to the
-/// hook that was installed before.
+/// Whether warpkit's panic hook is installed (possibly inside a hook installed later that calls
+/// the previous one, as chaining hooks do). Cleared when the hook is dropped: `set_hook` drops the
+/// hook it replaces, so a hook installed after warpkit's without chaining clears it.
+static HOOK_INSTALLED: AtomicBool = AtomicBool::new(false);
+
+/// Lives inside warpkit's hook closure; its drop means the hook was replaced.
+struct HookAlive;
+
+impl Drop for HookAlive {
+    fn drop(&mut self) {
+        HOOK_INSTALLED.store(false, Ordering::Release);
+    }
+}
+
+/// Makes sure warpkit's panic hook is installed before lanes run: a hook that, while a lane is
+/// polled on this thread, records the message and location for the report instead of printing
+/// them, and otherwise defers to the hook installed before it.
+///
+/// Hook order does not matter: installed at the first run, it wraps whatever hook was there; a
+/// hook a program installs later replaces it (dropping it, which this notices at the next run)
+/// and is then wrapped in turn. One atomic load per run when nothing changed.
+#[inline]
 pub(crate) fn install_panic_capture() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let previous = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            if CAPTURE.with(Cell::get) {
-                let message = if let Some(s) = info.payload().downcast_ref::<&str>() {
-                    (*s).to_string()
-                } else if let Some(s) = info.payload().downcast_ref::<String>() {
-                    s.clone()
-                } else {
-                    "(a panic payload that is not a string)".to_string()
-                };
-                let location = info.location().map_or_else(|| "unknown location".to_string(), |l| l.to_string());
-                CAPTURED.with(|c| c.set(Some((message, location))));
-            } else {
-                previous(info);
-            }
-        }));
-    });
+    if !HOOK_INSTALLED.load(Ordering::Acquire) {
+        install_panic_hook();
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn install_panic_hook() {
+    // `take_hook`/`set_hook` panic on a panicking thread (a run started from a `Drop` during
+    // unwinding); such a run keeps the payload's message and loses only the location.
+    if std::thread::panicking() {
+        return;
+    }
+    static INSTALLING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = INSTALLING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if HOOK_INSTALLED.load(Ordering::Acquire) {
+        return;
+    }
+    let previous = panic::take_hook();
+    let alive = HookAlive;
+    HOOK_INSTALLED.store(true, Ordering::Release);
+    panic::set_hook(Box::new(move |info| {
+        let _alive = &alive;
+        if CAPTURE.with(Cell::get) {
+            let location = info.location().map_or_else(|| "unknown location".to_string(), |l| l.to_string());
+            CAPTURED.with(|c| c.set(Some((payload_message(info.payload()), location))));
+        } else {
+            previous(info);
+        }
+    }));
+}
+
+/// A panic payload's message: the `&str` or `String` that `panic!` carries.
+fn payload_message(payload: &(dyn core::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(a panic payload that is not a string)".to_string()
+    }
 }
 
 /// Runs lane code with panics captured; a panic becomes [`Caught`].
@@ -1015,13 +1057,17 @@ pub(crate) fn catch_lane_panic<T>(f: impl FnOnce() -> T) -> Result<T, Caught> {
             Ok(fault) => return Caught::Fault(fault),
             Err(other) => other,
         };
+        // The hook saw the panic unless another hook replaced warpkit's while this run was
+        // polling (the next run installs it again); the payload still has the message.
+        let (message, location) = CAPTURED.with(Cell::take).unwrap_or_else(|| {
+            // Taken and kept without being called: install it again next run.
+            HOOK_INSTALLED.store(false, Ordering::Release);
+            (payload_message(&*payload), "unknown location (a panic hook installed during the run replaced warpkit's)".to_string())
+        });
         // A payload's own `Drop` may panic too; that must not reach the host.
         if let Err(again) = panic::catch_unwind(AssertUnwindSafe(move || drop(payload))) {
             core::mem::forget(again);
         }
-        let (message, location) = CAPTURED
-            .with(Cell::take)
-            .unwrap_or_else(|| ("(panic message not captured)".to_string(), "unknown location".to_string()));
         Caught::Panic { message, location }
     })
 }
