@@ -21,7 +21,7 @@
 //! The bug gallery's kernels are undefined behaviour and are not run.
 
 use warpkit::cuda::{compare, Buffer, CudaError, DeviceParams, Elem, Element, EntryKernel, LaunchConfig, Module, NanRule, Params};
-use warpkit::{Target, WarpError};
+use warpkit::{Dim3, Target, WarpError};
 
 use super::rng::{Draw, Rng, SeedableRng};
 use super::Row;
@@ -50,6 +50,28 @@ mod bitonic_sort;
 #[allow(dead_code, unused_imports)]
 #[path = "../../examples/search.rs"]
 mod search;
+#[allow(dead_code, unused_imports)]
+#[path = "../../examples/block_reduce.rs"]
+mod block_reduce;
+#[allow(dead_code, unused_imports)]
+#[path = "../../examples/block_scan.rs"]
+mod block_scan;
+#[allow(dead_code, unused_imports)]
+#[path = "../../examples/block_radix_sort.rs"]
+mod block_radix_sort;
+#[allow(dead_code, unused_imports)]
+#[path = "../../examples/lookback_scan.rs"]
+mod lookback_scan;
+#[allow(dead_code, unused_imports)]
+#[path = "../../examples/pipeline.rs"]
+mod pipeline;
+#[allow(dead_code, unused_imports)]
+#[path = "../../examples/block_compact.rs"]
+mod block_compact;
+/// The block-level conformance kernels (`conf_bar_red`, ...): the same source the PTX crate builds.
+#[allow(dead_code, unused_imports)]
+#[path = "../../ptx/src/blocks.rs"]
+mod blocks;
 
 // ---------------------------------------------------------------------------------------------
 // Buffers
@@ -94,9 +116,21 @@ enum Ex {
     SortPairsF32,
     SortPairsGrid,
     FindFirst,
+    BarRed,
+    BarDivergent,
+    NamedBarriers,
+    Geometry,
+    SharedAtomics,
+    DynamicShared,
+    BlockReduce,
+    BlockScan,
+    BlockRadixSort,
+    LookbackScan,
+    Pipeline,
+    BlockCompact,
 }
 
-const ALL: [Ex; 19] = [
+const ALL: [Ex; 31] = [
     Ex::ReduceU32,
     Ex::ReduceI32,
     Ex::ReduceF32,
@@ -116,6 +150,18 @@ const ALL: [Ex; 19] = [
     Ex::SortPairsF32,
     Ex::SortPairsGrid,
     Ex::FindFirst,
+    Ex::BarRed,
+    Ex::BarDivergent,
+    Ex::NamedBarriers,
+    Ex::Geometry,
+    Ex::SharedAtomics,
+    Ex::DynamicShared,
+    Ex::BlockReduce,
+    Ex::BlockScan,
+    Ex::BlockRadixSort,
+    Ex::LookbackScan,
+    Ex::Pipeline,
+    Ex::BlockCompact,
 ];
 
 impl Ex {
@@ -140,6 +186,18 @@ impl Ex {
             Ex::SortPairsF32 => "sort_pairs_f32_entry",
             Ex::SortPairsGrid => "sort_pairs_grid",
             Ex::FindFirst => "find_first_entry",
+            Ex::BarRed => "conf_bar_red",
+            Ex::BarDivergent => "conf_bar_divergent",
+            Ex::NamedBarriers => "conf_named_barriers",
+            Ex::Geometry => "conf_geometry",
+            Ex::SharedAtomics => "conf_shared_atomics",
+            Ex::DynamicShared => "conf_dynamic_shared",
+            Ex::BlockReduce => "block_reduce_entry",
+            Ex::BlockScan => "block_scan_entry",
+            Ex::BlockRadixSort => "block_radix_sort_entry",
+            Ex::LookbackScan => "lookback_scan_entry",
+            Ex::Pipeline => "pipeline_entry",
+            Ex::BlockCompact => "block_compact_entry",
         }
     }
 
@@ -165,6 +223,18 @@ impl Ex {
             Ex::SortPairsF32 => "example bitonic_sort: f32 key-value",
             Ex::SortPairsGrid => "example bitonic_sort: stable pairs grid",
             Ex::FindFirst => "example search: find_first",
+            Ex::BarRed => "bar/barrier.red{.popc,.and,.or}{,count} (24 forms)",
+            Ex::BarDivergent => "barrier.sync from three branches",
+            Ex::NamedBarriers => "named barriers: barrier.arrive + bar.sync",
+            Ex::Geometry => "%tid %ntid %ctaid %nctaid (1-3 dims)",
+            Ex::SharedAtomics => "atom.shared.{add,min,max,and,or,xor}",
+            Ex::DynamicShared => "dynamic shared memory, two views",
+            Ex::BlockReduce => "example block_reduce: CUB BlockReduce",
+            Ex::BlockScan => "example block_scan: CUB BlockScan",
+            Ex::BlockRadixSort => "example block_radix_sort",
+            Ex::LookbackScan => "example lookback_scan: decoupled look-back",
+            Ex::Pipeline => "example pipeline: named-barrier stages",
+            Ex::BlockCompact => "example block_compact: bar.red.popc",
         }
     }
 
@@ -207,9 +277,16 @@ struct Case {
     threads: usize,
     bufs: Vec<HostBuf>,
     params: Vec<P>,
+    /// The launch, where it is not `LaunchConfig::threads(threads)` (the block kernels).
+    launch: Option<LaunchConfig>,
 }
 
 impl Case {
+    /// The launch: `threads` one-dimensional threads in blocks of 32, or the case's own shape.
+    fn cfg(&self) -> LaunchConfig {
+        self.launch.unwrap_or(LaunchConfig::threads(self.threads as u32))
+    }
+
     /// Buffer `k`'s initial contents as `T`.
     fn v<T: Element>(&self, k: usize) -> Vec<T> {
         assert_eq!(self.bufs[k].ty, T::ELEM);
@@ -228,6 +305,15 @@ impl Case {
 // ---------------------------------------------------------------------------------------------
 // Inputs
 // ---------------------------------------------------------------------------------------------
+
+/// Block sizes: whole warps, partial warps, the extremes.
+fn gen_block(r: &mut Rng) -> u32 {
+    match r.below(3) {
+        0 => r.pick(&[1, 31, 32, 33, 64, 96, 128, 256, 1000, 1024]),
+        1 => 32 * (1 + r.below(32)),
+        _ => 1 + r.below(1024),
+    }
+}
 
 /// Grid sizes: single threads, partial and whole warps, many warps with a partial last one.
 fn gen_threads(r: &mut Rng) -> usize {
@@ -290,7 +376,13 @@ fn gen_case(r: &mut Rng, ex: Ex) -> Case {
     let n = gen_threads(r);
     let whole = n.div_ceil(32) * 32;
     let warps = n.div_ceil(32);
-    let case = |threads: usize, bufs: Vec<HostBuf>, params: Vec<P>| Case { threads, bufs, params };
+    let case = |threads: usize, bufs: Vec<HostBuf>, params: Vec<P>| Case { threads, bufs, params, launch: None };
+    let blocks_case = |launch: LaunchConfig, bufs: Vec<HostBuf>, params: Vec<P>| Case {
+        threads: launch.gpu_threads() as usize,
+        bufs,
+        params,
+        launch: Some(launch),
+    };
     let b = |k: usize| P::Buf(k);
     match ex {
         Ex::ReduceU32 | Ex::ScanU32 => {
@@ -401,6 +493,121 @@ fn gen_case(r: &mut Rng, ex: Ex) -> Case {
             }));
             case(n, vec![data, targets, members, zeros(Elem::U32, 2 * n)], vec![b(0), b(1), b(2), b(3)])
         }
+        Ex::BarRed => {
+            let form = r.below(24);
+            let counted = form / 12 == 1;
+            // Whole warps when the form names a count; the count is 32 per warp with a live
+            // thread, the same set of warps in every block (the count is uniform).
+            let block = if counted { 32 * (1 + r.below(32)) } else { gen_block(r) };
+            let blocks = 1 + r.below(4);
+            let warps = block.div_ceil(32);
+            let live_warps: Vec<bool> = (0..warps).map(|_| !r.chance(1, 5)).collect();
+            let exits = r.pick(&[0u32, 1, 8, 31]);
+            let threads = (blocks * block) as usize;
+            let mut active = vec![0u32; threads];
+            for b in 0..blocks as usize {
+                for w in 0..warps as usize {
+                    if !live_warps[w] {
+                        continue;
+                    }
+                    let lanes: Vec<usize> = (32 * w..(32 * w + 32).min(block as usize)).collect();
+                    for &t in &lanes {
+                        active[b * block as usize + t] = (!r.chance(exits, 32)) as u32;
+                    }
+                    // At least one live thread in a live warp.
+                    active[b * block as usize + r.pick(&lanes)] = 1;
+                }
+            }
+            let count = 32 * live_warps.iter().filter(|&&l| l).count() as u32;
+            let bias = r.below(4);
+            let pred = host((0..threads).map(|_| match bias {
+                0 => 0u32,
+                1 => 1,
+                _ => r.below(2),
+            }));
+            let id = r.below(16);
+            blocks_case(LaunchConfig::blocks(blocks, block), vec![host(active), pred, zeros(Elem::U32, threads)], vec![b(0), b(1), P::U32(form), P::U32(id), P::U32(count), b(2)])
+        }
+        Ex::BarDivergent => {
+            let (blocks, block) = (1 + r.below(4), gen_block(r));
+            let threads = (blocks * block) as usize;
+            let branch = host((0..threads).map(|_| r.below(3)));
+            let x = host((0..threads).map(|_| r.u32()));
+            blocks_case(LaunchConfig::blocks(blocks, block), vec![branch, x, zeros(Elem::U32, threads)], vec![b(0), b(1), b(2)])
+        }
+        Ex::NamedBarriers => {
+            let warps = 2 + r.below(31);
+            let (blocks, producers) = (1 + r.below(4), 1 + r.below(warps - 1));
+            let threads = (blocks * 32 * warps) as usize;
+            let x = host((0..threads).map(|_| r.u32()));
+            blocks_case(LaunchConfig::blocks(blocks, 32 * warps), vec![x, zeros(Elem::U32, threads)], vec![P::U32(producers), b(0), b(1)])
+        }
+        Ex::Geometry => {
+            let dims = |r: &mut Rng, limit: u32| match r.below(3) {
+                0 => Dim3::new(1 + r.below(limit), 1, 1),
+                1 => Dim3::new(1 + r.below(limit), 1 + r.below(4), 1),
+                _ => Dim3::new(1 + r.below(limit), 1 + r.below(3), 1 + r.below(3)),
+            };
+            let (grid, block) = (dims(r, 5), dims(r, 64));
+            let launch = LaunchConfig::blocks(grid, block);
+            blocks_case(launch, vec![zeros(Elem::U32, 12 * launch.gpu_threads() as usize)], vec![b(0)])
+        }
+        Ex::SharedAtomics => {
+            let (blocks, block) = (1 + r.below(4), gen_block(r));
+            let threads = (blocks * block) as usize;
+            let f = style_u32(r);
+            let x = host((0..threads).map(|_| f(r)));
+            blocks_case(LaunchConfig::blocks(blocks, block), vec![x, zeros(Elem::U64, 9 * blocks as usize)], vec![b(0), b(1)])
+        }
+        Ex::DynamicShared => {
+            let (blocks, block) = (1 + r.below(4), gen_block(r));
+            let threads = (blocks * block) as usize;
+            let x = host((0..threads).map(|_| r.u32()));
+            let launch = LaunchConfig::blocks(blocks, block).dynamic_shared_bytes(8 * block + 16);
+            blocks_case(launch, vec![x, zeros(Elem::U64, 2 * threads)], vec![b(0), b(1)])
+        }
+        Ex::BlockReduce | Ex::BlockScan | Ex::BlockCompact => {
+            let block = gen_block(r);
+            let f = style_u32(r);
+            let len = 1 + r.below(3000) as usize;
+            let blocks = len.div_ceil(block as usize) as u32;
+            let x = host((0..len).map(|_| f(r)));
+            let launch = LaunchConfig::blocks(blocks, block);
+            match ex {
+                Ex::BlockReduce => blocks_case(launch, vec![x, zeros(Elem::U32, blocks as usize), zeros(Elem::U32, len)], vec![b(0), b(1), b(2)]),
+                Ex::BlockScan => blocks_case(
+                    launch,
+                    vec![x, zeros(Elem::U32, len), zeros(Elem::U32, len), zeros(Elem::U32, blocks as usize)],
+                    vec![b(0), b(1), b(2), b(3)],
+                ),
+                _ => blocks_case(launch, vec![x, zeros(Elem::U32, len), zeros(Elem::U32, 1)], vec![b(0), b(1), b(2)]),
+            }
+        }
+        Ex::BlockRadixSort => {
+            let block = 32 * (1 + r.below(32));
+            let len = 1 + r.below(2500) as usize;
+            let blocks = len.div_ceil(block as usize) as u32;
+            let small = r.chance(1, 3);
+            let x = host((0..len).map(|_| if small { r.below(4) } else { r.u32() }));
+            blocks_case(LaunchConfig::blocks(blocks, block), vec![x, zeros(Elem::U32, len)], vec![b(0), b(1)])
+        }
+        Ex::LookbackScan => {
+            let block = r.pick(&[32u32, 64, 128, 256]);
+            let len = 1 + r.below(20_000) as usize;
+            let tile = lookback_scan::ITEMS * block as usize;
+            let blocks = len.div_ceil(tile);
+            let f = style_u32(r);
+            let x = host((0..len).map(|_| f(r)));
+            let bufs = vec![x, zeros(Elem::U32, len), zeros(Elem::U32, 1), zeros(Elem::U64, blocks)];
+            blocks_case(LaunchConfig::blocks(blocks as u32, block), bufs, vec![b(0), b(1), b(2), b(3)])
+        }
+        Ex::Pipeline => {
+            let (blocks, warps) = (1 + r.below(5), 2 + r.below(9));
+            let len = 1 + r.below(2000) as usize;
+            let x = host((0..len).map(|_| r.u32()));
+            let bufs = vec![x, zeros(Elem::U32, len), zeros(Elem::U32, len.div_ceil(pipeline::TILE))];
+            blocks_case(LaunchConfig::blocks(blocks, 32 * warps), bufs, vec![b(0), b(1), b(2)])
+        }
     }
 }
 
@@ -425,7 +632,7 @@ fn go<K: EntryKernel>(side: &Side<'_>, ex: Ex, c: &Case, host: <K::Params as Par
 where
     K::Params: DeviceParams,
 {
-    let cfg = LaunchConfig::threads(c.threads as u32);
+    let cfg = c.cfg();
     match side {
         Side::Cpu => Ok(Outputs { gpu: None, cpu: K::run_host(&cfg, ex.target(), host) }),
         Side::Both(m) => {
@@ -458,6 +665,18 @@ fn run_case(side: &Side<'_>, ex: Ex, c: &Case) -> Result<Outputs, CudaError> {
         Ex::SortPairsF32 => go::<bitonic_sort::sort_pairs_f32_entry>(side, ex, c, (c.v(0), c.v(1), c.v(2), c.v(3))),
         Ex::SortPairsGrid => go::<bitonic_sort::sort_pairs_grid>(side, ex, c, (c.v(0), c.v(1))),
         Ex::FindFirst => go::<search::find_first_entry>(side, ex, c, (c.v(0), c.v(1), c.v(2), c.v(3))),
+        Ex::BarRed => go::<blocks::conf_bar_red>(side, ex, c, (c.v(0), c.v(1), s(0), s(1), s(2), c.v(2))),
+        Ex::BarDivergent => go::<blocks::conf_bar_divergent>(side, ex, c, (c.v(0), c.v(1), c.v(2))),
+        Ex::NamedBarriers => go::<blocks::conf_named_barriers>(side, ex, c, (s(0), c.v(0), c.v(1))),
+        Ex::Geometry => go::<blocks::conf_geometry>(side, ex, c, (c.v(0),)),
+        Ex::SharedAtomics => go::<blocks::conf_shared_atomics>(side, ex, c, (c.v(0), c.v(1))),
+        Ex::DynamicShared => go::<blocks::conf_dynamic_shared>(side, ex, c, (c.v(0), c.v(1))),
+        Ex::BlockReduce => go::<block_reduce::block_reduce_entry>(side, ex, c, (c.v(0), c.v(1), c.v(2))),
+        Ex::BlockScan => go::<block_scan::block_scan_entry>(side, ex, c, (c.v(0), c.v(1), c.v(2), c.v(3))),
+        Ex::BlockRadixSort => go::<block_radix_sort::block_radix_sort_entry>(side, ex, c, (c.v(0), c.v(1))),
+        Ex::LookbackScan => go::<lookback_scan::lookback_scan_entry>(side, ex, c, (c.v(0), c.v(1), c.v(2), c.v(3))),
+        Ex::Pipeline => go::<pipeline::pipeline_entry>(side, ex, c, (c.v(0), c.v(1), c.v(2))),
+        Ex::BlockCompact => go::<block_compact::block_compact_entry>(side, ex, c, (c.v(0), c.v(1), c.v(2))),
     }
 }
 
@@ -470,6 +689,17 @@ fn cpu(ex: Ex, c: &Case) -> Result<Vec<Buffer>, WarpError> {
 // ---------------------------------------------------------------------------------------------
 // Comparison
 // ---------------------------------------------------------------------------------------------
+
+/// `block_compact_entry`'s buffers without the order in which blocks reached the atomic: each
+/// block keeps its values' order within its range, but the ranges follow the atomics' order. The
+/// output's first `count` values are sorted (the CPU proptests check the ranges themselves).
+fn canonical_block_compact(bufs: &[Buffer]) -> Vec<Buffer> {
+    let count = bufs[2].bits[0] as usize;
+    let mut out = bufs[1].bits.clone();
+    let n = count.min(out.len());
+    out[..n].sort_unstable();
+    vec![bufs[0].clone(), Buffer { bits: out, ..bufs[1].clone() }, bufs[2].clone()]
+}
 
 /// `compact_grid_entry`'s buffers in a form that does not depend on the order in which warps
 /// reached the atomic: output is replaced by, per thread, (position within its warp's range,
@@ -506,14 +736,26 @@ fn canonical_compact(threads: usize, bufs: &[Buffer]) -> Vec<Buffer> {
 fn compare_case(ex: Ex, c: &Case, device: &str, gpu: &[Buffer], cpu: Result<Vec<Buffer>, WarpError>) -> warpkit::cuda::Comparison {
     let (gpu, cpu) = if ex == Ex::CompactGrid {
         (canonical_compact(c.threads, gpu), cpu.map(|b| canonical_compact(c.threads, &b)))
+    } else if ex == Ex::BlockCompact {
+        (canonical_block_compact(gpu), cpu.map(|b| canonical_block_compact(&b)))
     } else {
         (gpu.to_vec(), cpu)
     };
-    compare(ex.kernel(), device, &LaunchConfig::threads(c.threads as u32), ex.target(), &gpu, cpu, &ex.nan_rules())
+    compare(ex.kernel(), device, &c.cfg(), ex.target(), &gpu, cpu, &ex.nan_rules())
 }
 
 fn describe(ex: Ex, c: &Case, report: &str) -> String {
-    let mut s = format!("    {} ({}): {} threads, params {:?}\n", ex.name(), ex.kernel(), c.threads, c.params);
+    let cfg = c.cfg();
+    let mut s = format!(
+        "    {} ({}): grid {} x block {} ({} threads, {} B dynamic shared), params {:?}\n",
+        ex.name(),
+        ex.kernel(),
+        cfg.grid_dim(),
+        cfg.block_dim(),
+        c.threads,
+        cfg.shared_bytes(),
+        c.params
+    );
     for (k, b) in c.bufs.iter().enumerate() {
         let head: Vec<String> = b.bits.iter().take(40).map(|x| format!("{x:#x}")).collect();
         s += &format!("    buffer {k} ({}, {} elements): [{}{}]\n", b.ty.name(), b.bits.len(), head.join(", "), if b.bits.len() > 40 { ", ..." } else { "" });
