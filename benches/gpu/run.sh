@@ -22,7 +22,7 @@ RES=${OUT:-$HERE/results}
 mkdir -p "$RES"
 W=$(mktemp -d)
 cd "$HERE" || exit 2
-KERNELS="reduce_redux reduce_shfl scan_sums scan_chunks histogram_ffs"
+KERNELS="reduce_redux reduce_shfl block_reduce scan_sums scan_chunks histogram_ffs"
 wk_name() { case $1 in histogram_ffs) echo histogram_ffs ;; *) echo "bench_$1" ;; esac; }
 
 # ---- 1. build ----
@@ -33,12 +33,14 @@ wk_name() { case $1 in histogram_ffs) echo histogram_ffs ;; *) echo "bench_$1" ;
     nvcc --version 2>&1 | tail -n 2
     echo "== nvcc -O3 -arch=sm_90 -cubin kernels.cu"
     nvcc -O3 -arch=sm_90 -cubin -Xptxas -v -o "$W/nvcc.cubin" kernels.cu 2>&1 | grep -E "entry function|registers|spill"
+    echo "== nvcc -O3 -arch=sm_90 -shared cub_scan.cu (cub::DeviceScan::InclusiveSum behind a C ABI)"
+    nvcc -O3 -arch=sm_90 -shared -Xcompiler -fPIC -o "$W/libcub_scan.so" cub_scan.cu 2>&1 && echo "nvcc ok"
     echo "== ptxas -O3 -arch=sm_90 warpkit_ptx.ptx (benchmark kernels)"
     ptxas -O3 -arch=sm_90 -v -o "$W/warpkit.cubin" warpkit_ptx.ptx > "$W/ptxas.txt" 2>&1
     echo "ptxas exit status $?"
-    for k in $KERNELS; do grep -A3 "entry function '$(wk_name "$k")'" "$W/ptxas.txt" | grep -E "entry function|registers|spill"; done
+    for k in $KERNELS lookback_scan; do grep -A3 "entry function '$(wk_name "$k")'" "$W/ptxas.txt" | grep -E "entry function|registers|spill"; done
     echo "== diagnostic: warpkit PTX, generic ld.b32/st.b32 of the benchmark kernels -> ld.global/st.global"
-    awk -v names=" bench_reduce_redux bench_reduce_shfl bench_scan_sums bench_scan_chunks histogram_ffs " '
+    awk -v names=" bench_reduce_redux bench_reduce_shfl bench_block_reduce bench_scan_sums bench_scan_chunks histogram_ffs " '
         /\.entry / { e = $0; sub(/.*\.entry[ \t]+/, "", e); sub(/\(.*/, "", e); cur = (index(names, " " e " ") > 0) }
         cur && /^[ \t]+ld\.b32[ \t]/ { sub(/ld\.b32/, "ld.global.b32"); n++ }
         cur && /^[ \t]+st\.b32[ \t]/ { sub(/st\.b32/, "st.global.b32"); n++ }
@@ -56,6 +58,8 @@ cat "$RES/build.txt"
         echo "=================== $k: warpkit ($(wk_name "$k"))"
         cuobjdump -sass -fun "$(wk_name "$k")" "$W/warpkit.cubin"
     done
+    echo "=================== lookback_scan: warpkit (bench_lookback_scan)"
+    cuobjdump -sass -fun bench_lookback_scan "$W/warpkit.cubin"
 } > "$RES/sass.txt" 2>&1
 {
     echo "The hot loop of each benchmark kernel (the backward branch whose body holds the most global loads),"
@@ -82,6 +86,7 @@ echo
 set -- --warpkit "$W/warpkit.cubin" "$@"
 [ -f "$W/nvcc.cubin" ] && set -- "$@" --cuda "$W/nvcc.cubin"
 [ -f "$W/warpkit_ldglobal.cubin" ] && set -- "$@" --diag "$W/warpkit_ldglobal.cubin"
+[ -f "$W/libcub_scan.so" ] && set -- "$@" --cub "$W/libcub_scan.so"
 { ./gpu-bench "$@"; echo $? > "$W/status"; } 2>&1 | tee "$RES/bench.txt"
 status=$(cat "$W/status")
 rm -rf "$W"

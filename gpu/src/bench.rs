@@ -177,6 +177,33 @@ fn cpu_reduce(x: &[u32], threads: u32, shfl: bool) -> Result<u32, String> {
     Ok(out.to_vec()[0])
 }
 
+fn cpu_block_reduce(x: &[u32], blocks: u32) -> Result<u32, String> {
+    let input = GlobalBuffer::from_slice(x);
+    let out = GlobalBuffer::<u32>::zeroed(1);
+    let (i, o) = (input.slice(), out.slice());
+    let threads = blocks * kernels::BLOCK;
+    Grid::blocks(blocks, kernels::BLOCK)
+        .cpu_threads(2)
+        .run(async |w: &Warp<'_>| kernels::bench_block_reduce(w, i, o, threads).await)
+        .map_err(|e| e.to_string())?;
+    Ok(out.to_vec()[0])
+}
+
+fn cpu_lookback_scan(x: &[u32], schedule: warpkit::Schedule) -> Result<Vec<u32>, String> {
+    let tiles_n = x.len().div_ceil(kernels::SCAN_TILE);
+    let input = GlobalBuffer::from_slice(x);
+    let output = GlobalBuffer::<u32>::zeroed(x.len());
+    let tiles = GlobalBuffer::<u32>::zeroed(1);
+    let status = GlobalBuffer::<u64>::zeroed(tiles_n);
+    let (i, o, t, st) = (input.slice(), output.slice(), tiles.slice(), status.slice());
+    Grid::blocks(tiles_n as u32, kernels::BLOCK)
+        .schedule(schedule)
+        .resident_blocks(3)
+        .run(async |w: &Warp<'_>| kernels::bench_lookback_scan(w, i, o, t, st).await)
+        .map_err(|e| e.to_string())?;
+    Ok(output.to_vec())
+}
+
 fn cpu_scan(x: &[u32], chunks: [u32; 2]) -> Result<Vec<u32>, String> {
     let (steps, sizes) = scan_plan(x.len(), chunks);
     let input = GlobalBuffer::from_slice(x);
@@ -247,6 +274,28 @@ fn cpu_check(seed: u64) -> Vec<String> {
             );
         }
     }
+    for (n, blocks) in [(0usize, 1u32), (1, 1), (1000, 3), (100_003, 8)] {
+        let x = uniform(n, seed ^ n as u64);
+        let want = ref_sum(&x);
+        check(
+            format!("bench_block_reduce, n = {n}, {blocks} blocks of {}", kernels::BLOCK),
+            cpu_block_reduce(&x, blocks).map(|g| (g != want).then(|| format!("{g} instead of {want}"))),
+        );
+    }
+    for (n, schedule) in [
+        (1usize, warpkit::Schedule::InOrder),
+        (4096, warpkit::Schedule::InOrder),
+        (50_001, warpkit::Schedule::InOrder),
+        (50_001, warpkit::Schedule::Random { seed }),
+        (50_001, warpkit::Schedule::pct(seed, 3)),
+    ] {
+        let x = uniform(n, seed ^ (n as u64) << 2);
+        let want = ref_scan(&x);
+        check(
+            format!("bench_lookback_scan, n = {n}, {schedule:?}"),
+            cpu_lookback_scan(&x, schedule).map(|g| first_difference(&g, &want)),
+        );
+    }
     for (n, chunks) in [(1usize, [256u32, 64]), (200, [256, 64]), (10_000, [512, 256]), (70_001, [256, 64]), (300_000, [4096, 1024])] {
         let x = uniform(n, seed ^ (n as u64) << 1);
         let want = ref_scan(&x);
@@ -275,6 +324,7 @@ fn cpu_check(seed: u64) -> Vec<String> {
 #[derive(Clone, Copy)]
 enum Arg<'a> {
     S(&'a DeviceBuffer<u32>),
+    S64(&'a DeviceBuffer<u64>),
     U(u32),
 }
 
@@ -294,10 +344,68 @@ fn launch(f: &BenchKernel, blocks: u32, args: &[Arg<'_>]) -> Res<()> {
         match *a {
             Arg::S(b) if f.split => raw.extend([RawArg::ptr(b), RawArg::from(b.len() as u64)]),
             Arg::S(b) => raw.push(RawArg::slice(b)),
+            Arg::S64(b) if f.split => raw.extend([RawArg::ptr(b), RawArg::from(b.len() as u64)]),
+            Arg::S64(b) => raw.push(RawArg::slice(b)),
             Arg::U(x) => raw.push(RawArg::from(x)),
         }
     }
     f.k.launch_raw(&LaunchConfig::blocks((blocks, 1, 1), (BLOCK, 1, 1)), &raw).map_err(|e| e.to_string())
+}
+
+/// Queues `f` with `blocks` blocks of `block` threads.
+fn launch_block(f: &BenchKernel, blocks: u32, block: u32, args: &[Arg<'_>]) -> Res<()> {
+    let mut raw = Vec::new();
+    for a in args {
+        match *a {
+            Arg::S(b) => raw.push(RawArg::slice(b)),
+            Arg::S64(b) => raw.push(RawArg::slice(b)),
+            Arg::U(x) => raw.push(RawArg::from(x)),
+        }
+    }
+    f.k.launch_raw(&LaunchConfig::blocks((blocks, 1, 1), (block, 1, 1)), &raw).map_err(|e| e.to_string())
+}
+
+/// `cub::DeviceScan::InclusiveSum` from the shared library run.sh builds from
+/// `benches/gpu/cub_scan.cu` (its C ABI), loaded at run time.
+struct CubScan {
+    _lib: libloading::Library,
+    scan: unsafe extern "C" fn(*mut core::ffi::c_void, usize, *const u32, *mut u32, usize, *mut core::ffi::c_void) -> i32,
+    temp_bytes: usize,
+}
+
+impl CubScan {
+    fn load(path: &PathBuf, n: usize) -> Res<CubScan> {
+        // SAFETY: the library is ours (cub_scan.cu), with no initialisers beyond the CUDA
+        // runtime's; the symbols have the C signatures declared there.
+        unsafe {
+            let lib = libloading::Library::new(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let temp: libloading::Symbol<unsafe extern "C" fn(usize, *mut usize) -> i32> =
+                lib.get(b"warpkit_cub_scan_temp_bytes").map_err(|e| e.to_string())?;
+            let mut temp_bytes = 0usize;
+            let status = temp(n, &mut temp_bytes);
+            if status != 0 {
+                return Err(format!("cub::DeviceScan temp size: cudaError {status}"));
+            }
+            let scan = *lib.get(b"warpkit_cub_scan").map_err(|e| e.to_string())?;
+            Ok(CubScan { _lib: lib, scan, temp_bytes })
+        }
+    }
+
+    fn scan(&self, temp: &DeviceBuffer<u32>, input: &DeviceBuffer<u32>, output: &DeviceBuffer<u32>, n: usize, s: &CudaStream) -> Res<()> {
+        // SAFETY: device pointers of live buffers of at least `n` elements (and `temp_bytes` of
+        // temporary storage) in the context the runtime API shares; the stream is that context's.
+        let status = unsafe {
+            (self.scan)(
+                temp.device_ptr() as *mut core::ffi::c_void,
+                self.temp_bytes,
+                input.device_ptr() as *const u32,
+                output.device_ptr() as *mut u32,
+                n,
+                s.cu_stream() as *mut core::ffi::c_void,
+            )
+        };
+        if status == 0 { Ok(()) } else { Err(format!("cub::DeviceScan: cudaError {status}")) }
+    }
 }
 
 /// A loaded kernel, and whether it takes slices as (pointer, length) pairs.
@@ -415,6 +523,9 @@ struct Args {
     /// A diagnostic module with the warpkit kernel names, in rows of its own
     #[arg(long, value_name = "FILE")]
     diag: Option<PathBuf>,
+    /// The shared library built from benches/gpu/cub_scan.cu (cub::DeviceScan behind a C ABI)
+    #[arg(long, value_name = "FILE")]
+    cub: Option<PathBuf>,
     /// 2^N elements
     #[arg(long, value_name = "N", default_value_t = 28, value_parser = clap::value_parser!(u32).range(10..=30))]
     log2n: u32,
@@ -495,7 +606,10 @@ fn gpu_main(gpu: &Gpu, args: &Args, warpkit: PathBuf) -> Res<bool> {
     let all: Vec<&Impl> = impls.iter().collect();
     for imp in &impls {
         let mut regs = Vec::new();
-        for k in ["reduce_redux", "reduce_shfl", "scan_sums", "scan_chunks", "histogram_ffs"] {
+        for k in ["reduce_redux", "reduce_shfl", "block_reduce", "scan_sums", "scan_chunks", "lookback_scan", "histogram_ffs"] {
+            if imp.cuda && k == "lookback_scan" {
+                continue;
+            }
             let f = imp.function(k)?;
             regs.push(format!("{k} {}", f.k.function().num_regs().map(|r| r.to_string()).unwrap_or("?".into())));
         }
@@ -556,7 +670,11 @@ fn gpu_main(gpu: &Gpu, args: &Args, warpkit: PathBuf) -> Res<bool> {
     }
 
     // ---- reductions ----
-    for (kernel, title) in [("reduce_redux", "reduce, redux.sync"), ("reduce_shfl", "reduce, shfl.down tree")] {
+    for (kernel, title) in [
+        ("reduce_redux", "reduce, redux.sync"),
+        ("reduce_shfl", "reduce, shfl.down tree"),
+        ("block_reduce", "reduce, BlockReduce<256> (bar.sync, shared)"),
+    ] {
         let mut fs = Vec::new();
         let mut launches = Vec::new();
         for imp in &impls {
@@ -644,6 +762,42 @@ fn gpu_main(gpu: &Gpu, args: &Args, warpkit: PathBuf) -> Res<bool> {
         }
     }
 
+    // ---- single-pass scan: decoupled look-back (warpkit) against cub::DeviceScan ----
+    {
+        let f = impls[0].function("lookback_scan")?;
+        let tiles_n = n.div_ceil(kernels::SCAN_TILE);
+        let tiles = gpu.zeros::<u32>(1).map_err(e)?;
+        let status = gpu.zeros::<u64>(tiles_n).map_err(e)?;
+        let cub = args.cub.as_ref().map(|p| CubScan::load(p, n)).transpose()?;
+        let cub_temp = match &cub {
+            Some(c) => Some(gpu.zeros::<u32>(c.temp_bytes.div_ceil(4).max(1)).map_err(e)?),
+            None => None,
+        };
+        let scan_impls: Vec<Impl> = std::iter::once(Impl { label: "warpkit", module: impls[0].module.clone(), cuda: false })
+            .chain(cub.as_ref().map(|_| Impl { label: "cub", module: impls[0].module.clone(), cuda: true }))
+            .collect();
+        let scan_all: Vec<&Impl> = scan_impls.iter().collect();
+        let d_tiles = &tiles;
+        let d_status = &status;
+        // The flags and the tile counter are reset inside the timed region: CUB's scan
+        // initializes its tile states in a kernel of its own, which its time includes.
+        let run = |imp: &Impl| -> Res<()> {
+            if imp.cuda {
+                let (c, temp) = (cub.as_ref().expect("cub loaded"), cub_temp.as_ref().expect("cub temp"));
+                c.scan(temp, d_in, d_out, n, &s)
+            } else {
+                cu("memset", unsafe { warpkit::cuda::cudarc::driver::result::memset_d8_async(d_tiles.device_ptr(), 0, 4, s.cu_stream()) })?;
+                cu("memset", unsafe { warpkit::cuda::cudarc::driver::result::memset_d8_async(d_status.device_ptr(), 0, tiles_n * 8, s.cu_stream()) })?;
+                launch_block(&f, tiles_n as u32, kernels::BLOCK, &[Arg::S(d_in), Arg::S(d_out), Arg::S(d_tiles), Arg::S64(d_status)])
+            }
+        };
+        let r = bench.time(&scan_all, |_| memset(d_out, 0xab), run, |_| Ok(first_difference(&read(&output)?, &want_scan)))?;
+        for (k, (timing, verified)) in r.into_iter().enumerate() {
+            let launch = if scan_impls[k].cuda { "cub::DeviceScan".to_string() } else { format!("{tiles_n}x{}", kernels::BLOCK) };
+            rows.push(Row { bench: "inclusive scan, single pass (2 x 4n bytes)".into(), label: scan_impls[k].label, launch, timing, bytes: 2.0 * bytes, verified });
+        }
+    }
+
     // ---- histograms ----
     for (title, d_input, d_hist, hist, want) in [
         ("histogram, geometric, 10 buckets", d_geo, d_hgeo, &hist_geo, &want_geo),
@@ -672,14 +826,14 @@ fn gpu_main(gpu: &Gpu, args: &Args, warpkit: PathBuf) -> Res<bool> {
         println!("  {:<42} {:<8} {}", r.bench, r.label, v.join(" "));
     }
     println!();
-    println!("| benchmark | implementation | launch | median ms | min ms | max ms | GB/s | % of copy | warpkit / nvcc | result |");
+    println!("| benchmark | implementation | launch | median ms | min ms | max ms | GB/s | % of copy | warpkit / nvcc (or cub) | result |");
     println!("|---|---|---|---:|---:|---:|---:|---:|---:|---|");
     let mut ok = true;
     for r in &rows {
         let med = r.timing.median();
         let sorted = r.timing.sorted();
         let gbs = r.bytes / (med * 1e-3) / 1e9;
-        let nvcc = rows.iter().find(|o| o.bench == r.bench && o.label == "nvcc").map(|o| o.timing.median());
+        let nvcc = rows.iter().find(|o| o.bench == r.bench && (o.label == "nvcc" || o.label == "cub")).map(|o| o.timing.median());
         let ratio = match (r.label, nvcc) {
             ("warpkit" | "diag", Some(nv)) => format!("{:.3}", med / nv),
             _ => "".into(),
@@ -707,7 +861,7 @@ fn gpu_main(gpu: &Gpu, args: &Args, warpkit: PathBuf) -> Res<bool> {
     }
     println!();
     println!(
-        "GB/s = bytes / median time, 1 GB = 1e9 bytes. Bytes counted: copy {:.3} GB (read + write); reduce and histogram {:.3} GB (each input element read once); scan {:.3} GB (its first level reads the input twice and writes the output once; the chunk sums are {:.2}% more).",
+        "GB/s = bytes / median time, 1 GB = 1e9 bytes. Bytes counted: copy and single-pass scan {:.3} GB (read + write); reduce and histogram {:.3} GB (each input element read once); scan {:.3} GB (its first level reads the input twice and writes the output once; the chunk sums are {:.2}% more).",
         2.0 * bytes / 1e9,
         bytes / 1e9,
         3.0 * bytes / 1e9,

@@ -114,6 +114,7 @@ fn gpu_bench() -> Result<()> {
         (target_dir(&root).join("release/gpu-bench"), "gpu-bench"),
         (root.join("target/ptx/sm_90").join(format!("{CRATE}.ptx")), "warpkit_ptx.ptx"),
         (gpu_dir.join("kernels.cu"), "kernels.cu"),
+        (gpu_dir.join("cub_scan.cu"), "cub_scan.cu"),
         (gpu_dir.join("sass_loop.awk"), "sass_loop.awk"),
         (gpu_dir.join("run.sh"), "run.sh"),
     ] {
