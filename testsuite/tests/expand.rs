@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+#[path = "../../tests/expand/block.rs"]
+mod block;
 #[path = "../../tests/expand/control_flow.rs"]
 mod control_flow;
 #[path = "../../tests/expand/derive.rs"]
@@ -14,7 +16,18 @@ mod entry;
 #[path = "../../tests/expand/warp_sum.rs"]
 mod warp_sum;
 
-use warpkit::{EntryKernel, Executor, LaunchConfig, Target, Warp, WarpValue, WarpWords};
+use warpkit::{EntryKernel, Executor, GlobalBuffer, Grid, LaunchConfig, Target, Warp, WarpValue, WarpWords};
+
+/// The block snapshot: every thread gets its block's sum, and the atomic adds each block's sum
+/// once.
+#[test]
+fn the_block_kernel_sums_each_block() {
+    let total = GlobalBuffer::<u32>::zeroed(1);
+    let t = total.slice();
+    let sums = Grid::blocks(3, 96).map(async |w: &Warp<'_>| block::block_total(w, w.thread_rank() + 1, t).await).unwrap();
+    assert_eq!(sums, vec![96 * 97 / 2; 3 * 96]);
+    assert_eq!(total.to_vec(), vec![3 * (96 * 97 / 2)]);
+}
 
 #[test]
 fn warp_sum_is_the_sum_in_every_lane() {
