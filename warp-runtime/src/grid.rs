@@ -409,24 +409,27 @@ impl Grid {
         // launch of 4,096 `reduce_u32_entry` warps on 2 threads.
         const MAX_BATCH: u64 = 64;
         let total = self.block_count();
-        let threads = self.cpu_threads as u64;
+        // More CPU threads than blocks would have nothing to do.
+        let cpu_threads = (self.cpu_threads as u64).min(total) as usize;
+        let threads = cpu_threads as u64;
         let queue = Mutex::new(Queue { blocks, taken: 0 });
         let lowest_failed = AtomicU64::new(u64::MAX);
         let error: Mutex<Option<(u64, WarpError)>> = Mutex::new(None);
         let progress = AtomicU64::new(0);
-        let resident = (self.resident / self.cpu_threads).max(1);
+        let resident = (self.resident / cpu_threads).max(1);
+        let stop = std::sync::atomic::AtomicBool::new(false);
         let worker = || {
             let mut batch: Vec<(u64, S)> = Vec::new();
             let mut next = || {
                 if batch.is_empty() {
                     let mut queue = queue.lock().unwrap_or_else(|e| e.into_inner());
-                    let n = (total.saturating_sub(queue.taken) / (8 * threads)).clamp(1, MAX_BATCH);
+                    let n = (total.saturating_sub(queue.taken) / threads.saturating_mul(8)).clamp(1, MAX_BATCH);
                     queue.taken += n;
                     batch.extend(queue.blocks.by_ref().take(n as usize));
                     batch.reverse();
                 }
                 let (b, s) = batch.pop()?;
-                (b <= lowest_failed.load(Ordering::Relaxed)).then_some((b, s))
+                (b <= lowest_failed.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed)).then_some((b, s))
             };
             if let Err((block, e)) = self.worker(kernel, &mut next, &store, resident, Some(&progress)) {
                 lowest_failed.fetch_min(block, Ordering::Relaxed);
@@ -436,12 +439,21 @@ impl Grid {
                 }
             }
         };
-        std::thread::scope(|scope| {
-            for _ in 1..self.cpu_threads {
-                scope.spawn(worker);
+        // A thread the OS refuses ends the launch with a report rather than a panic: the threads
+        // already started stop taking blocks.
+        let spawn_error = std::thread::scope(|scope| {
+            for k in 1..cpu_threads {
+                if let Err(e) = std::thread::Builder::new().name(format!("warpkit-grid-{k}")).spawn_scoped(scope, worker) {
+                    stop.store(true, Ordering::Relaxed);
+                    return Some(format!("could not start CPU thread {k} of {cpu_threads}: {e}"));
+                }
             }
             worker();
+            None
         });
+        if let Some(what) = spawn_error {
+            return Err(self.launch_error(what));
+        }
         match error.into_inner().unwrap_or_else(|e| e.into_inner()) {
             Some((_, e)) => Err(e),
             None => Ok(()),
