@@ -142,6 +142,9 @@ pub struct Report {
     /// The schedule of the run: replaying it with [`Grid::schedule`](crate::Grid::schedule)
     /// reproduces the report.
     pub schedule: Schedule,
+    /// The order lanes were polled in within a step: with the schedule, what reproduces a
+    /// failure that depends on the order of side effects.
+    pub lane_order: crate::LaneOrder,
     /// Each lane's state, indexed by lane id.
     pub lanes: [LaneState; 32],
 }
@@ -164,6 +167,11 @@ impl fmt::Display for Report {
         }
         if self.schedule != Schedule::InOrder {
             write!(f, ", schedule {}", self.schedule)?;
+        }
+        match self.lane_order {
+            crate::LaneOrder::Ascending => {}
+            crate::LaneOrder::Descending => f.write_str(", lanes polled in descending order")?,
+            crate::LaneOrder::Seeded(seed) => write!(f, ", lanes polled in the order of LaneOrder::Seeded({seed})")?,
         }
         f.write_str("):")?;
         let mut lane = 0;

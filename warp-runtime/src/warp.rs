@@ -433,6 +433,8 @@ pub(crate) struct WarpRun<'r> {
     pub(crate) target: Target,
     /// The order in which lanes are polled in a step (`None`: ascending).
     order: Option<[u8; 32]>,
+    /// The lane order as configured, for reports.
+    lane_order: crate::LaneOrder,
     /// Lanes launched at the start. Never changes.
     pub(crate) launched: u32,
     /// Lanes that returned, panicked or were never launched. Only grows.
@@ -466,6 +468,7 @@ impl<'r> WarpRun<'r> {
             regs,
             target,
             order: (order != crate::LaneOrder::Ascending).then(|| order.permutation()),
+            lane_order: order,
             launched,
             exited: !launched,
             waiting: 0,
@@ -905,6 +908,7 @@ impl<'r> WarpRun<'r> {
             warp_in_block: pos.warp_in_block,
             warps_in_block: pos.warps_in_block,
             schedule: self.schedule,
+            lane_order: self.lane_order,
             lanes,
         })
     }

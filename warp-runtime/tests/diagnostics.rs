@@ -3,7 +3,7 @@
 
 use std::cell::Cell;
 
-use warp_runtime::{Conflict, Executor, LaneState, Op, ShflFault, ShflMode, Target, VoteMode, WaitEdge, Warp, WarpError, FULL_MASK};
+use warp_runtime::{Conflict, Executor, LaneOrder, LaneState, Op, ShflFault, ShflMode, Target, VoteMode, WaitEdge, Warp, WarpError, FULL_MASK};
 
 /// Asserts that `state` is `Waiting` at `op` with `mask`, called at `line` of this file.
 #[track_caller]
@@ -666,4 +666,42 @@ fn a_panic_while_starting_a_lane_is_reported_for_that_lane() {
         }
         other => panic!("expected a lane panic, got {other}"),
     }
+}
+
+/// A failure that depends on the order lanes run in (here: whichever lane runs first claims a slot,
+/// and only lane 0 may) names that order in its report, so that it can be replayed (issue 13).
+#[test]
+fn an_order_dependent_report_names_the_lane_order() {
+    for order in [LaneOrder::Descending, LaneOrder::Seeded(7)] {
+        let claimed = Cell::new(None::<u32>);
+        let err = Executor::new()
+            .order(order)
+            .run(async |w: &Warp<'_>| {
+                // Whichever lane runs first claims the slot; only lane 0 may.
+                if claimed.get().is_none() {
+                    claimed.set(Some(w.lane_id()));
+                    assert_eq!(w.lane_id(), 0, "lane {} claimed the slot first", w.lane_id());
+                }
+                w.lane_id()
+            })
+            .unwrap_err();
+        let report = err.report().expect("a lane report");
+        assert_eq!(report.lane_order, order);
+        let text = err.to_string();
+        let named = match order {
+            LaneOrder::Descending => "lanes polled in descending order".to_string(),
+            LaneOrder::Seeded(s) => format!("LaneOrder::Seeded({s})"),
+            LaneOrder::Ascending => unreachable!(),
+        };
+        assert!(text.contains(&named), "{text}");
+    }
+    // In the default order lane 0 runs first, and the same kernel passes.
+    let claimed = Cell::new(None::<u32>);
+    let ok = Executor::new().run(async |w: &Warp<'_>| {
+        if claimed.get().is_none() {
+            claimed.set(Some(w.lane_id()));
+            assert_eq!(w.lane_id(), 0);
+        }
+    });
+    assert!(ok.is_ok());
 }
