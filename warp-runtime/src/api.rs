@@ -176,26 +176,76 @@ plain {
     // ---- lane registers ----
 
     /// `%laneid`: this lane's index in the warp, 0..32.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.lane_id()).unwrap();
+    /// assert_eq!(out, core::array::from_fn(|l| l as u32));
+    /// ```
     fn lane_id(&self) -> u32 {
         fam::lane_id(self)
     }
     /// `%lanemask_eq`: the bit of this lane.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.lanemask_eq()).unwrap();
+    /// for l in 0..32 {
+    ///     assert_eq!(out[l], 1u32 << l);
+    /// }
+    /// ```
     fn lanemask_eq(&self) -> u32 {
         fam::lanemask_eq(self)
     }
     /// `%lanemask_lt`: the bits of lower lanes.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.lanemask_lt()).unwrap();
+    /// for l in 0..32u32 {
+    ///     let want: u32 = (0..l).map(|i| 1u32 << i).sum();
+    ///     assert_eq!(out[l as usize], want);
+    /// }
+    /// ```
     fn lanemask_lt(&self) -> u32 {
         fam::lanemask_lt(self)
     }
     /// `%lanemask_le`: the bits of this and lower lanes.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.lanemask_le()).unwrap();
+    /// for l in 0..32u32 {
+    ///     let want: u32 = (0..=l).map(|i| 1u32 << i).sum();
+    ///     assert_eq!(out[l as usize], want);
+    /// }
+    /// ```
     fn lanemask_le(&self) -> u32 {
         fam::lanemask_le(self)
     }
     /// `%lanemask_gt`: the bits of higher lanes.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.lanemask_gt()).unwrap();
+    /// for l in 0..32u32 {
+    ///     let want: u32 = (l + 1..32).map(|i| 1u32 << i).sum();
+    ///     assert_eq!(out[l as usize], want);
+    /// }
+    /// ```
     fn lanemask_gt(&self) -> u32 {
         fam::lanemask_gt(self)
     }
     /// `%lanemask_ge`: the bits of this and higher lanes.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.lanemask_ge()).unwrap();
+    /// for l in 0..32u32 {
+    ///     let want: u32 = (l..32).map(|i| 1u32 << i).sum();
+    ///     assert_eq!(out[l as usize], want);
+    /// }
+    /// ```
     fn lanemask_ge(&self) -> u32 {
         fam::lanemask_ge(self)
     }
@@ -203,44 +253,118 @@ plain {
     // ---- launch position ----
 
     /// `%tid`: this thread's index in its block (CUDA's `threadIdx`).
+    ///
+    /// ```
+    /// use warp_runtime::{Dim3, Grid, Warp};
+    /// // 2 blocks of 4 x 8 threads; thread rank 13 of block 1 is x = 13 % 4, y = 13 / 4.
+    /// let out = Grid::blocks(2, (4, 8)).map(async |w: &Warp<'_>| w.tid()).unwrap();
+    /// assert_eq!(out[32 + 13], Dim3::new(13 % 4, 13 / 4, 0));
+    /// ```
     fn tid(&self) -> Dim3 {
         fam::tid(self)
     }
     /// `%ntid`: the block's size (CUDA's `blockDim`).
+    ///
+    /// ```
+    /// use warp_runtime::{Dim3, Grid, Warp};
+    /// let out = Grid::blocks(3, (8, 4, 2)).map(async |w: &Warp<'_>| w.ntid()).unwrap();
+    /// assert_eq!(out.len(), 3 * 8 * 4 * 2);
+    /// assert!(out.iter().all(|&d| d == Dim3::new(8, 4, 2)));
+    /// ```
     fn ntid(&self) -> Dim3 {
         fam::ntid(self)
     }
     /// `%ctaid`: the block's index in the grid (CUDA's `blockIdx`).
+    ///
+    /// ```
+    /// use warp_runtime::{Dim3, Grid, Warp};
+    /// // A 2 x 3 grid of 32-thread blocks: block rank 5 is x = 5 % 2, y = 5 / 2.
+    /// let out = Grid::blocks((2, 3), 32).map(async |w: &Warp<'_>| w.ctaid()).unwrap();
+    /// assert_eq!(out[32 * 5], Dim3::new(5 % 2, 5 / 2, 0));
+    /// ```
     fn ctaid(&self) -> Dim3 {
         fam::ctaid(self)
     }
     /// `%nctaid`: the grid's size in blocks (CUDA's `gridDim`).
+    ///
+    /// ```
+    /// use warp_runtime::{Dim3, Grid, Warp};
+    /// let out = Grid::blocks((2, 3), 32).map(async |w: &Warp<'_>| w.nctaid()).unwrap();
+    /// assert!(out.iter().all(|&d| d == Dim3::new(2, 3, 1)));
+    /// ```
     fn nctaid(&self) -> Dim3 {
         fam::nctaid(self)
     }
     /// This thread's rank in its block: `tid.x + ntid.x * (tid.y + ntid.y * tid.z)`. Warp `k` of
     /// the block holds ranks `32k .. 32k + 32`.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// let out = Grid::blocks(1, (8, 8)).map(async |w: &Warp<'_>| (w.tid(), w.thread_rank())).unwrap();
+    /// for (i, (tid, rank)) in out.into_iter().enumerate() {
+    ///     assert_eq!(rank, tid.x + 8 * tid.y);
+    ///     assert_eq!(rank as usize, i);
+    /// }
+    /// ```
     fn thread_rank(&self) -> u32 {
         self.ntid().rank_of(self.tid()) as u32
     }
     /// The number of threads in the block: `ntid.x * ntid.y * ntid.z`.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// let out = Grid::blocks(2, (8, 4, 2)).map(async |w: &Warp<'_>| w.block_size()).unwrap();
+    /// assert!(out.iter().all(|&n| n == 8 * 4 * 2));
+    /// ```
     fn block_size(&self) -> u32 {
         self.ntid().count() as u32
     }
     /// This warp's index in its block: `thread_rank() / 32`.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// let out = Grid::blocks(2, 96).map(async |w: &Warp<'_>| w.warp_in_block()).unwrap();
+    /// for (i, warp) in out.into_iter().enumerate() {
+    ///     assert_eq!(warp as usize, i % 96 / 32);
+    /// }
+    /// ```
     fn warp_in_block(&self) -> u32 {
         self.thread_rank() / 32
     }
     /// The block's rank in the grid: `ctaid.x + nctaid.x * (ctaid.y + nctaid.y * ctaid.z)`.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// let out = Grid::blocks((3, 2), 32).map(async |w: &Warp<'_>| (w.ctaid(), w.block_rank())).unwrap();
+    /// for (i, (ctaid, rank)) in out.into_iter().enumerate() {
+    ///     assert_eq!(rank, (ctaid.x + 3 * ctaid.y) as u64);
+    ///     assert_eq!(rank as usize, i / 32);
+    /// }
+    /// ```
     fn block_rank(&self) -> u64 {
         self.nctaid().rank_of(self.ctaid())
     }
     /// The warp's index in its launch: `block_rank() * ceil(block_size() / 32) + warp_in_block()`
     /// (for a one-dimensional launch with blocks of a multiple of 32 threads, `global_id() / 32`).
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// // Blocks of 48 threads: two warps each, the second with 16 lanes.
+    /// let out = Grid::blocks(3, 48).map(async |w: &Warp<'_>| w.warp_index()).unwrap();
+    /// for (i, warp) in out.into_iter().enumerate() {
+    ///     assert_eq!(warp as usize, 2 * (i / 48) + i % 48 / 32);
+    /// }
+    /// ```
     fn warp_index(&self) -> u64 {
         self.block_rank() * self.block_size().div_ceil(32) as u64 + self.warp_in_block() as u64
     }
     /// This thread's index in a one-dimensional launch: `%ctaid.x * %ntid.x + %tid.x`.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// let out = Grid::blocks(3, 64).map(async |w: &Warp<'_>| w.global_id()).unwrap();
+    /// assert_eq!(out, (0..3 * 64).collect::<Vec<u64>>());
+    /// ```
     fn global_id(&self) -> u64 {
         fam::global_id(self)
     }
@@ -248,20 +372,47 @@ plain {
     // ---- groups ----
 
     /// The membermask this handle's instructions use.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp, FULL_MASK};
+    /// let out = Executor::new()
+    ///     .run(async |w: &Warp<'_>| (w.membermask(), w.tile(8).membermask(), w.group(0xf0f0).membermask()))
+    ///     .unwrap();
+    /// assert_eq!(out[9], (FULL_MASK, 0xff << 8, 0xf0f0));
+    /// ```
     fn membermask(&self) -> u32 {
         self.mask
     }
     /// The shuffle segment width: 32 for the warp and for membermask groups, the tile width for
     /// tiles.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| (w.width(), w.tile(4).width(), w.group(0xff).width())).unwrap();
+    /// assert_eq!(out[0], (32, 4, 32));
+    /// ```
     fn width(&self) -> u32 {
         self.width
     }
     /// This lane's index within its group: `lane % width` for a tile, the number of lower lanes
     /// of the membermask for a group.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| (w.rank(), w.tile(8).rank(), w.group(0xaaaa_aaaa).rank())).unwrap();
+    /// // In the group of odd lanes, lanes 1, 3, 5, 7, 9 and 11 are below lane 13.
+    /// assert_eq!(out[13], (13, 13 % 8, [1, 3, 5, 7, 9, 11].len() as u32));
+    /// ```
     fn rank(&self) -> u32 {
         (self.mask & self.lanemask_lt()).count_ones()
     }
     /// The number of lanes in the group.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| (w.size(), w.tile(4).size(), w.group(0xaaaa_aaaa).size())).unwrap();
+    /// assert_eq!(out[0], (32, 4, 16));
+    /// ```
     fn size(&self) -> u32 {
         self.mask.count_ones()
     }
@@ -272,6 +423,14 @@ plain {
     /// # Panics
     /// If `width` is not a power of two in 1..=32 (`#[warp_kernel]` rejects such constants at
     /// compile time; on the host a panic in a lane is reported by the run, on the GPU it traps).
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// // Each tile of 8 lanes sums its lane ids.
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.tile(8).redux_add(w.lane_id()).await).unwrap();
+    /// assert_eq!(out[10], (8..16).sum::<u32>());
+    /// assert_eq!(out[31], (24..32).sum::<u32>());
+    /// ```
     fn tile(&self, width: u32) -> Self {
         assert!(width.is_power_of_two() && width <= 32, "tile width {width} is not a power of two in 1..=32");
         let base = self.lane_id() & !(width - 1);
@@ -280,6 +439,16 @@ plain {
     }
     /// The group of lanes named by `membermask`: its instructions use that membermask, with
     /// whole-warp shuffle segments and lane ids.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// // The even lanes ballot among themselves.
+    /// let out = Executor::new()
+    ///     .run(async |w: &Warp<'_>| if w.lane_id() % 2 == 0 { Some(w.group(0x5555_5555).ballot(w.lane_id() < 8).await) } else { None })
+    ///     .unwrap();
+    /// assert_eq!(out[0], Some((1 << 0) | (1 << 2) | (1 << 4) | (1 << 6)));
+    /// assert_eq!(out[1], None);
+    /// ```
     fn group(&self, membermask: u32) -> Self {
         fam::derive(self, membermask, 32)
     }
