@@ -458,61 +458,158 @@ instr {
 
     /// `shfl.sync.<mode>.b32` with explicit `b` and `c` operands and this handle's membermask:
     /// returns `(d, p)`. An 8-byte value moves as two 32-bit shuffles with the same operands.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, ShflMode, Warp};
+    /// // shfl.sync.down with b = 1, c = 0x1f (the whole warp): lane 31 has no source.
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.shfl(ShflMode::Down, 10 * w.lane_id(), 1, 0x1f).await).unwrap();
+    /// assert_eq!(out[4], (10 * 5, true));
+    /// assert_eq!(out[31], (10 * 31, false));
+    /// ```
     fn shfl[T: WarpValue](&self, mode: ShflMode, value: T, b: u32, c: u32) -> AsValuePred<T> {
         fam::shfl(self, mode, value, b, c, self.mask)
     }
     /// `__shfl_up_sync`: the value of the lane `delta` below, within this handle's segment; a lane
     /// with no such lane keeps its own value.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.shfl_up(10 * w.lane_id(), 2).await).unwrap();
+    /// for l in 0..32u32 {
+    ///     assert_eq!(out[l as usize], if l >= 2 { 10 * (l - 2) } else { 10 * l });
+    /// }
+    /// ```
     fn shfl_up[T: WarpValue](&self, value: T, delta: u32) -> AsValue<T> {
         fam::shfl_own(self, ShflMode::Up, value, delta)
     }
     /// `__shfl_down_sync`: the value of the lane `delta` above, within this handle's segment.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.shfl_down(10 * w.lane_id(), 2).await).unwrap();
+    /// for l in 0..32u32 {
+    ///     assert_eq!(out[l as usize], if l + 2 < 32 { 10 * (l + 2) } else { 10 * l });
+    /// }
+    /// ```
     fn shfl_down[T: WarpValue](&self, value: T, delta: u32) -> AsValue<T> {
         fam::shfl_own(self, ShflMode::Down, value, delta)
     }
     /// `__shfl_xor_sync`: the value of lane `lane ^ lane_mask`, within this handle's segment.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.shfl_xor(w.lane_id(), 3).await).unwrap();
+    /// assert_eq!(out, core::array::from_fn(|l| l as u32 ^ 3));
+    /// ```
     fn shfl_xor[T: WarpValue](&self, value: T, lane_mask: u32) -> AsValue<T> {
         fam::shfl_own(self, ShflMode::Bfly, value, lane_mask)
     }
     /// `__shfl_sync`: the value of lane `src_lane` of this handle's segment.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// // An 8-byte value moves whole.
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.shfl_idx((w.lane_id() as u64) << 40, 7).await).unwrap();
+    /// assert!(out.iter().all(|&v| v == 7 << 40));
+    /// ```
     fn shfl_idx[T: WarpValue](&self, value: T, src_lane: u32) -> AsValue<T> {
         fam::shfl_own(self, ShflMode::Idx, value, src_lane)
     }
     /// [`shfl_up`](Self::shfl_up) that also returns the predicate: whether the source lane was in
     /// range (CUB's scans add only when it is).
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.shfl_up_pred(w.lane_id(), 4).await).unwrap();
+    /// assert_eq!(out[9], (9 - 4, true));
+    /// assert_eq!(out[3], (3, false));
+    /// ```
     fn shfl_up_pred[T: WarpValue](&self, value: T, delta: u32) -> AsValuePred<T> {
         fam::shfl_own(self, ShflMode::Up, value, delta)
     }
     /// [`shfl_down`](Self::shfl_down) with the predicate.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.shfl_down_pred(w.lane_id(), 4).await).unwrap();
+    /// assert_eq!(out[9], (9 + 4, true));
+    /// assert_eq!(out[28], (28, false));
+    /// ```
     fn shfl_down_pred[T: WarpValue](&self, value: T, delta: u32) -> AsValuePred<T> {
         fam::shfl_own(self, ShflMode::Down, value, delta)
     }
     /// [`shfl_xor`](Self::shfl_xor) with the predicate.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.shfl_xor_pred(w.lane_id(), 5).await).unwrap();
+    /// assert_eq!(out[10], (10 ^ 5, true));
+    /// // Lanes 0-7 launched, as a tile of 8: `lane ^ 8` lies past the segment, so each keeps its value.
+    /// let out = Executor::new().run_partial(0xff, async |w: &Warp<'_>| w.tile(8).shfl_xor_pred(w.lane_id(), 8).await).unwrap();
+    /// assert_eq!(out[3], Some((3, false)));
+    /// ```
     fn shfl_xor_pred[T: WarpValue](&self, value: T, lane_mask: u32) -> AsValuePred<T> {
         fam::shfl_own(self, ShflMode::Bfly, value, lane_mask)
     }
     /// [`shfl_idx`](Self::shfl_idx) with the predicate.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.tile(8).shfl_idx_pred(10 * w.lane_id(), 3).await).unwrap();
+    /// assert_eq!(out[13], (10 * (8 + 3), true));
+    /// ```
     fn shfl_idx_pred[T: WarpValue](&self, value: T, src_lane: u32) -> AsValuePred<T> {
         fam::shfl_own(self, ShflMode::Idx, value, src_lane)
     }
     /// CUDA's `__shfl_up_sync(mask, var, delta, width)`, exactly: explicit membermask and width.
     /// A `width` that is not a power of two in 1..=32 is undefined in CUDA; on the host it is a
     /// panic in the lane, which the run reports.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp, FULL_MASK};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.shfl_up_sync(FULL_MASK, w.lane_id(), 1, 8).await).unwrap();
+    /// for l in 0..32u32 {
+    ///     assert_eq!(out[l as usize], if l % 8 == 0 { l } else { l - 1 });
+    /// }
+    /// ```
     fn shfl_up_sync[T: WarpValue](&self, mask: u32, value: T, delta: u32, width: u32) -> AsValue<T> {
         fam::check_width(width);
         fam::shfl(self, ShflMode::Up, value, delta, width_c(ShflMode::Up, width), mask)
     }
     /// CUDA's `__shfl_down_sync(mask, var, delta, width)`.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp, FULL_MASK};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.shfl_down_sync(FULL_MASK, w.lane_id(), 1, 8).await).unwrap();
+    /// for l in 0..32u32 {
+    ///     assert_eq!(out[l as usize], if l % 8 == 7 { l } else { l + 1 });
+    /// }
+    /// ```
     fn shfl_down_sync[T: WarpValue](&self, mask: u32, value: T, delta: u32, width: u32) -> AsValue<T> {
         fam::check_width(width);
         fam::shfl(self, ShflMode::Down, value, delta, width_c(ShflMode::Down, width), mask)
     }
     /// CUDA's `__shfl_xor_sync(mask, var, lane_mask, width)`.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp, FULL_MASK};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.shfl_xor_sync(FULL_MASK, w.lane_id(), 2, 4).await).unwrap();
+    /// assert_eq!(out, core::array::from_fn(|l| l as u32 ^ 2));
+    /// ```
     fn shfl_xor_sync[T: WarpValue](&self, mask: u32, value: T, lane_mask: u32, width: u32) -> AsValue<T> {
         fam::check_width(width);
         fam::shfl(self, ShflMode::Bfly, value, lane_mask, width_c(ShflMode::Bfly, width), mask)
     }
     /// CUDA's `__shfl_sync(mask, var, src_lane, width)`.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// // Lanes 0-15 only, in segments of 8: each reads lane 5 of its segment.
+    /// let out = Executor::new()
+    ///     .run(async |w: &Warp<'_>| if w.lane_id() < 16 { w.shfl_idx_sync(0xffff, 10 * w.lane_id(), 5, 8).await } else { 0 })
+    ///     .unwrap();
+    /// assert_eq!((out[3], out[12]), (10 * 5, 10 * (8 + 5)));
+    /// ```
     fn shfl_idx_sync[T: WarpValue](&self, mask: u32, value: T, src_lane: u32, width: u32) -> AsValue<T> {
         fam::check_width(width);
         fam::shfl(self, ShflMode::Idx, value, src_lane, width_c(ShflMode::Idx, width), mask)
@@ -522,37 +619,92 @@ instr {
 
     /// `vote.sync.<mode>` with the source predicate `pred`, negated first when `negate` (`{!}a`).
     /// Returns the ballot mask for [`VoteMode::Ballot`], 0 or 1 for the others.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, VoteMode, Warp};
+    /// let out = Executor::new()
+    ///     .run(async |w: &Warp<'_>| (w.vote(VoteMode::Ballot, w.lane_id() < 4, true).await, w.vote(VoteMode::All, w.lane_id() < 4, false).await))
+    ///     .unwrap();
+    /// assert_eq!(out[0], (!0b1111, 0));
+    /// ```
     fn vote(&self, mode: VoteMode, pred: bool, negate: bool) -> AsU32 {
         fam::vote(self, mode, pred ^ negate, self.mask)
     }
     /// `vote.sync.ballot.b32` (`__ballot_sync`): bit `i` is lane `i`'s predicate; lanes outside
     /// the membermask contribute 0.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.ballot(w.lane_id() % 3 == 0).await).unwrap();
+    /// let want: u32 = (0..32).filter(|l| l % 3 == 0).map(|l| 1u32 << l).sum();
+    /// assert!(out.iter().all(|&b| b == want));
+    /// ```
     fn ballot(&self, pred: bool) -> AsU32 {
         fam::vote(self, VoteMode::Ballot, pred, self.mask)
     }
     /// `vote.sync.all.pred` (`__all_sync`).
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| (w.all(w.lane_id() < 32).await, w.all(w.lane_id() < 31).await)).unwrap();
+    /// assert_eq!(out[0], (true, false));
+    /// ```
     fn all(&self, pred: bool) -> AsBool {
         fam::vote(self, VoteMode::All, pred, self.mask)
     }
     /// `vote.sync.any.pred` (`__any_sync`).
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| (w.any(w.lane_id() == 17).await, w.any(w.lane_id() > 31).await)).unwrap();
+    /// assert_eq!(out[0], (true, false));
+    /// ```
     fn any(&self, pred: bool) -> AsBool {
         fam::vote(self, VoteMode::Any, pred, self.mask)
     }
     /// `vote.sync.uni.pred` (`__uni_sync`).
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| (w.uni(w.lane_id() > 99).await, w.uni(w.lane_id() < 16).await)).unwrap();
+    /// assert_eq!(out[0], (true, false));
+    /// ```
     fn uni(&self, pred: bool) -> AsBool {
         fam::vote(self, VoteMode::Uni, pred, self.mask)
     }
     /// `vote.sync.all.pred d, !a`: true when no lane's predicate is true.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| (w.none(w.lane_id() > 31).await, w.none(w.lane_id() == 0).await)).unwrap();
+    /// assert_eq!(out[0], (true, false));
+    /// ```
     fn none(&self, pred: bool) -> AsBool {
         fam::vote(self, VoteMode::All, !pred, self.mask)
     }
     /// `vote.sync.any.pred d, !a`: true when some lane's predicate is false.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| (w.not_all(w.lane_id() < 31).await, w.not_all(w.lane_id() < 32).await)).unwrap();
+    /// assert_eq!(out[0], (true, false));
+    /// ```
     fn not_all(&self, pred: bool) -> AsBool {
         fam::vote(self, VoteMode::Any, !pred, self.mask)
     }
     /// The deprecated `vote.<mode>` without `.sync`: over the lanes that execute this call
     /// together. Only targets below sm_70 have it (on nvptx64 for sm_70 and above, a compile
     /// error naming the replacement).
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Target, VoteMode, Warp};
+    /// // sm_60: the vote covers the lanes executing it together, here lanes 0-7.
+    /// let out = Executor::new()
+    ///     .target(Target::SM_60)
+    ///     .run(async |w: &Warp<'_>| if w.lane_id() < 8 { w.vote_legacy(VoteMode::Ballot, true).await } else { 0 })
+    ///     .unwrap();
+    /// assert_eq!(out[0], 0xff);
+    /// ```
     fn vote_legacy(&self, mode: VoteMode, pred: bool) -> AsU32 [where Self: HasLegacyVote] {
         fam::vote_legacy(self, mode, pred)
     }
@@ -561,11 +713,26 @@ instr {
 
     /// `match.any.sync` (`__match_any_sync`): the lanes of the membermask holding the same value
     /// (`.b32` for 4-byte types, `.b64` for 8-byte types, compared on all bits). sm_70.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.match_any(w.lane_id() / 8).await).unwrap();
+    /// for l in 0..32u32 {
+    ///     let want: u32 = (0..32).filter(|i| i / 8 == l / 8).map(|i| 1u32 << i).sum();
+    ///     assert_eq!(out[l as usize], want);
+    /// }
+    /// ```
     fn match_any[T: WarpValue](&self, value: T) -> AsU32 [where Self: HasMatchSync] {
         fam::match_any(self, value, self.mask)
     }
     /// `match.all.sync` (`__match_all_sync`): `(d, p)`: the non-exited lanes of the membermask
     /// and true if they all hold the same value, else `(0, false)`. sm_70.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp, FULL_MASK};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| (w.match_all(7u64).await, w.match_all(w.lane_id()).await)).unwrap();
+    /// assert_eq!(out[0], ((FULL_MASK, true), (0, false)));
+    /// ```
     fn match_all[T: WarpValue](&self, value: T) -> AsU32Pred [where Self: HasMatchSync] {
         fam::match_all(self, value, self.mask)
     }
