@@ -741,55 +741,174 @@ instr {
 
     /// `redux.sync.add.{u32,s32}` (`__reduce_add_sync`): the wrapping sum over the membermask
     /// (sm_80; below it, a `vote.sync.ballot` and a `shfl.sync.idx` tree that computes the same).
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.redux_add(w.lane_id() as i32 - 20).await).unwrap();
+    /// assert!(out.iter().all(|&s| s == (0..32).map(|l| l - 20).sum::<i32>()));
+    /// ```
     fn redux_add[T: ReduxInt](&self, value: T) -> AsWord<T> {
         fam::redux_int(self, ReduxOp::Add, T::TYPE, value.to_word(), self.mask)
     }
     /// `redux.sync.min` on `u32`, `i32` (sm_80) or `f32` (sm_100a; NaN inputs skipped).
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Target, Warp};
+    /// let ints = Executor::new().run(async |w: &Warp<'_>| w.redux_min(w.lane_id() as i32 - 10).await).unwrap();
+    /// assert_eq!(ints[0], -10);
+    /// // f32 needs sm_100a; a NaN input is skipped.
+    /// let floats = Executor::new()
+    ///     .target(Target::SM_100A)
+    ///     .run(async |w: &Warp<'_>| w.redux_min(if w.lane_id() == 0 { f32::NAN } else { w.lane_id() as f32 }).await)
+    ///     .unwrap();
+    /// assert_eq!(floats[0], 1.0);
+    /// ```
     fn redux_min[T: ReduxMinMax](&self, value: T) -> AsWord<T> {
         fam::redux_min_max(self, T::TYPE, false, value.to_word(), self.mask)
     }
     /// `redux.sync.max` on `u32`, `i32` (sm_80) or `f32` (sm_100a; NaN inputs skipped).
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Target, Warp};
+    /// let ints = Executor::new().run(async |w: &Warp<'_>| w.redux_max(w.lane_id() * 7 % 32).await).unwrap();
+    /// assert_eq!(ints[0], (0..32).map(|l| l * 7 % 32).max().unwrap());
+    /// // f32 needs sm_100a.
+    /// let floats = Executor::new().target(Target::SM_100A).run(async |w: &Warp<'_>| w.redux_max(-(w.lane_id() as f32)).await).unwrap();
+    /// assert_eq!(floats[0], 0.0);
+    /// ```
     fn redux_max[T: ReduxMinMax](&self, value: T) -> AsWord<T> {
         fam::redux_min_max(self, T::TYPE, true, value.to_word(), self.mask)
     }
     /// `redux.sync.and.b32` (`__reduce_and_sync`).
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.redux_and(0xff00 | w.lane_id()).await).unwrap();
+    /// assert_eq!(out[0], (0..32).fold(!0, |a, l| a & (0xff00 | l)));
+    /// ```
     fn redux_and[T: ReduxBits](&self, value: T) -> AsWord<T> {
         fam::redux_int(self, ReduxOp::And, crate::semantics::redux::ReduxType::B32, value.to_word(), self.mask)
     }
     /// `redux.sync.or.b32` (`__reduce_or_sync`).
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.redux_or(1u32 << (w.lane_id() % 4)).await).unwrap();
+    /// assert_eq!(out[0], 0b1111);
+    /// ```
     fn redux_or[T: ReduxBits](&self, value: T) -> AsWord<T> {
         fam::redux_int(self, ReduxOp::Or, crate::semantics::redux::ReduxType::B32, value.to_word(), self.mask)
     }
     /// `redux.sync.xor.b32` (`__reduce_xor_sync`).
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| w.redux_xor(3 * w.lane_id() + 1).await).unwrap();
+    /// assert_eq!(out[0], (0..32).fold(0, |a, l| a ^ (3 * l + 1)));
+    /// ```
     fn redux_xor[T: ReduxBits](&self, value: T) -> AsWord<T> {
         fam::redux_int(self, ReduxOp::Xor, crate::semantics::redux::ReduxType::B32, value.to_word(), self.mask)
     }
     /// `redux.sync.{min,max}{.abs}{.NaN}.f32` with explicit qualifiers (sm_100a; below it, a
     /// shuffle tree with the same rules).
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, FloatRedux, Target, Warp};
+    /// let max_abs = FloatRedux { max: true, abs: true, nan: false };
+    /// let out = Executor::new()
+    ///     .target(Target::SM_100A)
+    ///     .run(async |w: &Warp<'_>| w.redux_f32(w.lane_id() as f32 - 20.0, max_abs).await)
+    ///     .unwrap();
+    /// assert_eq!(out[0], (0..32).map(|l| (l as f32 - 20.0).abs()).fold(0.0, f32::max));
+    /// ```
     fn redux_f32(&self, value: f32, qualifiers: FloatRedux) -> AsWord<f32> {
         fam::redux_f32(self, qualifiers, value.to_bits(), self.mask)
     }
     /// `redux.sync.min.abs.f32`: the least absolute value.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Target, Warp};
+    /// let out = Executor::new().target(Target::SM_100A).run(async |w: &Warp<'_>| w.redux_min_abs(w.lane_id() as f32 - 20.5).await).unwrap();
+    /// assert_eq!(out[0], 0.5);
+    /// ```
     fn redux_min_abs(&self, value: f32) -> AsWord<f32> {
         fam::redux_f32(self, FloatRedux { max: false, abs: true, nan: false }, value.to_bits(), self.mask)
     }
     /// `redux.sync.max.abs.f32`: the greatest absolute value.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Target, Warp};
+    /// let out = Executor::new().target(Target::SM_100A).run(async |w: &Warp<'_>| w.redux_max_abs(w.lane_id() as f32 - 40.0).await).unwrap();
+    /// assert_eq!(out[0], 40.0);
+    /// ```
     fn redux_max_abs(&self, value: f32) -> AsWord<f32> {
         fam::redux_f32(self, FloatRedux { max: true, abs: true, nan: false }, value.to_bits(), self.mask)
     }
     /// `redux.sync.min.NaN.f32`: the minimum, or the canonical NaN if any input is NaN.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Target, Warp};
+    /// let out = Executor::new()
+    ///     .target(Target::SM_100A)
+    ///     .run(async |w: &Warp<'_>| {
+    ///         let x = w.lane_id() as f32 + 3.0;
+    ///         (w.redux_min_nan(x).await, w.redux_min_nan(if w.lane_id() == 5 { f32::NAN } else { x }).await)
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(out[0].0, 3.0);
+    /// assert!(out[0].1.is_nan());
+    /// ```
     fn redux_min_nan(&self, value: f32) -> AsWord<f32> {
         fam::redux_f32(self, FloatRedux { max: false, abs: false, nan: true }, value.to_bits(), self.mask)
     }
     /// `redux.sync.max.NaN.f32`: the maximum, or the canonical NaN if any input is NaN.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Target, Warp};
+    /// let out = Executor::new()
+    ///     .target(Target::SM_100A)
+    ///     .run(async |w: &Warp<'_>| {
+    ///         let x = w.lane_id() as f32 + 3.0;
+    ///         (w.redux_max_nan(x).await, w.redux_max_nan(if w.lane_id() == 5 { f32::NAN } else { x }).await)
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(out[0].0, 34.0);
+    /// assert!(out[0].1.is_nan());
+    /// ```
     fn redux_max_nan(&self, value: f32) -> AsWord<f32> {
         fam::redux_f32(self, FloatRedux { max: true, abs: false, nan: true }, value.to_bits(), self.mask)
     }
     /// `redux.sync.min.abs.NaN.f32`.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Target, Warp};
+    /// let out = Executor::new()
+    ///     .target(Target::SM_100A)
+    ///     .run(async |w: &Warp<'_>| {
+    ///         let x = -(w.lane_id() as f32) - 1.0;
+    ///         (w.redux_min_abs_nan(x).await, w.redux_min_abs_nan(if w.lane_id() == 5 { f32::NAN } else { x }).await)
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(out[0].0, 1.0);
+    /// assert!(out[0].1.is_nan());
+    /// ```
     fn redux_min_abs_nan(&self, value: f32) -> AsWord<f32> {
         fam::redux_f32(self, FloatRedux { max: false, abs: true, nan: true }, value.to_bits(), self.mask)
     }
     /// `redux.sync.max.abs.NaN.f32`.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Target, Warp};
+    /// let out = Executor::new()
+    ///     .target(Target::SM_100A)
+    ///     .run(async |w: &Warp<'_>| {
+    ///         let x = -(w.lane_id() as f32) - 1.0;
+    ///         (w.redux_max_abs_nan(x).await, w.redux_max_abs_nan(if w.lane_id() == 5 { f32::NAN } else { x }).await)
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(out[0].0, 32.0);
+    /// assert!(out[0].1.is_nan());
+    /// ```
     fn redux_max_abs_nan(&self, value: f32) -> AsWord<f32> {
         fam::redux_f32(self, FloatRedux { max: true, abs: true, nan: true }, value.to_bits(), self.mask)
     }
@@ -798,16 +917,42 @@ instr {
 
     /// `activemask.b32` (`__activemask`): the lanes executing this call together with this lane.
     /// Not a synchronization point.
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// let out = Executor::new().run(async |w: &Warp<'_>| if w.lane_id() < 10 { w.activemask().await } else { 0 }).unwrap();
+    /// assert_eq!(out[3], (1 << 10) - 1);
+    /// ```
     fn activemask(&self) -> AsU32 {
         fam::activemask(self)
     }
     /// `bar.warp.sync` (`__syncwarp`) over this handle's membermask.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// let out = Grid::blocks(1, 32)
+    ///     .map(async |w: &Warp<'_>| {
+    ///         let (s, l) = (w.shared_array::<u32, 32>(), w.lane_id() as usize);
+    ///         s.store(l, (l * l) as u32);
+    ///         w.syncwarp().await;
+    ///         s.load(31 - l)
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(out[2], 29 * 29);
+    /// ```
     fn syncwarp(&self) -> AsUnit {
         fam::syncwarp(self, self.mask)
     }
     /// `elect.sync d|p` over this handle's membermask: `(leader lane id, whether this lane is the
     /// leader)`. The leader is the lowest non-exited lane of the membermask (sm_90; below it, one
     /// `vote.sync.ballot`, electing the same lane).
+    ///
+    /// ```
+    /// use warp_runtime::{Executor, Warp};
+    /// // Lanes 0-2 have exited: lane 3 is the leader.
+    /// let out = Executor::new().run(async |w: &Warp<'_>| if w.lane_id() < 3 { None } else { Some(w.elect().await) }).unwrap();
+    /// assert_eq!((out[3], out[9], out[0]), (Some((3, true)), Some((3, false)), None));
+    /// ```
     fn elect(&self) -> AsU32Pred {
         fam::elect(self, self.mask)
     }
