@@ -962,75 +962,265 @@ instr {
     /// `bar.sync a` (`barrier.sync.aligned`): wait until every non-exited thread of the block has
     /// arrived at barrier `a` (0..=15). Aligned: every thread of the block executes this same
     /// call, and each warp executes it converged.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// let out = Grid::blocks(1, 64)
+    ///     .map(async |w: &Warp<'_>| {
+    ///         let (s, t) = (w.shared_array::<u32, 64>(), w.thread_rank() as usize);
+    ///         s.store(t, 2 * t as u32);
+    ///         w.bar_sync(0).await;
+    ///         s.load(63 - t)
+    ///     })
+    ///     .unwrap();
+    /// assert!((0..64).all(|t| out[t] == 2 * (63 - t) as u32));
+    /// ```
     fn bar_sync(&self, a: u32) -> AsUnit {
         fam::bar(self, BarKind::Sync, true, a, None, false, false)
     }
     /// `bar.sync a, b`: wait until `b` threads (a multiple of 32, counted a whole warp at a time)
     /// have arrived at barrier `a`.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// // Warps 0-1 and warps 2-3 each synchronize on a barrier of their own.
+    /// let out = Grid::blocks(1, 128)
+    ///     .map(async |w: &Warp<'_>| {
+    ///         let (s, t) = (w.shared_array::<u32, 128>(), w.thread_rank() as usize);
+    ///         s.store(t, t as u32);
+    ///         w.bar_sync_count(1 + w.warp_in_block() / 2, 64).await;
+    ///         s.load(t ^ 32)
+    ///     })
+    ///     .unwrap();
+    /// assert!((0..128).all(|t| out[t] == (t ^ 32) as u32));
+    /// ```
     fn bar_sync_count(&self, a: u32, b: u32) -> AsUnit {
         fam::bar(self, BarKind::Sync, true, a, Some(b), false, false)
     }
     /// `barrier.sync a`: [`bar_sync`](Self::bar_sync) without `.aligned`: the threads of a warp may
     /// reach barrier `a` from different calls (sm_70 and later; below sm_70 it is aligned).
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// // Not aligned: the even and the odd threads of each warp reach the barrier from different calls.
+    /// let out = Grid::blocks(1, 64)
+    ///     .map(async |w: &Warp<'_>| {
+    ///         let (s, t) = (w.shared_array::<u32, 64>(), w.thread_rank() as usize);
+    ///         s.store(t, 2 * t as u32);
+    ///         if t % 2 == 0 { w.barrier_sync(1).await } else { w.barrier_sync(1).await };
+    ///         s.load(63 - t)
+    ///     })
+    ///     .unwrap();
+    /// assert!((0..64).all(|t| out[t] == 2 * (63 - t) as u32));
+    /// ```
     fn barrier_sync(&self, a: u32) -> AsUnit {
         fam::bar(self, BarKind::Sync, false, a, None, false, false)
     }
     /// `barrier.sync a, b`.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// // Warps 0-1 and warps 2-3 each synchronize on a barrier of their own.
+    /// let out = Grid::blocks(1, 128)
+    ///     .map(async |w: &Warp<'_>| {
+    ///         let (s, t) = (w.shared_array::<u32, 128>(), w.thread_rank() as usize);
+    ///         s.store(t, t as u32);
+    ///         w.barrier_sync_count(1 + w.warp_in_block() / 2, 64).await;
+    ///         s.load(t ^ 32)
+    ///     })
+    ///     .unwrap();
+    /// assert!((0..128).all(|t| out[t] == (t ^ 32) as u32));
+    /// ```
     fn barrier_sync_count(&self, a: u32, b: u32) -> AsUnit {
         fam::bar(self, BarKind::Sync, false, a, Some(b), false, false)
     }
     /// `bar.arrive a, b`: announce this warp's arrival at barrier `a` of `b` threads and go on
     /// without waiting (the producer's half of a producer/consumer pair).
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// // Warp 0 produces and goes on; warp 1 waits for it at barrier 1 (64 threads).
+    /// let out = Grid::blocks(1, 64)
+    ///     .map(async |w: &Warp<'_>| {
+    ///         let (s, l) = (w.shared_array::<u32, 32>(), w.lane_id() as usize);
+    ///         if w.warp_in_block() == 0 {
+    ///             s.store(l, 100 + l as u32);
+    ///             w.bar_arrive(1, 64).await;
+    ///             0
+    ///         } else {
+    ///             w.bar_sync_count(1, 64).await;
+    ///             s.load(l)
+    ///         }
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(out[32 + 5], 100 + 5);
+    /// ```
     fn bar_arrive(&self, a: u32, b: u32) -> AsUnit {
         fam::bar(self, BarKind::Arrive, true, a, Some(b), false, false)
     }
     /// `barrier.arrive a, b`: [`bar_arrive`](Self::bar_arrive) without `.aligned`.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// // Warp 0 produces and goes on; warp 1 waits for it at barrier 1 (64 threads).
+    /// let out = Grid::blocks(1, 64)
+    ///     .map(async |w: &Warp<'_>| {
+    ///         let (s, l) = (w.shared_array::<u32, 32>(), w.lane_id() as usize);
+    ///         if w.warp_in_block() == 0 {
+    ///             s.store(l, 100 + l as u32);
+    ///             w.barrier_arrive(1, 64).await;
+    ///             0
+    ///         } else {
+    ///             w.barrier_sync_count(1, 64).await;
+    ///             s.load(l)
+    ///         }
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(out[32 + 5], 100 + 5);
+    /// ```
     fn barrier_arrive(&self, a: u32, b: u32) -> AsUnit {
         fam::bar(self, BarKind::Arrive, false, a, Some(b), false, false)
     }
     /// `bar.red.<op> d, a, {!}c`: `bar.sync a`, and the reduction of the participating threads'
     /// predicates `c` (negated first when `negate`): a count for [`BarRed::Popc`], 0 or 1 for
     /// [`BarRed::And`] and [`BarRed::Or`].
+    ///
+    /// ```
+    /// use warp_runtime::{BarRed, Grid, Warp};
+    /// let out = Grid::blocks(1, 96)
+    ///     .map(async |w: &Warp<'_>| {
+    ///         let t = w.thread_rank();
+    ///         (w.bar_red(BarRed::Popc, 0, t % 3 == 0, false).await, w.bar_red(BarRed::And, 0, t >= 96, true).await)
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(out[0], ((0..96).filter(|t| t % 3 == 0).count() as u32, 1));
+    /// ```
     fn bar_red(&self, op: BarRed, a: u32, c: bool, negate: bool) -> AsU32 {
         fam::bar(self, BarKind::Red(op), true, a, None, c, negate)
     }
     /// `bar.red.<op> d, a, b, {!}c`: [`bar_red`](Self::bar_red) over `b` threads.
+    ///
+    /// ```
+    /// use warp_runtime::{BarRed, Grid, Warp};
+    /// // Warps 0-1 and warps 2-3 count on barriers of their own.
+    /// let out = Grid::blocks(1, 128)
+    ///     .map(async |w: &Warp<'_>| w.bar_red_count(BarRed::Popc, 1 + w.warp_in_block() / 2, 64, w.thread_rank() < 40, false).await)
+    ///     .unwrap();
+    /// assert_eq!((out[0], out[127]), (40, 0));
+    /// ```
     fn bar_red_count(&self, op: BarRed, a: u32, b: u32, c: bool, negate: bool) -> AsU32 {
         fam::bar(self, BarKind::Red(op), true, a, Some(b), c, negate)
     }
     /// `barrier.red.<op> d, a, {!}c`: [`bar_red`](Self::bar_red) without `.aligned`.
+    ///
+    /// ```
+    /// use warp_runtime::{BarRed, Grid, Warp};
+    /// let out = Grid::blocks(1, 96)
+    ///     .map(async |w: &Warp<'_>| {
+    ///         let t = w.thread_rank();
+    ///         (w.barrier_red(BarRed::Or, 2, t == 77, false).await, w.barrier_red(BarRed::Popc, 2, t < 10, true).await)
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(out[0], (1, 96 - 10));
+    /// ```
     fn barrier_red(&self, op: BarRed, a: u32, c: bool, negate: bool) -> AsU32 {
         fam::bar(self, BarKind::Red(op), false, a, None, c, negate)
     }
     /// `barrier.red.<op> d, a, b, {!}c`.
+    ///
+    /// ```
+    /// use warp_runtime::{BarRed, Grid, Warp};
+    /// let out = Grid::blocks(1, 64)
+    ///     .map(async |w: &Warp<'_>| w.barrier_red_count(BarRed::Popc, 3, 64, w.thread_rank() % 4 == 0, true).await)
+    ///     .unwrap();
+    /// assert_eq!(out[0], (0..64).filter(|t| t % 4 != 0).count() as u32);
+    /// ```
     fn barrier_red_count(&self, op: BarRed, a: u32, b: u32, c: bool, negate: bool) -> AsU32 {
         fam::bar(self, BarKind::Red(op), false, a, Some(b), c, negate)
     }
     /// `bar.red.popc.u32 d, a, c`: how many threads of the block have `c` true.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// // Each block counts its own threads: block 1 has one more below the bound.
+    /// let out = Grid::blocks(2, 64).map(async |w: &Warp<'_>| w.bar_red_popc(0, w.thread_rank() < 10 + w.ctaid().x).await).unwrap();
+    /// assert_eq!((out[0], out[64]), (10, 11));
+    /// ```
     fn bar_red_popc(&self, a: u32, c: bool) -> AsU32 {
         fam::bar(self, BarKind::Red(BarRed::Popc), true, a, None, c, false)
     }
     /// `bar.red.and.pred d, a, c`: whether `c` holds in every thread of the block.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// let out = Grid::blocks(1, 64)
+    ///     .map(async |w: &Warp<'_>| (w.bar_red_and(0, w.thread_rank() < 64).await, w.bar_red_and(0, w.thread_rank() < 63).await))
+    ///     .unwrap();
+    /// assert_eq!(out[0], (true, false));
+    /// ```
     fn bar_red_and(&self, a: u32, c: bool) -> AsBool {
         fam::bar(self, BarKind::Red(BarRed::And), true, a, None, c, false)
     }
     /// `bar.red.or.pred d, a, c`: whether `c` holds in some thread of the block.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// let out = Grid::blocks(1, 64)
+    ///     .map(async |w: &Warp<'_>| (w.bar_red_or(0, w.thread_rank() == 63).await, w.bar_red_or(0, w.thread_rank() > 63).await))
+    ///     .unwrap();
+    /// assert_eq!(out[0], (true, false));
+    /// ```
     fn bar_red_or(&self, a: u32, c: bool) -> AsBool {
         fam::bar(self, BarKind::Red(BarRed::Or), true, a, None, c, false)
     }
     /// CUDA's `__syncthreads()`: `bar.sync 0`.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// let out = Grid::blocks(1, 96)
+    ///     .map(async |w: &Warp<'_>| {
+    ///         let (s, t) = (w.shared_array::<u32, 96>(), w.thread_rank() as usize);
+    ///         s.store(t, 2 * t as u32);
+    ///         w.sync_threads().await;
+    ///         s.load(95 - t)
+    ///     })
+    ///     .unwrap();
+    /// assert!((0..96).all(|t| out[t] == 2 * (95 - t) as u32));
+    /// ```
     fn sync_threads(&self) -> AsUnit {
         fam::bar(self, BarKind::Sync, true, 0, None, false, false)
     }
     /// CUDA's `__syncthreads_count(c)`: `bar.red.popc.u32 d, 0, c`.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// let out = Grid::blocks(2, 64).map(async |w: &Warp<'_>| w.sync_threads_count(w.thread_rank() % 5 == 0).await).unwrap();
+    /// assert!(out.iter().all(|&n| n == (0..64).filter(|t| t % 5 == 0).count() as u32));
+    /// ```
     fn sync_threads_count(&self, c: bool) -> AsU32 {
         fam::bar(self, BarKind::Red(BarRed::Popc), true, 0, None, c, false)
     }
     /// CUDA's `__syncthreads_and(c)`: `bar.red.and.pred d, 0, c`.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// let out = Grid::blocks(1, 64)
+    ///     .map(async |w: &Warp<'_>| (w.sync_threads_and(w.thread_rank() < 64).await, w.sync_threads_and(w.thread_rank() != 7).await))
+    ///     .unwrap();
+    /// assert_eq!(out[0], (true, false));
+    /// ```
     fn sync_threads_and(&self, c: bool) -> AsBool {
         fam::bar(self, BarKind::Red(BarRed::And), true, 0, None, c, false)
     }
     /// CUDA's `__syncthreads_or(c)`: `bar.red.or.pred d, 0, c`.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// let out = Grid::blocks(1, 64)
+    ///     .map(async |w: &Warp<'_>| (w.sync_threads_or(w.thread_rank() == 7).await, w.sync_threads_or(w.thread_rank() > 63).await))
+    ///     .unwrap();
+    /// assert_eq!(out[0], (true, false));
+    /// ```
     fn sync_threads_or(&self, c: bool) -> AsBool {
         fam::bar(self, BarKind::Red(BarRed::Or), true, 0, None, c, false)
     }
