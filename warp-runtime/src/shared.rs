@@ -683,6 +683,22 @@ impl<'w> crate::handle::Warp<'w> {
     ///
     /// On the GPU, `#[warp_kernel]` declares the `.shared` variable, so call it in a
     /// `#[warp_kernel]` function with a concrete `T` and `N`.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// // One array per block, shared by its 64 threads: they sum their ranks into it.
+    /// let out = Grid::blocks(2, 64)
+    ///     .map(async |w: &Warp<'_>| {
+    ///         let (sum, t) = (w.shared_array::<u32, 1>(), w.thread_rank());
+    ///         if t == 0 { sum.store(0, 0) }
+    ///         w.sync_threads().await;
+    ///         sum.atomic_add(0, t).await;
+    ///         w.sync_threads().await;
+    ///         sum.load(0)
+    ///     })
+    ///     .unwrap();
+    /// assert!(out.iter().all(|&s| s == (0..64).sum::<u32>()));
+    /// ```
     #[track_caller]
     pub fn shared_array<T: GlobalValue, const N: usize>(&self) -> SharedSlice<'w, T> {
         self.regs.block().arena.static_array::<T>(N, std::panic::Location::caller())
@@ -690,6 +706,20 @@ impl<'w> crate::handle::Warp<'w> {
 
     /// The block's dynamic shared memory as `T`s (CUDA's `extern __shared__ T a[]`): as many as
     /// fit in the bytes the launch gives ([`Grid::dynamic_shared_bytes`](crate::Grid::dynamic_shared_bytes)).
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// let out = Grid::blocks(1, 64)
+    ///     .dynamic_shared_bytes(256)
+    ///     .map(async |w: &Warp<'_>| {
+    ///         let (d, t) = (w.dynamic_shared::<u32>(), w.thread_rank() as usize);
+    ///         d.store(t, 3 * t as u32);
+    ///         w.sync_threads().await;
+    ///         (d.len(), d.load(63 - t))
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(out[0], (256 / 4, 3 * 63));
+    /// ```
     #[track_caller]
     pub fn dynamic_shared<T: GlobalValue>(&self) -> SharedSlice<'w, T> {
         self.regs.block().arena.dynamic_view(0, None, std::panic::Location::caller())
@@ -698,12 +728,35 @@ impl<'w> crate::handle::Warp<'w> {
     /// `len` elements of `T` of the block's dynamic shared memory from byte `byte_offset` (which
     /// must be a multiple of `T`'s size; the view must lie within what the launch gives, or the
     /// run reports it).
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// // Bytes 256..512 of the launch's 512 as 32 u64s.
+    /// let out = Grid::blocks(1, 32)
+    ///     .dynamic_shared_bytes(512)
+    ///     .map(async |w: &Warp<'_>| {
+    ///         let (hi, l) = (w.dynamic_shared_at::<u64>(256, 32), w.lane_id() as usize);
+    ///         hi.store(l, (l as u64) << 40);
+    ///         w.syncwarp().await;
+    ///         (hi.len(), hi.load(31 - l))
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!(out[0], (32, 31 << 40));
+    /// ```
     #[track_caller]
     pub fn dynamic_shared_at<T: GlobalValue>(&self, byte_offset: usize, len: usize) -> SharedSlice<'w, T> {
         self.regs.block().arena.dynamic_view(byte_offset, Some(len), std::panic::Location::caller())
     }
 
     /// `%dynamic_smem_size`: the bytes of dynamic shared memory the launch gives the block.
+    ///
+    /// ```
+    /// use warp_runtime::{Grid, Warp};
+    /// let out = Grid::blocks(2, 32).dynamic_shared_bytes(1024).map(async |w: &Warp<'_>| w.dynamic_shared_bytes()).unwrap();
+    /// assert!(out.iter().all(|&n| n == 1024));
+    /// let none = Grid::blocks(1, 32).map(async |w: &Warp<'_>| w.dynamic_shared_bytes()).unwrap();
+    /// assert_eq!(none[0], 0);
+    /// ```
     pub fn dynamic_shared_bytes(&self) -> u32 {
         self.regs.block().arena.dynamic_bytes() as u32
     }
