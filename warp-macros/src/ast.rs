@@ -66,8 +66,8 @@ pub enum UseKind<'a> {
     MemoryOp { expr: &'a Expr, call: &'a ExprMethodCall },
     /// `h.shared_array::<T, N>()`: a static shared array, a `.shared` variable on nvptx64.
     SharedDecl { call: &'a ExprMethodCall },
-    /// `.await` written by the user on a suspension point.
-    Awaited { expr: &'a ExprAwait },
+    /// `.await` written by the user on a suspension point, or anywhere in the body itself.
+    Awaited { expr: &'a ExprAwait, suspension: bool },
     /// A handle used where the rewrite cannot follow it (stored, returned, ...).
     Escape { expr: &'a Expr },
     /// `h.<intrinsic>` inside the tokens of a macro call, which the rewrite cannot reach.
@@ -482,8 +482,12 @@ impl<'a> Visit<'a> for Analyzer<'a> {
                     self.push(UseKind::WarpCall { expr: e });
                 }
             }
-            Expr::Await(a) if self.is_suspension(&a.base) => {
-                self.push(UseKind::Awaited { expr: a });
+            // Any `.await` in the body itself: the nvptx64 build is a plain fn, where it is
+            // E0728, so it is rejected on both targets (inside an `async` block or closure of
+            // the body it is the user's own future, and fine).
+            Expr::Await(a) if self.is_suspension(&a.base) || matches!(self.context, Context::Body) => {
+                let suspension = self.is_suspension(&a.base);
+                self.push(UseKind::Awaited { expr: a, suspension });
                 self.visit_expr(&a.base);
             }
             Expr::Path(_) if self.is_handle_path(e) => self.push(UseKind::Escape { expr: e }),

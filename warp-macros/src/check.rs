@@ -174,9 +174,13 @@ fn check_use(cx: &Ctxt, u: &Use<'_>) {
                 cx.error_spanned_by(&call.method, format!("`shared_array` cannot be used inside {place}; {todo}"));
             }
         }
-        UseKind::Awaited { expr } => cx.syn_error(syn::Error::new(
+        UseKind::Awaited { expr, suspension: true } => cx.syn_error(syn::Error::new(
             expr.await_token.span,
             "remove this `.await`: `#[warp_kernel]` inserts it on the host, and the nvptx64 build has no `.await`",
+        )),
+        UseKind::Awaited { expr, suspension: false } => cx.syn_error(syn::Error::new(
+            expr.await_token.span,
+            "a `#[warp_kernel]` body cannot `.await`: on nvptx64 it is a plain fn (the macro awaits warp instructions, warp functions and memory operations itself on the host); call a plain fn, or a `#[warp_kernel]` fn, instead",
         )),
         UseKind::Escape { expr } => cx.error_spanned_by(
             expr,
