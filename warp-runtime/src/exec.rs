@@ -75,17 +75,38 @@ impl LaneOrder {
 ///     .unwrap();
 /// assert_eq!(sums[0], (0..32).sum::<u32>());
 /// ```
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Executor {
     target: Target,
     order: LaneOrder,
     warp: u64,
+    lane_stack: usize,
+}
+
+impl Default for Executor {
+    fn default() -> Executor {
+        Executor { target: Target::default(), order: LaneOrder::default(), warp: 0, lane_stack: crate::stack::DEFAULT_LANE_STACK }
+    }
 }
 
 impl Executor {
     /// An executor for the default target (`sm_100a`) polling lanes in ascending order.
     pub fn new() -> Executor {
         Executor::default()
+    }
+
+    /// Guarantees lane code at least `bytes` of stack (default
+    /// [`DEFAULT_LANE_STACK`](crate::stack::DEFAULT_LANE_STACK)) beyond what the kernel's types
+    /// need: a run grows the calling thread's stack when less is left, and grid workers start
+    /// with it. Raise it for lanes that recurse deeply.
+    pub fn lane_stack(mut self, bytes: usize) -> Executor {
+        self.lane_stack = bytes;
+        self
+    }
+
+    /// The lane-code stack minimum.
+    pub fn current_lane_stack(&self) -> usize {
+        self.lane_stack
     }
 
     /// Models `target`: its instruction set and, below sm_70, its convergence rules.
@@ -121,6 +142,10 @@ impl Executor {
     where
         K: AsyncFn(&Warp<'_>) -> R,
     {
+        let need = self.stack_need::<R>(crate::footprint::future_size(|| kernel(crate::footprint::no_handle())));
+        if !crate::stack::enough(need) {
+            return crate::stack::on_new_stack(need, || self.run(kernel));
+        }
         let block = BlockCtx::new(0);
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
@@ -144,6 +169,10 @@ impl Executor {
         A: Copy,
         K: AsyncFn(&Warp<'_>, A) -> R,
     {
+        let need = self.stack_need::<R>(crate::footprint::future_size(|| kernel(crate::footprint::no_handle(), args[0])));
+        if !crate::stack::enough(need) {
+            return crate::stack::on_new_stack(need, || self.run_with(args, kernel));
+        }
         let block = BlockCtx::new(0);
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
@@ -156,10 +185,23 @@ impl Executor {
     where
         K: AsyncFn(&Warp<'_>) -> R,
     {
+        let need = self.stack_need::<R>(crate::footprint::future_size(|| kernel(crate::footprint::no_handle())));
+        if !crate::stack::enough(need) {
+            return crate::stack::on_new_stack(need, || self.run_partial(launched, kernel));
+        }
         let block = BlockCtx::new(0);
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
         self.drive(&regs, launched, |l| kernel(&handles[l as usize])).map(Outs::into_options)
+    }
+
+    /// The stack a run of lane futures of `future` bytes with results `R` needs: the 32 futures
+    /// and results live in [`drive`](Self::drive)'s frame (checked before the run starts; a
+    /// thread with less left runs the warp on a new stack segment).
+    #[inline(always)]
+    fn stack_need<R>(&self, future: usize) -> usize {
+        let in_frame = 32 * future + crate::stack::RESULT_COPIES * 32 * core::mem::size_of::<R>();
+        crate::stack::needed(self.lane_stack, in_frame, future)
     }
 
     /// Runs the lanes of `launched`, lane `l` being the future `start(l)` (created when the lane

@@ -89,12 +89,12 @@ where
 }
 
 /// The size of the future `make` would return.
-fn future_size<F: Future>(_make: impl FnOnce() -> F) -> usize {
+pub(crate) fn future_size<F: Future>(_make: impl FnOnce() -> F) -> usize {
     size_of::<F>()
 }
 
 /// Stands for a lane handle in the never-called closure of [`warp_footprint`].
-fn no_handle() -> &'static Warp<'static> {
+pub(crate) fn no_handle() -> &'static Warp<'static> {
     unreachable!("warp_footprint never calls the kernel")
 }
 

@@ -395,8 +395,15 @@ impl Grid {
             return Ok(());
         }
         let mut blocks = blocks;
+        // Lane futures live on the heap here; the stack holds what lanes run between warp
+        // instructions, and each warp's results on their way out (`[Option<R>; 32]`, moved
+        // through several temporaries of the worker's frame in a debug build: with 4 KiB
+        // results, 1.5 MiB overflowed and 1.75 MiB did not).
+        let footprint = crate::footprint::warp_footprint(kernel);
+        let stack = crate::stack::needed(self.executor.current_lane_stack(), crate::stack::RESULT_COPIES * footprint.results, footprint.lane_future);
         if self.cpu_threads == 1 || self.block_count() <= 1 {
-            return self.worker(kernel, &mut || blocks.next(), &store, self.resident, None).map_err(|(_, e)| e);
+            return crate::stack::with_stack(stack, || self.worker(kernel, &mut || blocks.next(), &store, self.resident, None))
+                .map_err(|(_, e)| e);
         }
 
         // Workers take batches of consecutive blocks from `queue` in increasing order. After a
@@ -443,12 +450,13 @@ impl Grid {
         // already started stop taking blocks.
         let spawn_error = std::thread::scope(|scope| {
             for k in 1..cpu_threads {
-                if let Err(e) = std::thread::Builder::new().name(format!("warpkit-grid-{k}")).spawn_scoped(scope, worker) {
+                let builder = std::thread::Builder::new().name(format!("warpkit-grid-{k}")).stack_size(stack);
+                if let Err(e) = builder.spawn_scoped(scope, worker) {
                     stop.store(true, Ordering::Relaxed);
                     return Some(format!("could not start CPU thread {k} of {cpu_threads}: {e}"));
                 }
             }
-            worker();
+            crate::stack::with_stack(stack, worker);
             None
         });
         if let Some(what) = spawn_error {

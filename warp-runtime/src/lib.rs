@@ -80,6 +80,7 @@ host! {
     pub mod handle;
     pub mod mem;
     pub mod schedule;
+    pub mod stack;
     pub mod target;
     mod warp;
 

@@ -28,3 +28,35 @@ fn absurd_cpu_thread_counts_run_on_one_thread_per_block() {
         .unwrap();
     assert_eq!(counts.to_vec(), vec![32; 64]);
 }
+
+/// A kernel whose lanes return `[u32; 1024]`: 4 KiB a lane, 128 KiB of results and more in lane
+/// futures, moved through several temporaries in a debug build. On a 2 MiB thread (a test
+/// thread's size) this overflowed the stack and aborted the whole test binary; through
+/// `Grid::map` it passed on one CPU thread and aborted on two (2 MiB workers). Runs now grow the
+/// stack to what the kernel's types need.
+#[test]
+fn large_lane_results_do_not_overflow_a_small_stack() {
+    let kernel = async |w: &Warp<'_>| -> [u32; 1024] {
+        let v = w.shfl_xor(w.lane_id(), 1).await;
+        core::array::from_fn(|i| v + i as u32)
+    };
+    let check = |out: &[[u32; 1024]]| {
+        for (t, row) in out.iter().enumerate() {
+            let partner = (t as u32 % 32) ^ 1;
+            assert!(row.iter().enumerate().all(|(i, &x)| x == partner + i as u32), "thread {t}");
+        }
+    };
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || {
+            let out = warp_runtime::Executor::new().run(kernel).unwrap();
+            check(&out);
+            for threads in [1, 2] {
+                let out = Grid::new(128).cpu_threads(threads).map(kernel).unwrap();
+                check(&out);
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+}
