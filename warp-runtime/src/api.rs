@@ -433,9 +433,18 @@ plain {
     /// ```
     fn tile(&self, width: u32) -> Self {
         assert!(width.is_power_of_two() && width <= 32, "tile width {width} is not a power of two in 1..=32");
+        // A tile splits its parent (CUDA's `tiled_partition(parent, n)` requires `n` to be at
+        // most the parent's size): `tile(8).tile(16)` silently widened the membermask to lanes
+        // the parent does not hold.
+        assert!(
+            width <= self.width,
+            "tile width {width} is wider than its parent tile of {}: a tile splits its parent, it cannot widen it",
+            self.width
+        );
         let base = self.lane_id() & !(width - 1);
-        let mask = if width == 32 { FULL_MASK } else { ((1u32 << width) - 1) << base };
-        fam::derive(self, mask, width)
+        let lanes = if width == 32 { FULL_MASK } else { ((1u32 << width) - 1) << base };
+        // A tile of a group holds only the group's lanes (`group(0xff).tile(32)` is lanes 0-7).
+        fam::derive(self, lanes & self.mask, width)
     }
     /// The group of lanes named by `membermask`: its instructions use that membermask, with
     /// whole-warp shuffle segments and lane ids.
@@ -450,7 +459,13 @@ plain {
     /// assert_eq!(out[1], None);
     /// ```
     fn group(&self, membermask: u32) -> Self {
-        fam::derive(self, membermask, 32)
+        // A group names lanes of its parent: a tile's group cannot reach past the tile.
+        assert!(
+            membermask & !self.mask == 0,
+            "group({membermask:#010x}) names lanes outside its parent's lanes {:#010x}: a group narrows its parent, it cannot widen it",
+            self.mask
+        );
+        fam::derive(self, membermask, self.width)
     }
 }
 instr {
