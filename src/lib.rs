@@ -184,6 +184,9 @@ pub mod __private {
     }
 
     #[cfg(not(target_arch = "nvptx64"))]
+    pub use warp_runtime::load_point;
+
+    #[cfg(not(target_arch = "nvptx64"))]
     impl<T: Copy> MemCall for warp_runtime::MemOp<T> {
         type Future = warp_runtime::MemOp<T>;
         #[inline(always)]

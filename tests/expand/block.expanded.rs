@@ -16,7 +16,10 @@ pub async fn block_total(w: &Warp<'_>, x: u32, total: GlobalSlice<'_, u32>) -> u
     let mut sum = 0u32;
     let mut k = 0;
     while k < w.block_size().div_ceil(32) {
-        sum = sum.wrapping_add(partials.load(k as usize));
+        sum = sum
+            .wrapping_add(
+                ::warpkit::__private::load_point(partials.load(k as usize)).await,
+            );
         k += 1;
     }
     if w.thread_rank() == 0 {

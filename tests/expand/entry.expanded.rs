@@ -9,7 +9,15 @@ pub async fn warp_sums(
     scale: u32,
 ) {
     let i = w.global_id() as usize;
-    let s = w.redux_add(if i < input.len() { input.load(i) } else { 0 }).await;
+    let s = w
+        .redux_add(
+            if i < input.len() {
+                ::warpkit::__private::load_point(input.load(i)).await
+            } else {
+                0
+            },
+        )
+        .await;
     if i < out.len() {
         out.store(i, s * scale);
     }

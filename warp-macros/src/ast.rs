@@ -8,7 +8,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, ExprAwait, ExprClosure, ExprMethodCall, FnArg, Ident, ItemFn, Meta, Pat, PatType, Token, Type};
 
 use crate::ctxt::Ctxt;
-use crate::intrinsics::{is_deriving, is_memory, is_suspending, SHARED_DECL};
+use crate::intrinsics::{is_deriving, is_load, is_memory, is_suspending, SHARED_DECL};
 
 /// A `#[warp_kernel]` function.
 pub struct Kernel<'a> {
@@ -64,6 +64,9 @@ pub enum UseKind<'a> {
     /// `x.atomic_add(..)`, `x.load_volatile(..)`: a memory operation that is a scheduling point
     /// on the host, whatever its receiver.
     MemoryOp { expr: &'a Expr, call: &'a ExprMethodCall },
+    /// `x.load(..)`: a plain load, an occasional scheduling point on the host (only in the body
+    /// itself: elsewhere, such as in a closure, it stays a plain call).
+    LoadOp { expr: &'a Expr },
     /// `h.shared_array::<T, N>()`: a static shared array, a `.shared` variable on nvptx64.
     SharedDecl { call: &'a ExprMethodCall },
     /// `.await` written by the user on a suspension point, or anywhere in the body itself.
@@ -119,7 +122,10 @@ impl<'a> Kernel<'a> {
             .iter()
             .filter(|u| matches!(u.context, Context::Body))
             .filter_map(|u| match u.kind {
-                UseKind::Intrinsic { expr, .. } | UseKind::WarpCall { expr } | UseKind::MemoryOp { expr, .. } => {
+                UseKind::Intrinsic { expr, .. }
+                | UseKind::WarpCall { expr }
+                | UseKind::MemoryOp { expr, .. }
+                | UseKind::LoadOp { expr } => {
                     Some(expr as *const Expr)
                 }
                 _ => None,
@@ -470,6 +476,8 @@ impl<'a> Visit<'a> for Analyzer<'a> {
                     self.push(UseKind::WarpCall { expr: e });
                 } else if is_memory(&m.method.to_string()) {
                     self.push(UseKind::MemoryOp { expr: e, call: m });
+                } else if is_load(&m.method.to_string()) && matches!(self.context, Context::Body) {
+                    self.push(UseKind::LoadOp { expr: e });
                 }
             }
             // `Some(w)`, `Wrapper(w)`: a constructor stores the handle; its arguments are

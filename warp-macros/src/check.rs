@@ -163,6 +163,7 @@ fn check_use(cx: &Ctxt, u: &Use<'_>) {
                 );
             }
         }
+        UseKind::LoadOp { .. } => {}
         UseKind::SharedDecl { call } => {
             let args = call.turbofish.as_ref().map_or(0, |t| t.args.len());
             if args != 2 || !call.args.is_empty() {

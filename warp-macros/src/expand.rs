@@ -186,7 +186,12 @@ impl VisitMut for AwaitSuspensions<'_> {
         if hit {
             let span = callee_span(e);
             let mut base = core::mem::replace(e, Expr::Verbatim(TokenStream::new()));
-            if matches!(&base, Expr::MethodCall(m) if crate::intrinsics::is_memory(&m.method.to_string())) {
+            if matches!(&base, Expr::MethodCall(m) if crate::intrinsics::is_load(&m.method.to_string())) {
+                // A plain load: every so many, a scheduling point (spin-waits complete).
+                let whole = base.span();
+                let krate = crate::krate::facade_at(whole);
+                base = syn::parse_quote_spanned!(whole=> #krate::__private::load_point(#base));
+            } else if matches!(&base, Expr::MethodCall(m) if crate::intrinsics::is_memory(&m.method.to_string())) {
                 // An atomic or volatile load: a scheduling point. The trait says so when the
                 // receiver's method is not one of warpkit's memory operations.
                 let whole = base.span();

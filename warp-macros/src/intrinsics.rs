@@ -78,6 +78,16 @@ pub const MEMORY: &[&str] = &[
     "load_volatile",
 ];
 
+/// Plain loads: a scheduling point every so many on the host (`load_point`), so that a lane
+/// spinning on a flag another lane or warp sets gives them a turn, as independent thread
+/// scheduling does on sm_70+. Any receiver (a slice in a field or a local alike); the wrapper is
+/// generic, so another type's `load` is unaffected beyond that.
+pub const LOADS: &[&str] = &["load"];
+
+pub fn is_load(name: &str) -> bool {
+    LOADS.contains(&name)
+}
+
 /// The handle method that declares a static shared array (rewritten into a `.shared` variable on
 /// nvptx64).
 pub const SHARED_DECL: &str = "shared_array";

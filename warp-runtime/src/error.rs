@@ -213,6 +213,13 @@ impl MemWait {
 
 impl fmt::Display for MemWait {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.space == Space::Generic {
+            return write!(
+                f,
+                "a plain load at {} (warning: a weak load; on the GPU the compiler may hoist it out of a spin loop, so spin on `load_volatile`)",
+                self.site
+            );
+        }
         write!(f, "`{}.{}` of element {} read {:#x} at {}", self.op, self.space.name(), self.index, self.value, self.site)
     }
 }
@@ -524,7 +531,7 @@ pub enum WarpError {
 
     /// Rule 4: some lanes wait and no warp instruction can ever complete.
     #[error(
-        "deadlock: {waiting} wait at warp instructions that can never complete\n{edges}{report}",
+        "deadlock: {waiting} wait at warp instructions that can never complete, or spin on memory nothing will write\n{edges}{report}",
         edges = Lines(&edges.iter().map(|e| format!("lane {} waits for lane {}", e.lane, e.waits_for)).collect::<Vec<_>>())
     )]
     Deadlock {

@@ -143,9 +143,18 @@ impl Executor {
         K: AsyncFn(&Warp<'_>) -> R,
     {
         let need = self.stack_need::<R>(crate::footprint::future_size(|| kernel(crate::footprint::no_handle())));
-        if !crate::stack::enough(need) {
-            return crate::stack::on_new_stack(need, || self.run(kernel));
+        if crate::stack::enough(need) {
+            self.run_here(kernel)
+        } else {
+            crate::stack::on_new_stack(need, || self.run_here(kernel))
         }
+    }
+
+    #[inline(always)]
+    fn run_here<K, R>(&self, kernel: K) -> Result<[R; 32], WarpError>
+    where
+        K: AsyncFn(&Warp<'_>) -> R,
+    {
         let block = BlockCtx::new(0);
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
@@ -170,9 +179,19 @@ impl Executor {
         K: AsyncFn(&Warp<'_>, A) -> R,
     {
         let need = self.stack_need::<R>(crate::footprint::future_size(|| kernel(crate::footprint::no_handle(), args[0])));
-        if !crate::stack::enough(need) {
-            return crate::stack::on_new_stack(need, || self.run_with(args, kernel));
+        if crate::stack::enough(need) {
+            self.run_with_here(args, kernel)
+        } else {
+            crate::stack::on_new_stack(need, || self.run_with_here(args, kernel))
         }
+    }
+
+    #[inline(always)]
+    fn run_with_here<A, K, R>(&self, args: &[A; 32], kernel: K) -> Result<[R; 32], WarpError>
+    where
+        A: Copy,
+        K: AsyncFn(&Warp<'_>, A) -> R,
+    {
         let block = BlockCtx::new(0);
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
@@ -186,9 +205,18 @@ impl Executor {
         K: AsyncFn(&Warp<'_>) -> R,
     {
         let need = self.stack_need::<R>(crate::footprint::future_size(|| kernel(crate::footprint::no_handle())));
-        if !crate::stack::enough(need) {
-            return crate::stack::on_new_stack(need, || self.run_partial(launched, kernel));
+        if crate::stack::enough(need) {
+            self.run_partial_here(launched, kernel)
+        } else {
+            crate::stack::on_new_stack(need, || self.run_partial_here(launched, kernel))
         }
+    }
+
+    #[inline(always)]
+    fn run_partial_here<K, R>(&self, launched: u32, kernel: K) -> Result<[Option<R>; 32], WarpError>
+    where
+        K: AsyncFn(&Warp<'_>) -> R,
+    {
         let block = BlockCtx::new(0);
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));

@@ -90,7 +90,7 @@ host! {
     pub use global::GlobalBuffer;
     pub use grid::{launch, Explored, Grid};
     pub use handle::{Intrinsic, Warp};
-    pub use mem::{LaneFault, MemOp, Space};
+    pub use mem::{load_point, LaneFault, LoadPoint, MemOp, Space};
     pub use schedule::Schedule;
     pub use target::{ArchSuffix, ParseTargetError, Target};
 }

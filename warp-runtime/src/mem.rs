@@ -83,6 +83,9 @@ pub enum Space {
     Global,
     /// `.shared` (of the thread's own block).
     Shared,
+    /// No state space: a plain `load` whose address the runtime does not know (PTX generic
+    /// addressing).
+    Generic,
 }
 
 impl Space {
@@ -91,6 +94,7 @@ impl Space {
         match self {
             Space::Global => "global",
             Space::Shared => "shared",
+            Space::Generic => "generic",
         }
     }
 }
@@ -203,5 +207,49 @@ impl<T: Copy> Future for MemOp<T> {
             },
             None => Poll::Ready(this.value),
         }
+    }
+}
+
+/// How many plain loads a lane makes between two scheduling points.
+pub const LOADS_PER_POINT: u8 = 32;
+
+/// A plain load's value, as an occasional scheduling point: every [`LOADS_PER_POINT`]th plain
+/// load of a lane suspends it once, so that a lane (or warp, or block) spinning with plain loads
+/// on a flag another one sets lets that one run. `#[warp_kernel]` wraps every `x.load(..)` of a
+/// kernel body in it; outside a run it is ready at once.
+///
+/// A spin on a plain (weak) load works here, but the GPU's compiler may hoist a weak load out of
+/// the loop: a report of lanes stuck at one says so. Spin on `load_volatile` instead.
+#[track_caller]
+#[inline(always)]
+pub fn load_point<T>(value: T) -> LoadPoint<T> {
+    LoadPoint { value: Some(value), site: core::panic::Location::caller(), polled: false }
+}
+
+/// The future of [`load_point`].
+#[must_use = "await it (`#[warp_kernel]` does)"]
+pub struct LoadPoint<T> {
+    value: Option<T>,
+    site: Site,
+    polled: bool,
+}
+
+impl<T> Future for LoadPoint<T> {
+    type Output = T;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
+        // SAFETY: nothing of `LoadPoint` is structurally pinned: the value is moved out once.
+        let this = unsafe { self.get_unchecked_mut() };
+        if !this.polled {
+            this.polled = true;
+            if let Some((regs, lane)) = current() {
+                if regs.count_load(lane) {
+                    regs.note_yield(MemWait { site: this.site, op: "ld", space: Space::Generic, index: 0, value: 0 });
+                    return Poll::Pending;
+                }
+            }
+        }
+        Poll::Ready(this.value.take().expect("a LoadPoint is polled to completion once"))
     }
 }

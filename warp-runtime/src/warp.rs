@@ -96,6 +96,8 @@ pub struct Regs {
     yields: [Cell<MaybeUninit<MemWait>>; 32],
     /// The lanes whose `yields` entry is valid.
     yields_valid: Cell<u32>,
+    /// Each lane's plain loads since its last load scheduling point (`mem::load_point`).
+    loads: Cell<[u8; 32]>,
     /// Where the warp sits in its launch.
     pos: Cell<WarpPos>,
     /// The warp's block (its shared memory). Invariant: the driver that made these registers
@@ -173,6 +175,7 @@ impl Regs {
             mem_progress: Cell::new(false),
             yields: [const { Cell::new(MaybeUninit::uninit()) }; 32],
             yields_valid: Cell::new(0),
+            loads: Cell::new([0; 32]),
             pos: Cell::new(pos),
             block,
         }
@@ -193,6 +196,7 @@ impl Regs {
         self.mem_yield.set(0);
         self.mem_progress.set(false);
         self.yields_valid.set(0);
+        self.loads.set([0; 32]);
         self.pos.set(pos);
     }
 
@@ -237,6 +241,20 @@ impl Regs {
         self.yields[lane].set(MaybeUninit::new(wait));
         self.yields_valid.set(self.yields_valid.get() | 1 << lane);
         self.mem_yield.set(self.mem_yield.get() | 1 << lane);
+    }
+
+    /// Counts a plain load of `lane`; true when it is the lane's turn to yield.
+    #[inline]
+    pub(crate) fn count_load(&self, lane: u32) -> bool {
+        let cell = at(&self.loads, lane as usize & 31);
+        let n = cell.get() + 1;
+        if n >= crate::mem::LOADS_PER_POINT {
+            cell.set(0);
+            true
+        } else {
+            cell.set(n);
+            false
+        }
     }
 
     /// Lane `lane`'s last memory operation at a suspension, if it had one.
