@@ -60,11 +60,19 @@ fn host(item: &mut ItemFn, points: &HashSet<usize>) -> TokenStream {
     AwaitSuspensions { points }.visit_block_mut(&mut item.block);
     let ItemFn { attrs, vis, sig, block } = &*item;
     let sig = host_signature(sig);
+    let (outer, inner) = split_attrs(attrs);
+    let stmts = &block.stmts;
     quote! {
         #[cfg(not(target_arch = "nvptx64"))]
-        #(#attrs)*
-        #vis #sig #block
+        #(#outer)*
+        #vis #sig { #(#inner)* #(#stmts)* }
     }
+}
+
+/// The function's outer attributes, and the inner ones (`#![allow(..)]` at the top of the body,
+/// which syn keeps with the others): these go back inside the body, where they were written.
+fn split_attrs(attrs: &[syn::Attribute]) -> (Vec<&syn::Attribute>, Vec<&syn::Attribute>) {
+    attrs.iter().partition(|a| matches!(a.style, syn::AttrStyle::Outer))
 }
 
 // Input:  fn warp_sum(w: &Warp, x: u32) -> u32 { .. }
@@ -106,13 +114,15 @@ fn device_entry(item: &ItemFn) -> TokenStream {
         }
     }
     let span = name.span();
+    let (outer, inner) = split_attrs(attrs);
+    let stmts = &block.stmts;
     quote_spanned! {span=>
         #[cfg(target_arch = "nvptx64")]
-        #(#attrs)*
+        #(#outer)*
         #[unsafe(no_mangle)]
         #vis unsafe extern "ptx-kernel" fn #name(#(#params),*) {
             #[inline(always)]
-            fn #body_name(#(#all),*) #block
+            fn #body_name(#(#all),*) { #(#inner)* #(#stmts)* }
             #body_name(&#krate::__private::Warp::current(), #(#names),*)
         }
     }
@@ -129,8 +139,9 @@ fn stub(item: &ItemFn) -> TokenStream {
     sig.variadic = None;
     let span = sig.ident.span();
     let message = format!("`{}` did not compile: see the errors from `#[warp_kernel]`", sig.ident);
+    let (outer, _) = split_attrs(attrs);
     quote_spanned! {span=>
-        #(#attrs)*
+        #(#outer)*
         #[allow(unused_variables, clippy::all)]
         #vis #sig { ::core::unimplemented!(#message) }
     }
@@ -186,6 +197,14 @@ impl VisitMut for AwaitSuspensions<'_> {
         if hit {
             let span = callee_span(e);
             let mut base = core::mem::replace(e, Expr::Verbatim(TokenStream::new()));
+            // Attributes written on the call (`#[allow(..)] w.syncwarp();`, `#[cfg(..)]`) go on
+            // the whole awaited expression: on the inner call they would be attributes on an
+            // expression, which Rust does not accept outside statement position.
+            let attrs = match &mut base {
+                Expr::MethodCall(m) => core::mem::take(&mut m.attrs),
+                Expr::Call(c) => core::mem::take(&mut c.attrs),
+                _ => Vec::new(),
+            };
             if matches!(&base, Expr::MethodCall(m) if crate::intrinsics::is_load(&m.method.to_string())) {
                 // A plain load: every so many, a scheduling point (spin-waits complete).
                 let whole = base.span();
@@ -205,7 +224,7 @@ impl VisitMut for AwaitSuspensions<'_> {
                 base = syn::parse_quote_spanned!(whole=> #krate::__private::WarpCall::into_future(#base));
             }
             *e = Expr::Await(syn::ExprAwait {
-                attrs: Vec::new(),
+                attrs,
                 base: Box::new(base),
                 dot_token: Token![.](span),
                 await_token: Token![await](span),
