@@ -23,7 +23,14 @@ use proc_macro::TokenStream;
 /// runtime steps on the host, and into straight-line code on nvptx64.
 #[proc_macro_attribute]
 pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand::warp_kernel(args.into(), input.into()).into()
+    // syn's parser, the macro's visitors and its output recurse once per nesting level, and
+    // with 400 nested `if`s that overflowed the compiler's thread (SIGSEGV), where plain rustc
+    // handles 500: expand on a fresh 256 MiB segment (reserved, touched only as deep as used)
+    // unless 64 MiB are left, which the compiler's thread never has. A 4 MiB red zone was not
+    // enough.
+    const RED_ZONE: usize = 64 << 20;
+    const SEGMENT: usize = 256 << 20;
+    stacker::maybe_grow(RED_ZONE, SEGMENT, || expand::warp_kernel(args.into(), input.into()).into())
 }
 
 /// Makes a `Copy` struct a value that moves between lanes: its fields (`bool`, integers, floats,
