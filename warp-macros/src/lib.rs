@@ -15,6 +15,8 @@ mod expand;
 mod intrinsics;
 mod krate;
 #[cfg(test)]
+mod fuzz;
+#[cfg(test)]
 mod snapshot;
 
 use proc_macro::TokenStream;
