@@ -42,15 +42,12 @@ impl LaneOrder {
             LaneOrder::Ascending => {}
             LaneOrder::Descending => order.reverse(),
             LaneOrder::Seeded(seed) => {
-                // splitmix64 drives a Fisher-Yates shuffle: deterministic and dependency-free.
-                let mut state = seed;
+                // A Fisher-Yates shuffle driven by ChaCha8, the generator of the schedules,
+                // tests and GPU programs: a seed gives the same permutation on every platform.
+                use rand_chacha::rand_core::{Rng, SeedableRng};
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
                 for i in (1..32).rev() {
-                    state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                    let mut z = state;
-                    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                    z ^= z >> 31;
-                    order.swap(i, (z % (i as u64 + 1)) as usize);
+                    order.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
                 }
             }
         }
