@@ -339,25 +339,17 @@ fn cu<T>(what: &str, r: Result<T, warpkit::cuda::cudarc::driver::DriverError>) -
 /// parameter); a CUDA kernel (`split`) as two, the pointer and a `size_t` length, which lay out
 /// the same in the parameter space.
 fn launch(f: &BenchKernel, blocks: u32, args: &[Arg<'_>]) -> Res<()> {
+    launch_block(f, blocks, BLOCK, args)
+}
+
+/// Queues `f` with `blocks` blocks of `block` threads (see [`launch`] for the argument layout).
+fn launch_block(f: &BenchKernel, blocks: u32, block: u32, args: &[Arg<'_>]) -> Res<()> {
     let mut raw = Vec::new();
     for a in args {
         match *a {
             Arg::S(b) if f.split => raw.extend([RawArg::ptr(b), RawArg::from(b.len() as u64)]),
             Arg::S(b) => raw.push(RawArg::slice(b)),
             Arg::S64(b) if f.split => raw.extend([RawArg::ptr(b), RawArg::from(b.len() as u64)]),
-            Arg::S64(b) => raw.push(RawArg::slice(b)),
-            Arg::U(x) => raw.push(RawArg::from(x)),
-        }
-    }
-    f.k.launch_raw(&LaunchConfig::blocks((blocks, 1, 1), (BLOCK, 1, 1)), &raw).map_err(|e| e.to_string())
-}
-
-/// Queues `f` with `blocks` blocks of `block` threads.
-fn launch_block(f: &BenchKernel, blocks: u32, block: u32, args: &[Arg<'_>]) -> Res<()> {
-    let mut raw = Vec::new();
-    for a in args {
-        match *a {
-            Arg::S(b) => raw.push(RawArg::slice(b)),
             Arg::S64(b) => raw.push(RawArg::slice(b)),
             Arg::U(x) => raw.push(RawArg::from(x)),
         }

@@ -106,7 +106,7 @@ fn count(ts: &TokenStream) -> usize {
 /// Applies mutation `kind` at the `at`-th token (depth-first), returning what it did.
 fn mutate(ts: TokenStream, at: &mut usize, kind: u32, pool: &[TokenTree], rng: &mut ChaCha8Rng, did: &mut String) -> TokenStream {
     let mut out: Vec<TokenTree> = Vec::new();
-    let mut trees: Vec<TokenTree> = ts.into_iter().collect();
+    let trees: Vec<TokenTree> = ts.into_iter().collect();
     let mut i = 0;
     while i < trees.len() {
         let tt = trees[i].clone();
@@ -152,7 +152,6 @@ fn mutate(ts: TokenStream, at: &mut usize, kind: u32, pool: &[TokenTree], rng: &
         }
         i += 1;
     }
-    trees.clear();
     out.into_iter().collect()
 }
 

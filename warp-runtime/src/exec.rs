@@ -140,11 +140,7 @@ impl Executor {
         K: AsyncFn(&Warp<'_>) -> R,
     {
         let need = self.stack_need::<R>(crate::footprint::future_size(|| kernel(crate::footprint::no_handle())));
-        if crate::stack::enough(need) {
-            self.run_here(kernel)
-        } else {
-            crate::stack::on_new_stack(need, || self.run_here(kernel))
-        }
+        crate::stack::with_stack(need, || self.run_here(kernel))
     }
 
     #[inline(always)]
@@ -176,11 +172,7 @@ impl Executor {
         K: AsyncFn(&Warp<'_>, A) -> R,
     {
         let need = self.stack_need::<R>(crate::footprint::future_size(|| kernel(crate::footprint::no_handle(), args[0])));
-        if crate::stack::enough(need) {
-            self.run_with_here(args, kernel)
-        } else {
-            crate::stack::on_new_stack(need, || self.run_with_here(args, kernel))
-        }
+        crate::stack::with_stack(need, || self.run_with_here(args, kernel))
     }
 
     #[inline(always)]
@@ -202,11 +194,7 @@ impl Executor {
         K: AsyncFn(&Warp<'_>) -> R,
     {
         let need = self.stack_need::<R>(crate::footprint::future_size(|| kernel(crate::footprint::no_handle())));
-        if crate::stack::enough(need) {
-            self.run_partial_here(launched, kernel)
-        } else {
-            crate::stack::on_new_stack(need, || self.run_partial_here(launched, kernel))
-        }
+        crate::stack::with_stack(need, || self.run_partial_here(launched, kernel))
     }
 
     #[inline(always)]

@@ -36,8 +36,9 @@ pub(crate) fn needed(min: usize, in_frame: usize, future: usize) -> usize {
 }
 
 /// Runs `f` with at least `bytes` of stack left, on a new stack segment if the current one has
-/// less.
-#[inline]
+/// less. The check is inline and the switch out of line, so a run with enough stack pays one
+/// comparison; `f` must not check again (see [`SEGMENT_MARGIN`]).
+#[inline(always)]
 pub(crate) fn with_stack<R>(bytes: usize, f: impl FnOnce() -> R) -> R {
     if enough(bytes) { f() } else { on_new_stack(bytes, f) }
 }
