@@ -25,7 +25,7 @@
 //!   warps' partials in shared memory, `__syncthreads`, thread 0 adding them), one atomic per
 //!   block. The CUDA side is the same loop around `cub::BlockReduce<unsigned, 256>`.
 //! * [`bench_lookback_scan`]: a single-pass inclusive scan with decoupled look-back, the design of
-//!   `cub::DeviceScan`: tiles of `SCAN_ITEMS * 256` values taken in order from an atomic counter;
+//!   `cub::DeviceScan`: tiles of `SCAN_ITEMS * SCAN_BLOCK` values taken in order from an atomic counter;
 //!   coalesced loads transposed to a blocked arrangement through shared memory; a thread scan, a
 //!   warp scan and a block scan of the totals; warp 0 looks back 32 predecessors at a time; the
 //!   results go back through shared memory to coalesced stores.
@@ -231,19 +231,34 @@ pub fn bench_block_reduce(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlic
     }
 }
 
-/// Values each thread scans in [`bench_lookback_scan`].
+/// Threads per block of [`bench_lookback_scan`]. Measured on the H100 (`--scan-variant`, see
+/// `benches/gpu/h100/README.md`): 256 x 16 was the fastest of 128 x 16, 128 x 20, 128 x 24 (CUB's
+/// tuning for 4-byte sums on sm_90), 256 x 16 and 256 x 24.
+pub const SCAN_BLOCK: u32 = 256;
+/// Warps per block of [`bench_lookback_scan`].
+const SCAN_WARPS: usize = SCAN_BLOCK as usize / 32;
+/// Values each thread scans in [`bench_lookback_scan`]. Above 16 the nightly's loop unroller
+/// leaves the per-thread array in local memory unless its threshold is raised
+/// (`-Cllvm-args=-unroll-threshold=2000`), which the 24-item variants were built with.
 pub const SCAN_ITEMS: usize = 16;
 /// Values per tile (per block) of [`bench_lookback_scan`].
-pub const SCAN_TILE: usize = BLOCK as usize * SCAN_ITEMS;
-/// Words of a warp's region of the exchange array: `32 * SCAN_ITEMS`, padded by one word per 32.
-const REGION: usize = 32 * SCAN_ITEMS + SCAN_ITEMS;
+pub const SCAN_TILE: usize = SCAN_BLOCK as usize * SCAN_ITEMS;
+/// Values of a warp's part of a tile.
+const STRIP: usize = 32 * SCAN_ITEMS;
+/// Words of a warp's region of the exchange array: `STRIP`, padded by one word per 32.
+const REGION: usize = STRIP + SCAN_ITEMS;
 /// Look-back status flags (the high 32 bits of a status word; the value is the low 32).
 const AGGREGATE: u64 = 1;
 const PREFIX: u64 = 2;
 
 /// Inclusive scan (wrapping) of `input` into `output` in one pass: launch
-/// `ceil(input.len() / SCAN_TILE)` blocks of [`BLOCK`] threads with `tiles[0] == 0` and `status`
-/// zeroed, one word per block.
+/// `ceil(input.len() / SCAN_TILE)` blocks of [`SCAN_BLOCK`] threads with `tiles[0] == 0` and
+/// `status` zeroed, one word per block.
+///
+/// Each warp works in windows: its `STRIP` values of the input and output (`subslice`, checked
+/// once per tile) and its `REGION` of the exchange array. Indices into a window are
+/// `32 * k + lane` or `SCAN_ITEMS * lane + j`, which the compiler proves in range, so the loops
+/// carry no bounds checks on the GPU; a partial last tile takes the checked path.
 #[warp_kernel(entry)]
 pub fn bench_lookback_scan(
     w: &Warp,
@@ -252,8 +267,8 @@ pub fn bench_lookback_scan(
     tiles: GlobalSlice<'_, u32>,
     status: GlobalSlice<'_, u64>,
 ) {
-    let exchange = w.shared_array::<u32, { WARPS * REGION }>();
-    let warp_totals = w.shared_array::<u32, WARPS>();
+    let exchange = w.shared_array::<u32, { SCAN_WARPS * REGION }>();
+    let warp_totals = w.shared_array::<u32, SCAN_WARPS>();
     let broadcast = w.shared_array::<u32, 2>();
     let lane = w.lane_id() as usize;
     let warp = w.warp_in_block() as usize;
@@ -263,25 +278,33 @@ pub fn bench_lookback_scan(
     }
     w.sync_threads();
     let tile = broadcast.load(0) as usize;
-    let base = tile * SCAN_TILE + warp * 32 * SCAN_ITEMS;
-    let full = base + 32 * SCAN_ITEMS <= input.len();
+    let base = tile * SCAN_TILE + warp * STRIP;
+    let full = base + STRIP <= input.len();
+    // This warp's words of the exchange array (a launch of more than `SCAN_BLOCK` threads stops here).
+    let region = exchange.subslice(warp * REGION, REGION);
     // Coalesced loads (element `base + 32k + lane`), then through shared memory to the blocked
-    // arrangement (lane `l` holds elements `base + 16l ..`). One word of padding per 32 keeps both
-    // directions free of bank conflicts.
-    let region = warp * REGION;
+    // arrangement (lane `l` holds elements `base + SCAN_ITEMS * l ..`). One word of padding per
+    // 32 keeps both directions free of bank conflicts.
     let mut v = [0u32; SCAN_ITEMS];
-    for k in 0..SCAN_ITEMS {
-        let i = base + 32 * k + lane;
-        v[k] = if full || i < input.len() { input.load(i) } else { 0 };
+    if full {
+        let strip = input.subslice(base, STRIP);
+        for k in 0..SCAN_ITEMS {
+            v[k] = strip.load(32 * k + lane);
+        }
+    } else {
+        for k in 0..SCAN_ITEMS {
+            let i = base + 32 * k + lane;
+            v[k] = if i < input.len() { input.load(i) } else { 0 };
+        }
     }
     for k in 0..SCAN_ITEMS {
         let at = 32 * k + lane;
-        exchange.store(region + at + at / 32, v[k]);
+        region.store(at + at / 32, v[k]);
     }
     w.syncwarp();
     for j in 0..SCAN_ITEMS {
         let at = lane * SCAN_ITEMS + j;
-        v[j] = exchange.load(region + at + at / 32);
+        v[j] = region.load(at + at / 32);
     }
     // The thread's scan, the warp's scan of the thread totals, the block's of the warp totals.
     for j in 1..SCAN_ITEMS {
@@ -303,7 +326,7 @@ pub fn bench_lookback_scan(
     w.sync_threads();
     let mut before_warp = 0u32;
     let mut aggregate = 0u32;
-    for k in 0..WARPS {
+    for k in 0..SCAN_WARPS {
         let t = warp_totals.load(k);
         if k < warp {
             before_warp = before_warp.wrapping_add(t);
@@ -323,15 +346,21 @@ pub fn bench_lookback_scan(
     // words of the region since the last `syncwarp`, so none is overwritten before it is read).
     for j in 0..SCAN_ITEMS {
         let at = lane * SCAN_ITEMS + j;
-        exchange.store(region + at + at / 32, v[j].wrapping_add(prefix));
+        region.store(at + at / 32, v[j].wrapping_add(prefix));
     }
     w.syncwarp();
-    for k in 0..SCAN_ITEMS {
-        let at = 32 * k + lane;
-        let i = base + at;
-        let x = exchange.load(region + at + at / 32);
-        if full || i < output.len() {
-            output.store(i, x);
+    if full {
+        let strip = output.subslice(base, STRIP);
+        for k in 0..SCAN_ITEMS {
+            let at = 32 * k + lane;
+            strip.store(at, region.load(at + at / 32));
+        }
+    } else {
+        for k in 0..SCAN_ITEMS {
+            let (at, i) = (32 * k + lane, base + 32 * k + lane);
+            if i < output.len() {
+                output.store(i, region.load(at + at / 32));
+            }
         }
     }
 }

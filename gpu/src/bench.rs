@@ -196,7 +196,7 @@ fn cpu_lookback_scan(x: &[u32], schedule: warpkit::Schedule) -> Result<Vec<u32>,
     let tiles = GlobalBuffer::<u32>::zeroed(1);
     let status = GlobalBuffer::<u64>::zeroed(tiles_n);
     let (i, o, t, st) = (input.slice(), output.slice(), tiles.slice(), status.slice());
-    Grid::blocks(tiles_n as u32, kernels::BLOCK)
+    Grid::blocks(tiles_n as u32, kernels::SCAN_BLOCK)
         .schedule(schedule)
         .resident_blocks(3)
         .run(async |w: &Warp<'_>| kernels::bench_lookback_scan(w, i, o, t, st).await)
@@ -518,6 +518,10 @@ struct Args {
     /// The shared library built from benches/gpu/cub_scan.cu (cub::DeviceScan behind a C ABI)
     #[arg(long, value_name = "FILE")]
     cub: Option<PathBuf>,
+    /// Another build of `bench_lookback_scan`, timed in rows of its own: `FILE:BLOCK:ITEMS`, the
+    /// module and the `SCAN_BLOCK` and `SCAN_ITEMS` it was built with (tile-size tuning)
+    #[arg(long, value_name = "FILE:BLOCK:ITEMS", value_parser = ScanVariant::parse)]
+    scan_variant: Vec<ScanVariant>,
     /// 2^N elements
     #[arg(long, value_name = "N", default_value_t = 28, value_parser = clap::value_parser!(u32).range(10..=30))]
     log2n: u32,
@@ -533,6 +537,30 @@ struct Args {
     /// No GPU: run the warpkit kernels on the CPU runtime at small sizes, against sequential Rust
     #[arg(long)]
     cpu_check: bool,
+}
+
+/// A `--scan-variant`: a module and the scan geometry it was built with.
+#[derive(Clone, Debug)]
+struct ScanVariant {
+    module: PathBuf,
+    block: u32,
+    items: usize,
+}
+
+impl ScanVariant {
+    fn parse(s: &str) -> Result<ScanVariant, String> {
+        let mut parts = s.rsplitn(3, ':');
+        let (items, block, module) = (parts.next(), parts.next(), parts.next());
+        let (Some(items), Some(block), Some(module)) = (items, block, module) else {
+            return Err(format!("`{s}`: expected FILE:BLOCK:ITEMS"));
+        };
+        let block: u32 = block.parse().map_err(|e| format!("block `{block}`: {e}"))?;
+        let items: usize = items.parse().map_err(|e| format!("items `{items}`: {e}"))?;
+        if block == 0 || block % 32 != 0 || block > 1024 || items == 0 {
+            return Err(format!("`{s}`: the block must be a multiple of 32 up to 1024, the items at least 1"));
+        }
+        Ok(ScanVariant { module: module.into(), block, items })
+    }
 }
 
 fn main() -> ExitCode {
@@ -756,19 +784,28 @@ fn gpu_main(gpu: &Gpu, args: &Args, warpkit: PathBuf) -> Res<bool> {
 
     // ---- single-pass scan: decoupled look-back (warpkit) against cub::DeviceScan ----
     {
-        let f = impls[0].function("lookback_scan")?;
-        let tiles_n = n.div_ceil(kernels::SCAN_TILE);
+        // The kernel as built (`SCAN_BLOCK` x `SCAN_ITEMS`), then each `--scan-variant`.
+        let mut geometry = vec![(kernels::SCAN_BLOCK, kernels::SCAN_ITEMS)];
+        let mut scan_impls = vec![Impl { label: "warpkit", module: impls[0].module.clone(), cuda: false }];
+        for v in &args.scan_variant {
+            scan_impls.push(Impl { label: Box::leak(format!("warpkit {}x{}", v.block, v.items).into_boxed_str()), module: load(gpu, &v.module)?, cuda: false });
+            geometry.push((v.block, v.items));
+        }
+        let fs: Vec<BenchKernel> = scan_impls.iter().map(|i| i.function("lookback_scan")).collect::<Res<_>>()?;
+        let tiles_of = |k: usize| n.div_ceil(geometry[k].0 as usize * geometry[k].1);
+        let most_tiles = (0..geometry.len()).map(tiles_of).max().unwrap_or(1);
         let tiles = gpu.zeros::<u32>(1).map_err(e)?;
-        let status = gpu.zeros::<u64>(tiles_n).map_err(e)?;
+        let status = gpu.zeros::<u64>(most_tiles).map_err(e)?;
         let cub = args.cub.as_ref().map(|p| CubScan::load(p, n)).transpose()?;
         let cub_temp = match &cub {
             Some(c) => Some(gpu.zeros::<u32>(c.temp_bytes.div_ceil(4).max(1)).map_err(e)?),
             None => None,
         };
-        let scan_impls: Vec<Impl> = std::iter::once(Impl { label: "warpkit", module: impls[0].module.clone(), cuda: false })
-            .chain(cub.as_ref().map(|_| Impl { label: "cub", module: impls[0].module.clone(), cuda: true }))
-            .collect();
+        if cub.is_some() {
+            scan_impls.push(Impl { label: "cub", module: impls[0].module.clone(), cuda: true });
+        }
         let scan_all: Vec<&Impl> = scan_impls.iter().collect();
+        let index = |imp: &Impl| scan_impls.iter().position(|i| std::ptr::eq(i, imp)).unwrap();
         let d_tiles = &tiles;
         let d_status = &status;
         // The flags and the tile counter are reset inside the timed region: CUB's scan
@@ -778,14 +815,16 @@ fn gpu_main(gpu: &Gpu, args: &Args, warpkit: PathBuf) -> Res<bool> {
                 let (c, temp) = (cub.as_ref().expect("cub loaded"), cub_temp.as_ref().expect("cub temp"));
                 c.scan(temp, d_in, d_out, n, &s)
             } else {
+                let k = index(imp);
+                let tiles_n = tiles_of(k);
                 cu("memset", unsafe { warpkit::cuda::cudarc::driver::result::memset_d8_async(d_tiles.device_ptr(), 0, 4, s.cu_stream()) })?;
                 cu("memset", unsafe { warpkit::cuda::cudarc::driver::result::memset_d8_async(d_status.device_ptr(), 0, tiles_n * 8, s.cu_stream()) })?;
-                launch_block(&f, tiles_n as u32, kernels::BLOCK, &[Arg::S(d_in), Arg::S(d_out), Arg::S(d_tiles), Arg::S64(d_status)])
+                launch_block(&fs[k], tiles_n as u32, geometry[k].0, &[Arg::S(d_in), Arg::S(d_out), Arg::S(d_tiles), Arg::S64(d_status)])
             }
         };
         let r = bench.time(&scan_all, |_| memset(d_out, 0xab), run, |_| Ok(first_difference(&read(&output)?, &want_scan)))?;
         for (k, (timing, verified)) in r.into_iter().enumerate() {
-            let launch = if scan_impls[k].cuda { "cub::DeviceScan".to_string() } else { format!("{tiles_n}x{}", kernels::BLOCK) };
+            let launch = if scan_impls[k].cuda { "cub::DeviceScan".to_string() } else { format!("{}x{}", tiles_of(k), geometry[k].0) };
             rows.push(Row { bench: "inclusive scan, single pass (2 x 4n bytes)".into(), label: scan_impls[k].label, launch, timing, bytes: 2.0 * bytes, verified });
         }
     }

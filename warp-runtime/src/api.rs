@@ -307,7 +307,15 @@ plain {
     /// }
     /// ```
     fn thread_rank(&self) -> u32 {
-        self.ntid().rank_of(self.tid()) as u32
+        let rank = self.ntid().rank_of(self.tid()) as u32;
+        // SAFETY: a block has at most 1024 threads (the launch limit), so its ranks are below
+        // 1024 and `warp_in_block` below 32; telling the compiler removes bounds checks on
+        // per-warp regions of shared memory.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            core::hint::assert_unchecked(rank < 1024)
+        };
+        rank
     }
     /// The number of threads in the block: `ntid.x * ntid.y * ntid.z`.
     ///

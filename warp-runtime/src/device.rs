@@ -283,7 +283,12 @@ pub(crate) mod fam {
 
     #[inline(always)]
     pub fn lane_id(_: &Warp<'_>) -> u32 {
-        nvptx::laneid()
+        let lane = nvptx::laneid();
+        // SAFETY: `%laneid` is 0..=31 (PTX ISA, special registers). Telling the compiler lets it
+        // drop bounds checks on indices built from the lane (`32 * k + lane` into a window of
+        // `32 * K` elements), as LLVM's own range for `llvm.nvvm.read.ptx.sreg.laneid` does.
+        unsafe { core::hint::assert_unchecked(lane < 32) };
+        lane
     }
     #[inline(always)]
     pub fn lanemask_eq(_: &Warp<'_>) -> u32 {
@@ -306,12 +311,22 @@ pub(crate) mod fam {
         nvptx::lanemask_ge()
     }
     #[inline(always)]
-    pub fn tid(_: &Warp<'_>) -> Dim3 {
-        Dim3::new(nvptx::tid_x(), nvptx::tid_y(), nvptx::tid_z())
+    pub fn tid(w: &Warp<'_>) -> Dim3 {
+        let (n, t) = (ntid(w), Dim3::new(nvptx::tid_x(), nvptx::tid_y(), nvptx::tid_z()));
+        // SAFETY: each `%tid` component is in `0..%ntid` of that component (PTX ISA, special
+        // registers); with `ntid`'s ranges this bounds `thread_rank` and `warp_in_block`.
+        unsafe { core::hint::assert_unchecked(t.x < n.x && t.y < n.y && t.z < n.z) };
+        t
     }
     #[inline(always)]
     pub fn ntid(_: &Warp<'_>) -> Dim3 {
-        Dim3::new(nvptx::ntid_x(), nvptx::ntid_y(), nvptx::ntid_z())
+        let n = Dim3::new(nvptx::ntid_x(), nvptx::ntid_y(), nvptx::ntid_z());
+        // SAFETY: a block has 1..=1024 threads in x and y and 1..=64 in z (the launch limits,
+        // and LLVM's ranges for `llvm.nvvm.read.ptx.sreg.ntid.*`).
+        unsafe {
+            core::hint::assert_unchecked((1..=1024).contains(&n.x) && (1..=1024).contains(&n.y) && (1..=64).contains(&n.z))
+        };
+        n
     }
     #[inline(always)]
     pub fn ctaid(_: &Warp<'_>) -> Dim3 {

@@ -760,6 +760,27 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
         self.len() == 0
     }
 
+    /// The `len` elements from element `start`, checked once here: indices into the result are
+    /// checked against `len`, which the compiler can often prove (a constant window indexed by
+    /// `32 * k + lane`), so a tile's loads and stores carry no per-element check on the GPU.
+    ///
+    /// # Panics
+    ///
+    /// If the range reaches past the end (on the GPU: `trap`).
+    #[inline(always)]
+    #[track_caller]
+    pub fn subslice(&self, start: usize, len: usize) -> GlobalSlice<'g, T> {
+        let total = self.len();
+        if !start.checked_add(len).is_some_and(|end| end <= total) {
+            subslice_out_of_bounds(start, len, total);
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        return GlobalSlice { cells: &self.cells[start..start + len] };
+        // SAFETY: `start + len <= self.len`, inside the allocation `from_raw_parts` promised.
+        #[cfg(target_arch = "nvptx64")]
+        return unsafe { GlobalSlice::from_raw_parts(self.ptr.add(start), len) };
+    }
+
     /// Reads element `i` (`ld.global`; a relaxed atomic load on the host).
     ///
     /// # Panics
@@ -812,6 +833,20 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
     #[track_caller]
     pub fn atomic_cas(&self, i: usize, compare: T, new: T) -> Mem<T> {
         atomic!(self, i, "atom.cas", |slot| host: T::cas(slot, compare, new), device: T::cas(slot, compare, new))
+    }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn subslice_out_of_bounds(start: usize, len: usize, total: usize) -> ! {
+    #[cfg(not(target_arch = "nvptx64"))]
+    panic!("subslice {start}..{start}+{len} of a global buffer of {total} elements");
+    // SAFETY: `trap` aborts the kernel; it touches no memory the program can observe.
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = (start, len, total);
+        unsafe { core::arch::asm!("trap;", options(noreturn, nostack)) }
     }
 }
 

@@ -294,6 +294,53 @@ fn out_of_range_index_in_a_kernel_is_reported_with_lane_and_warp() {
     assert!(err.to_string().contains("index 40 out of bounds for a global buffer of 32 elements"), "{err}");
 }
 
+/// `subslice` is a window: its element `i` is the buffer's `start + i`, and it checks its own
+/// length (an index past the window but inside the buffer is still out of bounds), as the GPU's
+/// `trap` does.
+#[test]
+fn subslices_are_checked_windows() {
+    let buf = GlobalBuffer::<u32>::zeroed(100);
+    let mem = buf.slice();
+    // Each warp writes its window of 32 through `subslice`, then reads a neighbour's back.
+    let out = Grid::new(96)
+        .map(async |w: &Warp<'_>| {
+            let warp = w.global_id() as usize / 32;
+            let window = mem.subslice(1 + 32 * warp, 32);
+            window.store(w.lane_id() as usize, 1000 * warp as u32 + w.lane_id());
+            assert_eq!(window.len(), 32);
+            w.syncwarp().await;
+            window.load(31 - w.lane_id() as usize)
+        })
+        .unwrap();
+    let got = buf.to_vec();
+    let want: Vec<u32> = (0..100).map(|i| if (1..97).contains(&i) { 1000 * ((i - 1) / 32) + (i - 1) % 32 } else { 0 }).collect();
+    assert_eq!(got, want);
+    assert_eq!(out[33], 1000 + 30);
+
+    let err = Grid::new(32)
+        .run(async |w: &Warp<'_>| {
+            let window = mem.subslice(10, 16);
+            window.load(w.lane_id() as usize);
+        })
+        .unwrap_err();
+    let WarpError::LanePanicked { lane, ref message, .. } = err else { panic!("{err}") };
+    assert_eq!((lane, message.as_str()), (16, "index 16 out of bounds for a global buffer of 16 elements"));
+
+    let err = Grid::new(32)
+        .run(async |w: &Warp<'_>| {
+            if w.lane_id() == 3 {
+                mem.subslice(90, 11);
+            }
+        })
+        .unwrap_err();
+    let WarpError::LanePanicked { lane, ref message, ref location, .. } = err else { panic!("{err}") };
+    assert_eq!((lane, message.as_str()), (3, "subslice 90..90+11 of a global buffer of 100 elements"));
+    assert!(location.contains("atomics.rs"), "the location is the caller's: {location}");
+    // `start + len` overflowing is out of range too, not a wrapped window.
+    let err = Grid::new(32).run(async |_: &Warp<'_>| drop(mem.subslice(usize::MAX, 2))).unwrap_err();
+    assert!(matches!(err, WarpError::LanePanicked { lane: 0, .. }), "{err}");
+}
+
 #[test]
 #[should_panic(expected = "index 3 out of bounds for a global buffer of 3 elements")]
 fn out_of_range_index_outside_a_kernel_panics() {
