@@ -574,9 +574,12 @@ impl<'r> WarpRun<'r> {
         self.runnable = completed | self.blocked;
         if self.blocked != 0 {
             let writes = mem::writes();
-            let progress = completed != 0
-                || posted != 0
-                || self.exited != exited_before
+            // Progress is something another warp could see or wait for: a write, an exit, or a
+            // lane reading something new. Warp instructions completed since the last suspension
+            // are not: a polling loop (`while w.any(flag.load_volatile(0) == 0) {}`) completes
+            // its `vote.any` at every turn, with the lanes that do not read it (whose
+            // predicate is fixed) among them, and is spinning all the same.
+            let progress = self.exited != exited_before
                 || writes != self.writes
                 || regs.mem_progress.get();
             self.writes = writes;

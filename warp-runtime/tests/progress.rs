@@ -64,6 +64,58 @@ fn warps_of_a_block_waiting_on_each_other_complete() {
     }
 }
 
+/// The same chain polled the way look-back polls: a few lanes read, and the warp decides with a
+/// `vote.any` whose other lanes hold a fixed predicate. The vote completes at every turn, but
+/// nothing new is read or written: the warp is spinning, so PCT lowers it and in-order moves on
+/// (this hung under PCT before: the vote counted as progress).
+#[test]
+fn a_polling_loop_with_a_vote_in_it_completes() {
+    for schedule in SCHEDULES.into_iter().chain([Schedule::pct(0x5eed_0006, 3), Schedule::pct(7, 1)]) {
+        let flags = GlobalBuffer::<u32>::zeroed(9);
+        let f = flags.slice();
+        let out = Grid::blocks(1, 256)
+            .schedule(schedule)
+            .map(async |w: &Warp<'_>| {
+                let k = w.warp_in_block() as usize;
+                let reads = k < 7 && w.lane_id() < 4;
+                let mut ready = !reads || f.load_volatile(k + 1).await != 0;
+                while w.any(!ready).await {
+                    ready = !reads || f.load_volatile(k + 1).await != 0;
+                }
+                if w.lane_id() == 0 {
+                    f.store(k, k as u32 + 1);
+                }
+                f.load_volatile(k).await
+            })
+            .unwrap();
+        assert!((0..256).all(|t| out[t] == (t / 32 + 1) as u32), "{schedule}");
+    }
+}
+
+/// That polling loop waiting for a flag nobody sets: reported as a deadlock, not a hang, on every
+/// schedule.
+#[test]
+fn a_polling_loop_with_a_vote_that_can_never_end_is_reported() {
+    for schedule in SCHEDULES {
+        let flags = GlobalBuffer::<u32>::zeroed(2);
+        let f = flags.slice();
+        let err = Grid::blocks(1, 64)
+            .schedule(schedule)
+            .spin_limit(500)
+            .run(async |w: &Warp<'_>| {
+                let reads = w.lane_id() < 4;
+                let mut ready = !reads || f.load_volatile(1).await != 0;
+                while w.any(!ready).await {
+                    ready = !reads || f.load_volatile(1).await != 0;
+                }
+            })
+            .unwrap_err();
+        let WarpError::ForwardProgress { blocks, .. } = &err else { panic!("{schedule}: {err}") };
+        let LaneState::AtMemory(wait) = blocks[0].warps[0].lanes[0] else { panic!("{err}") };
+        assert_eq!((wait.op, wait.index, wait.value), ("ld.volatile", 1, 0), "{schedule}");
+    }
+}
+
 /// Block b waits for a flag that block b + 1 sets: every block must be resident at once.
 #[test]
 fn a_wait_on_a_later_block_completes_when_it_can_be_resident() {
