@@ -139,7 +139,9 @@ fn stub(item: &ItemFn) -> TokenStream {
     sig.variadic = None;
     let span = sig.ident.span();
     let message = format!("`{}` did not compile: see the errors from `#[warp_kernel]`", sig.ident);
-    let (outer, _) = split_attrs(attrs);
+    let (mut outer, _) = split_attrs(attrs);
+    // A repeated `#[warp_kernel]` (an error) would expand the stub again.
+    outer.retain(|a| !crate::ast::is_warp_kernel_attr(a));
     quote_spanned! {span=>
         #(#outer)*
         #[allow(unused_variables, clippy::all)]

@@ -96,6 +96,13 @@ pub const SHARED_DECL: &str = "shared_array";
 /// points; a `let` initialised from one binds a handle variable.
 pub const DERIVING: &[&str] = &["tile", "group"];
 
+/// Methods every `Clone` type has that copy a handle where the rewrite cannot follow the copy.
+pub const COPYING: &[&str] = &["clone", "to_owned"];
+
+pub fn is_copying(name: &str) -> bool {
+    COPYING.contains(&name)
+}
+
 pub fn is_suspending(name: &str) -> bool {
     SUSPENDING.contains(&name)
 }
