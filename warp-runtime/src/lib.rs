@@ -84,7 +84,7 @@ host! {
     pub mod target;
     mod warp;
 
-    pub use error::{BarrierRule, BlockReport, Conflict, LaneSet, LaneState, MemWait, Report, ShflFault, Site, WaitEdge, WarpError};
+    pub use error::{BarrierRule, BlockReport, Conflict, LaneSet, LaneState, MemWait, Report, ShflFault, Site, Unawaited, WaitEdge, WarpError};
     pub use exec::{Executor, LaneOrder};
     pub use footprint::{warp_footprint, Footprint};
     pub use global::GlobalBuffer;
