@@ -207,6 +207,7 @@ trait SyncThenLane {
 }
 
 impl SyncThenLane for Warp<'_> {
+    #[allow(clippy::let_underscore_future)] // the misuse under test
     fn sync_then_lane(&self) -> u32 {
         let _ = self.syncwarp();
         self.lane_id()

@@ -115,6 +115,19 @@ pub fn is_memory(name: &str) -> bool {
     MEMORY.contains(&name)
 }
 
+/// The operand whose type the instruction is generic over (a shuffle's or `match`'s value, an
+/// integer `redux`'s operand), whose bound is the one that can fail.
+pub fn value_arg(name: &str) -> Option<usize> {
+    match name {
+        "shfl" => Some(1),
+        "shfl_up" | "shfl_down" | "shfl_xor" | "shfl_idx" | "shfl_up_pred" | "shfl_down_pred" | "shfl_xor_pred" | "shfl_idx_pred" => Some(0),
+        "shfl_up_sync" | "shfl_down_sync" | "shfl_xor_sync" | "shfl_idx_sync" => Some(1),
+        "match_any" | "match_all" => Some(0),
+        "redux_add" | "redux_min" | "redux_max" | "redux_and" | "redux_or" | "redux_xor" => Some(0),
+        _ => None,
+    }
+}
+
 /// Where an intrinsic takes constant operands that the macro checks.
 pub struct ConstArgs {
     /// The index of the shuffle offset / lane operand `b`, which must be in 0..32.

@@ -588,8 +588,9 @@ pub enum WarpError {
     },
 
     /// A lane issued a warp instruction and did not await it before issuing the next one or
-    /// returning. Only code that calls the runtime directly can do this; `#[warp_kernel]` awaits
-    /// every intrinsic where it is called.
+    /// returning. `#[warp_kernel]` awaits every intrinsic it sees and rejects the shapes it cannot
+    /// see into (a macro, a copy of the handle); code that calls the runtime directly, or a plain
+    /// function or method a kernel calls, can still do this, and [`Unawaited`] names the call.
     #[error(
         "{lanes} issued a warp instruction without awaiting it before the next one or before returning; await each intrinsic where it is called\n{unawaited}{report}",
         unawaited = Lines(unawaited)
