@@ -82,6 +82,8 @@ host! {
     pub mod schedule;
     pub mod stack;
     pub mod target;
+    #[doc(hidden)]
+    pub mod unawaited;
     mod warp;
 
     pub use error::{BarrierRule, BlockReport, Conflict, LaneSet, LaneState, MemWait, Report, ShflFault, Site, Unawaited, WaitEdge, WarpError};
