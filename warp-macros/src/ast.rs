@@ -232,6 +232,13 @@ fn is_constructor(func: &Expr) -> bool {
     }
 }
 
+/// The standard macros whose arguments are formatted (`{:?}` of a handle prints its lane, mask
+/// and width), or checked and formatted: a handle among their own arguments is not handed over.
+const FORMATTING: &[&str] = &[
+    "print", "println", "eprint", "eprintln", "format", "format_args", "write", "writeln", "panic", "assert", "assert_eq",
+    "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "unreachable", "todo", "unimplemented",
+];
+
 /// Walks a body, tracking which names are handle variables, and records every use of one.
 struct Analyzer<'a> {
     /// Lexical scopes, innermost last: each binding and whether it is a handle variable.
@@ -410,7 +417,7 @@ impl<'a> Analyzer<'a> {
     // Output: `InMacro` for `h.tile(..).all(..)` (an instruction, on `h` or a handle derived
     //         from it), `HandleInMacro` for a handle handed over whole (`h`, `h.tile(8)`,
     //         `h.clone()`); nothing for `h.lane_id()` and the other plain methods.
-    fn scan_handle_chain(&mut self, h: &Ident, rest: &[TokenTree]) {
+    fn scan_handle_chain(&mut self, h: &Ident, rest: &[TokenTree], formatted: bool) {
         let mut text = h.to_string();
         let mut at = 0;
         loop {
@@ -433,17 +440,20 @@ impl<'a> Analyzer<'a> {
         // Nothing follows but an operator, a comma or the end: the handle itself goes into the
         // macro (an operator on a handle is an error of its own once expanded).
         let next_is_operand = matches!(rest.get(at), Some(TokenTree::Punct(p)) if !matches!(p.as_char(), ',' | ';'));
-        if !next_is_operand {
+        if !next_is_operand && !formatted {
             self.push(UseKind::HandleInMacro { handle: h.clone(), text });
         }
     }
 
     /// Finds `h.<intrinsic>` in macro tokens, which the rewrite cannot reach.
-    fn scan_tokens(&mut self, tokens: TokenStream) {
+    ///
+    /// `formatting`: the tokens are a formatting macro's own arguments (`println!("{:?}", w)`),
+    /// where a handle by itself is only formatted.
+    fn scan_tokens(&mut self, tokens: TokenStream, formatting: bool) {
         let tts: Vec<TokenTree> = tokens.into_iter().collect();
         for (i, tt) in tts.iter().enumerate() {
             match tt {
-                TokenTree::Group(g) => self.scan_tokens(g.stream()),
+                TokenTree::Group(g) => self.scan_tokens(g.stream(), false),
                 TokenTree::Ident(method) if is_memory(&method.to_string()) => {
                     let after_dot = i > 0 && matches!(&tts[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
                     let called = matches!(tts.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
@@ -464,7 +474,7 @@ impl<'a> Analyzer<'a> {
                     if tts.get(i + 1).is_some_and(|t| after(t, &[':', '='])) {
                         continue;
                     }
-                    self.scan_handle_chain(h, &tts[i + 1..]);
+                    self.scan_handle_chain(h, &tts[i + 1..], formatting);
                 }
                 _ => {}
             }
@@ -570,7 +580,7 @@ impl<'a> Visit<'a> for Analyzer<'a> {
         // A `macro_rules!` defined in the body sees the handle by name.
         if let syn::Item::Macro(m) = item {
             self.in_definition = true;
-            self.scan_tokens(m.mac.tokens.clone());
+            self.scan_tokens(m.mac.tokens.clone(), false);
             self.in_definition = false;
         }
         if let syn::Item::Fn(f) = item {
@@ -591,7 +601,8 @@ impl<'a> Visit<'a> for Analyzer<'a> {
     }
 
     fn visit_macro(&mut self, m: &'a syn::Macro) {
-        self.scan_tokens(m.tokens.clone());
+        let formatting = m.path.segments.last().is_some_and(|s| FORMATTING.contains(&s.ident.to_string().as_str()));
+        self.scan_tokens(m.tokens.clone(), formatting);
     }
 
     fn visit_expr(&mut self, e: &'a Expr) {
