@@ -191,7 +191,7 @@ struct AwaitSuspensions<'p> {
 impl VisitMut for AwaitSuspensions<'_> {
     // Input:  w.shfl_down(v, 16)        helper(w, v)
     // Output: w.shfl_down(v, 16).await  match helper(w, v) { __warpkit_call => ::warpkit::__private::WarpCall::into_future(__warpkit_call) }.await
-    //         (`.await` spanned as described at `await_span`)
+    //         (`.await` spanned as the note above `awaited` says)
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         let hit = self.points.contains(&(e as *const Expr as usize));
         // Children first, while `e` is still at the address the analysis saw.
