@@ -50,9 +50,14 @@
 //!   handle variable (`helper(w, x)`, `self.helper(&t, x)`). Every other call stays ordinary, so
 //!   `iter.any(..)` or `a.min(b)` are untouched.
 //! - A handle may be used only as a method receiver, as a direct argument of a call, or as the
-//!   initialiser of a `let`. Storing it in a struct, tuple or array, returning it, or using it in
-//!   a way the macro cannot see is a compile error, as are warp instructions inside closures,
-//!   `async` blocks, nested fns and macro calls: the rewrite cannot put an `.await` there.
+//!   initialiser of a `let`. Storing it in a struct, tuple or array, returning it, assigning it
+//!   after its `let` (`let t; t = w.tile(8);`), choosing it with `if`/`match`, copying it
+//!   (`w.clone()`), handing it to a macro, or using it in any other way the macro cannot see is a
+//!   compile error, as are warp instructions inside closures, `async` blocks, nested fns and macro
+//!   calls (on the handle or on a tile derived in the call, `assert!(w.tile(8).all(p))`): the
+//!   rewrite cannot put an `.await` there.
+//! - One handle parameter, and no direct recursion (the host state machine cannot contain
+//!   itself): a second `&Warp` parameter and a call of the function itself are compile errors.
 //! - Constant shuffle offsets of `shfl_up/down/xor/idx` (and `_pred`, `_sync`) must be in
 //!   0..32, and constant widths (`tile(..)`, the `_sync` forms) powers of two in 1..=32.
 //! - Every function that receives a handle must itself be a `#[warp_kernel]` function.

@@ -199,3 +199,46 @@ fn sites_inside_helpers_point_at_the_helper_intrinsic() {
     let WarpError::InvalidShflSource { report, .. } = &err else { panic!("{err}") };
     assert_site(waiting_site(&report.lanes[0]), INNER_LINE, "w.shfl_down(");
 }
+
+/// A user's extension of the handle: a plain method, which cannot await, issues `bar.warp.sync`
+/// and drops it. `#[warp_kernel]` sees only `w.sync_then_lane()`, a plain method call.
+trait SyncThenLane {
+    fn sync_then_lane(&self) -> u32;
+}
+
+impl SyncThenLane for Warp<'_> {
+    #[allow(clippy::let_underscore_future)] // the misuse under test
+    fn sync_then_lane(&self) -> u32 {
+        let _ = self.syncwarp();
+        self.lane_id()
+    }
+}
+const SYNC_THEN_LANE_LINE: u32 = line!() - 4;
+
+#[warp_kernel]
+fn unawaited_then_another(w: &Warp) -> u32 {
+    let lane = w.sync_then_lane();
+    lane + w.ballot(true)
+}
+
+#[warp_kernel]
+fn unawaited_then_return(w: &Warp) -> u32 {
+    w.sync_then_lane()
+}
+
+/// An instruction issued and never awaited (here behind a plain method the macro cannot see
+/// into) is reported with its own call site, whether the lane then issues another instruction
+/// (whose post replaces the first in the lane's registers) or returns with it pending.
+#[test]
+fn unawaited_instruction_reports_its_call_site() {
+    let errs = [Executor::new().run(unawaited_then_another).unwrap_err(), Executor::new().run(unawaited_then_return).unwrap_err()];
+    for err in &errs {
+        let WarpError::NotAwaited { lanes, unawaited, .. } = err else { panic!("{err}") };
+        assert_eq!(lanes.0, u32::MAX);
+        let [u] = unawaited.as_slice() else { panic!("one site: {err}") };
+        assert_eq!(u.lanes.0, u32::MAX);
+        assert_eq!(u.op.to_string(), "bar.warp.sync");
+        assert_site(u.site, SYNC_THEN_LANE_LINE, "self.syncwarp(");
+        assert!(err.to_string().contains(&format!("`bar.warp.sync` called at {} by lanes 0-31 was never awaited", u.site)), "{err}");
+    }
+}

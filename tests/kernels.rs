@@ -696,3 +696,18 @@ fn a_divergent_sync_threads_names_both_call_sites() {
     let sites: Vec<_> = text.lines().filter(|l| l.contains("waiting at `bar.sync`")).collect();
     assert!(sites.len() >= 2 && sites.iter().all(|l| l.contains("tests/kernels.rs")), "{text}");
 }
+
+/// A formatting macro may take a handle by itself (it is only formatted); a macro that is given
+/// the handle otherwise is a compile error (`tests/ui/context/handle-passed-to-user-macro.rs`).
+#[warp_kernel]
+fn describe(w: &Warp) -> String {
+    let t = w.tile(8);
+    assert!(t.width() == 8, "{:?}", t);
+    format!("{:?} {:?}", w, w.tile(8))
+}
+
+#[test]
+fn a_handle_can_be_formatted_in_a_kernel() {
+    let out = Executor::new().run(describe).unwrap();
+    assert!(out[3].starts_with("Warp { lane: 3,") && out[3].ends_with("width: 8 }"), "{}", out[3]);
+}

@@ -23,7 +23,10 @@ pub async fn block_total(w: &Warp<'_>, x: u32, total: GlobalSlice<'_, u32>) -> u
         k += 1;
     }
     if w.thread_rank() == 0 {
-        ::warpkit::__private::MemCall::into_future(total.atomic_add(0, sum)).await;
+        match total.atomic_add(0, sum) {
+            __warpkit_call => ::warpkit::__private::MemCall::into_future(__warpkit_call),
+        }
+            .await;
     }
     sum
 }

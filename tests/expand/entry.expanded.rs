@@ -9,15 +9,13 @@ pub async fn warp_sums(
     scale: u32,
 ) {
     let i = w.global_id() as usize;
-    let s = w
-        .redux_add(
-            if i < input.len() {
-                ::warpkit::__private::load_point(input.load(i)).await
-            } else {
-                0
-            },
-        )
-        .await;
+    let s = match if i < input.len() {
+        ::warpkit::__private::load_point(input.load(i)).await
+    } else {
+        0
+    } {
+        __warpkit_value => w.redux_add(__warpkit_value).await,
+    };
     if i < out.len() {
         out.store(i, s * scale);
     }

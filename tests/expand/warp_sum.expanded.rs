@@ -20,7 +20,10 @@ pub fn warp_sum(w: &Warp, x: u32) -> u32 {
 #[cfg(not(target_arch = "nvptx64"))]
 /// A helper call passes the handle on: awaited through `WarpCall`.
 async fn mean(w: &Warp<'_>, x: u32) -> u32 {
-    ::warpkit::__private::WarpCall::into_future(warp_sum(w, x)).await / w.size()
+    match warp_sum(w, x) {
+        __warpkit_call => ::warpkit::__private::WarpCall::into_future(__warpkit_call),
+    }
+        .await / w.size()
 }
 #[cfg(target_arch = "nvptx64")]
 /// A helper call passes the handle on: awaited through `WarpCall`.

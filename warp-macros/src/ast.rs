@@ -8,7 +8,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, ExprAwait, ExprClosure, ExprMethodCall, FnArg, Ident, ItemFn, Meta, Pat, PatType, Token, Type};
 
 use crate::ctxt::Ctxt;
-use crate::intrinsics::{is_deriving, is_load, is_memory, is_suspending, SHARED_DECL};
+use crate::intrinsics::{is_copying, is_deriving, is_load, is_memory, is_suspending, SHARED_DECL};
 
 /// A `#[warp_kernel]` function.
 pub struct Kernel<'a> {
@@ -20,6 +20,13 @@ pub struct Kernel<'a> {
     pub args: Vec<Meta>,
     /// The parameter whose type is a warp handle, if any.
     pub handle: Option<Handle<'a>>,
+    /// Further parameters whose type is a warp handle (each is an error: the macro follows one).
+    pub extra_handles: Vec<&'a PatType>,
+    /// `entry` arguments after the first, and `entry` written with a value (`entry = true`,
+    /// `entry(..)`): each is an error.
+    pub bad_entries: Vec<Meta>,
+    /// A second `#[warp_kernel]` among the function's own attributes.
+    pub repeated_attr: Option<&'a syn::Attribute>,
     /// Every use of a handle in the body, in source order.
     pub uses: Vec<Use<'a>>,
 }
@@ -73,8 +80,24 @@ pub enum UseKind<'a> {
     Awaited { expr: &'a ExprAwait, suspension: bool },
     /// A handle used where the rewrite cannot follow it (stored, returned, ...).
     Escape { expr: &'a Expr },
+    /// `t = w.tile(8)`: a handle assigned after the `let` (deferred initialisation, or a handle
+    /// variable given another handle), which the rewrite cannot follow.
+    Assigned { expr: &'a syn::ExprAssign },
+    /// `if c { w.tile(8) } else { w.tile(16) }`: a handle chosen by control flow. `at` is the
+    /// first branch's handle; `construct` is `if` or `match`.
+    Chosen { at: &'a Expr, construct: &'static str },
+    /// `w.clone()`: a copy of the handle, whose instructions the rewrite would not see.
+    Cloned { call: &'a ExprMethodCall },
+    /// A call of the warp function itself (direct recursion): `f(w, ..)`, `Self::f(w, ..)`,
+    /// `self.f(w, ..)`.
+    Recursion { callee: proc_macro2::TokenStream, name: &'a Ident },
     /// `h.<intrinsic>` inside the tokens of a macro call, which the rewrite cannot reach.
-    InMacro { handle: Ident, method: Ident },
+    /// `handle` is the receiver as written, with derived handles (`w.tile(..)`); `definition`:
+    /// in the body of a `macro_rules!` defined in the function.
+    InMacro { handle: String, method: Ident, definition: bool },
+    /// A handle (`w`, `&w`, `w.tile(8)`) handed to a macro as a whole: what the macro does with
+    /// it is invisible to the rewrite.
+    HandleInMacro { handle: Ident, text: String },
 }
 
 /// Where a use appears.
@@ -101,18 +124,35 @@ impl<'a> Kernel<'a> {
                 Vec::new()
             }
         };
-        let (entry, args): (Vec<Meta>, Vec<Meta>) =
-            args.into_iter().partition(|m| matches!(m, Meta::Path(p) if p.is_ident("entry")));
-        if let Some(Meta::Path(p)) = entry.first() {
-            *entry_ident = p.get_ident().cloned();
+        let (entry, args): (Vec<Meta>, Vec<Meta>) = args.into_iter().partition(|m| m.path().is_ident("entry"));
+        let mut bad_entries = Vec::new();
+        for meta in entry {
+            match &meta {
+                Meta::Path(p) if entry_ident.is_none() => *entry_ident = p.get_ident().cloned(),
+                _ => bad_entries.push(meta),
+            }
         }
-        let handle = find_handle(item);
+        let repeated_attr = item.attrs.iter().find(|a| is_warp_kernel_attr(a));
+        let mut handles = find_handles(item).into_iter();
+        let handle = handles.next();
+        let extra_handles = handles.map(|h| h.param).collect();
         let mut analyzer = Analyzer::new(Context::Body);
+        analyzer.name = Some(&item.sig.ident);
+        analyzer.method = item.sig.receiver().is_some();
         if let Some(ident) = handle.as_ref().and_then(|h| h.ident) {
             analyzer.bind(ident, true);
         }
         analyzer.visit_block(&item.block);
-        Kernel { item, entry: entry_ident.as_ref(), args, handle, uses: analyzer.uses }
+        Kernel {
+            item,
+            entry: entry_ident.as_ref(),
+            args,
+            handle,
+            extra_handles,
+            bad_entries,
+            repeated_attr,
+            uses: analyzer.uses,
+        }
     }
 
     /// The addresses of the expressions to await on the host: the suspension points directly in
@@ -134,9 +174,9 @@ impl<'a> Kernel<'a> {
     }
 }
 
-/// The first typed parameter whose type is a warp handle: a path ending in `Warp`, possibly
-/// behind a reference.
-fn find_handle(item: &ItemFn) -> Option<Handle<'_>> {
+/// The typed parameters whose type is a warp handle (a path ending in `Warp`, possibly behind a
+/// reference), in order: the first is the function's handle.
+fn find_handles(item: &ItemFn) -> Vec<Handle<'_>> {
     item.sig
         .inputs
         .iter()
@@ -145,7 +185,7 @@ fn find_handle(item: &ItemFn) -> Option<Handle<'_>> {
             FnArg::Receiver(_) => None,
         })
         .enumerate()
-        .find_map(|(position, param)| {
+        .filter_map(|(position, param)| {
             let passing = handle_passing(&param.ty)?;
             let ident = match &*param.pat {
                 Pat::Ident(p) if p.subpat.is_none() => Some(&p.ident),
@@ -153,6 +193,7 @@ fn find_handle(item: &ItemFn) -> Option<Handle<'_>> {
             };
             Some(Handle { param, ident, position, passing })
         })
+        .collect()
 }
 
 /// How `ty` passes a warp handle, or `None` if it is not a handle type.
@@ -191,17 +232,83 @@ fn is_constructor(func: &Expr) -> bool {
     }
 }
 
+/// The standard macros whose arguments are formatted (`{:?}` of a handle prints its lane, mask
+/// and width), or checked and formatted: a handle among their own arguments is not handed over.
+const FORMATTING: &[&str] = &[
+    "print", "println", "eprint", "eprintln", "format", "format_args", "write", "writeln", "panic", "assert", "assert_eq",
+    "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "unreachable", "todo", "unimplemented",
+];
+
 /// Walks a body, tracking which names are handle variables, and records every use of one.
 struct Analyzer<'a> {
     /// Lexical scopes, innermost last: each binding and whether it is a handle variable.
     scopes: Vec<Vec<(String, bool)>>,
     context: Context<'a>,
     uses: Vec<Use<'a>>,
+    /// The warp function's name, for direct recursion (`None` in a nested fn).
+    name: Option<&'a Ident>,
+    /// Whether the warp function takes `self` (then a bare `name(..)` is another function).
+    method: bool,
+    /// Whether the tokens being scanned are a `macro_rules!` definition's.
+    in_definition: bool,
+    /// Branch values of an `if`/`match` already reported as [`UseKind::Chosen`]: visited as
+    /// handle expressions, so that they are not reported again as escapes.
+    chosen: Vec<*const Expr>,
 }
 
 impl<'a> Analyzer<'a> {
     fn new(context: Context<'a>) -> Analyzer<'a> {
-        Analyzer { scopes: vec![Vec::new()], context, uses: Vec::new() }
+        Analyzer { scopes: vec![Vec::new()], context, uses: Vec::new(), name: None, method: false, in_definition: false, chosen: Vec::new() }
+    }
+
+    /// Whether a call's callee is the warp function itself: `name(..)` (unless `name` is bound
+    /// to a local, such as a closure, or the function is a method), `Self::name(..)`.
+    fn is_self_call(&self, func: &Expr) -> bool {
+        let (Some(name), Expr::Path(p)) = (self.name, func) else { return false };
+        if p.qself.is_some() {
+            return false;
+        }
+        let segs: Vec<&Ident> = p.path.segments.iter().map(|s| &s.ident).collect();
+        match segs.as_slice() {
+            [f] => !self.method && *f == name && !self.scopes.iter().flatten().any(|(n, _)| *f == n),
+            [s, f] => *s == "Self" && *f == name,
+            _ => false,
+        }
+    }
+
+    /// The handle values an `if`/`match` evaluates to, if any of its branches ends in one:
+    /// `if c { w.tile(8) } else { w.tile(16) }`.
+    fn branch_handles(&self, e: &'a Expr, out: &mut Vec<&'a Expr>) {
+        let tail = |b: &'a syn::Block| match b.stmts.last() {
+            Some(syn::Stmt::Expr(tail, None)) => Some(tail),
+            _ => None,
+        };
+        let value = |this: &Self, v: &'a Expr, out: &mut Vec<&'a Expr>| match v {
+            Expr::If(_) | Expr::Match(_) => this.branch_handles(v, out),
+            Expr::Block(b) if b.label.is_none() => {
+                if let Some(t) = tail(&b.block) {
+                    if this.is_handle_expr(t) {
+                        out.push(t);
+                    }
+                }
+            }
+            v if this.is_handle_expr(v) => out.push(v),
+            _ => {}
+        };
+        match e {
+            Expr::If(i) => {
+                if let Some(t) = tail(&i.then_branch) {
+                    if self.is_handle_expr(t) {
+                        out.push(t);
+                    }
+                }
+                if let Some((_, els)) = &i.else_branch {
+                    value(self, els, out);
+                }
+            }
+            Expr::Match(m) => m.arms.iter().for_each(|arm| value(self, &arm.body, out)),
+            _ => {}
+        }
     }
 
     fn push(&mut self, kind: UseKind<'a>) {
@@ -306,30 +413,68 @@ impl<'a> Analyzer<'a> {
         }
     }
 
+    // Input:  the tokens after a handle name `h` in a macro call: `.tile(8).all(p)`, `, x`, ``
+    // Output: `InMacro` for `h.tile(..).all(..)` (an instruction, on `h` or a handle derived
+    //         from it), `HandleInMacro` for a handle handed over whole (`h`, `h.tile(8)`,
+    //         `h.clone()`); nothing for `h.lane_id()` and the other plain methods.
+    fn scan_handle_chain(&mut self, h: &Ident, rest: &[TokenTree], formatted: bool) {
+        let mut text = h.to_string();
+        let mut at = 0;
+        loop {
+            let dot = matches!(rest.get(at), Some(TokenTree::Punct(p)) if p.as_char() == '.');
+            let (true, Some(TokenTree::Ident(method))) = (dot, rest.get(at + 1)) else { break };
+            let name = method.to_string();
+            let called = matches!(rest.get(at + 2), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+            if is_suspending(&name) && called {
+                self.push(UseKind::InMacro { handle: text, method: method.clone(), definition: self.in_definition });
+                return;
+            }
+            if (is_deriving(&name) || is_copying(&name)) && called {
+                text = format!("{text}.{name}(..)");
+                at += 3;
+                continue;
+            }
+            // A plain method (`lane_id`), a field or `.await`: not a handle any more.
+            return;
+        }
+        // Nothing follows but an operator, a comma or the end: the handle itself goes into the
+        // macro (an operator on a handle is an error of its own once expanded).
+        let next_is_operand = matches!(rest.get(at), Some(TokenTree::Punct(p)) if !matches!(p.as_char(), ',' | ';'));
+        if !next_is_operand && !formatted {
+            self.push(UseKind::HandleInMacro { handle: h.clone(), text });
+        }
+    }
+
     /// Finds `h.<intrinsic>` in macro tokens, which the rewrite cannot reach.
-    fn scan_tokens(&mut self, tokens: TokenStream) {
+    ///
+    /// `formatting`: the tokens are a formatting macro's own arguments (`println!("{:?}", w)`),
+    /// where a handle by itself is only formatted.
+    fn scan_tokens(&mut self, tokens: TokenStream, formatting: bool) {
         let tts: Vec<TokenTree> = tokens.into_iter().collect();
         for (i, tt) in tts.iter().enumerate() {
             match tt {
-                TokenTree::Group(g) => self.scan_tokens(g.stream()),
+                TokenTree::Group(g) => self.scan_tokens(g.stream(), false),
                 TokenTree::Ident(method) if is_memory(&method.to_string()) => {
                     let after_dot = i > 0 && matches!(&tts[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
                     let called = matches!(tts.get(i + 1), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
                     if after_dot && called {
                         let receiver = match tts.get(i.wrapping_sub(2)) {
-                            Some(TokenTree::Ident(r)) => r.clone(),
-                            _ => Ident::new("x", method.span()),
+                            Some(TokenTree::Ident(r)) => r.to_string(),
+                            _ => "x".to_string(),
                         };
-                        self.push(UseKind::InMacro { handle: receiver, method: method.clone() });
+                        self.push(UseKind::InMacro { handle: receiver, method: method.clone(), definition: self.in_definition });
                     }
                 }
                 TokenTree::Ident(h) if self.is_handle_name(h) => {
-                    if let (Some(TokenTree::Punct(dot)), Some(TokenTree::Ident(method))) = (tts.get(i + 1), tts.get(i + 2)) {
-                        let joint_before = i > 0 && matches!(&tts[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
-                        if dot.as_char() == '.' && !joint_before && is_suspending(&method.to_string()) {
-                            self.push(UseKind::InMacro { handle: h.clone(), method: method.clone() });
-                        }
+                    // `x.w` is a field, `$w` a macro variable, `w:`/`w =` a name or argument.
+                    let after = |p: &TokenTree, c: &[char]| matches!(p, TokenTree::Punct(p) if c.contains(&p.as_char()));
+                    if i > 0 && after(&tts[i - 1], &['.', '$']) {
+                        continue;
                     }
+                    if tts.get(i + 1).is_some_and(|t| after(t, &[':', '='])) {
+                        continue;
+                    }
+                    self.scan_handle_chain(h, &tts[i + 1..], formatting);
                 }
                 _ => {}
             }
@@ -432,6 +577,12 @@ impl<'a> Visit<'a> for Analyzer<'a> {
     // analysed on its own so that warp instructions in it are reported; one that carries
     // `#[warp_kernel]` itself is expanded by its own attribute.
     fn visit_item(&mut self, item: &'a syn::Item) {
+        // A `macro_rules!` defined in the body sees the handle by name.
+        if let syn::Item::Macro(m) = item {
+            self.in_definition = true;
+            self.scan_tokens(m.mac.tokens.clone(), false);
+            self.in_definition = false;
+        }
         if let syn::Item::Fn(f) = item {
             if f.attrs.iter().any(is_warp_kernel_attr) {
                 return;
@@ -450,10 +601,15 @@ impl<'a> Visit<'a> for Analyzer<'a> {
     }
 
     fn visit_macro(&mut self, m: &'a syn::Macro) {
-        self.scan_tokens(m.tokens.clone());
+        let formatting = m.path.segments.last().is_some_and(|s| FORMATTING.contains(&s.ident.to_string().as_str()));
+        self.scan_tokens(m.tokens.clone(), formatting);
     }
 
     fn visit_expr(&mut self, e: &'a Expr) {
+        if self.chosen.contains(&(e as *const Expr)) {
+            self.visit_handle_expr(e);
+            return;
+        }
         match e {
             Expr::MethodCall(m) if self.is_handle_expr(&m.receiver) => {
                 self.visit_handle_expr(&m.receiver);
@@ -464,7 +620,12 @@ impl<'a> Visit<'a> for Analyzer<'a> {
                 } else if name == SHARED_DECL {
                     self.push(UseKind::SharedDecl { call: m });
                 } else if is_deriving(&name) {
+                    // A derived handle where no handle is followed (a `let` initializer, a
+                    // receiver and a call argument are visited as handle expressions).
                     self.push(UseKind::Derive { call: m });
+                    self.push(UseKind::Escape { expr: e });
+                } else if is_copying(&name) && m.args.is_empty() {
+                    self.push(UseKind::Cloned { call: m });
                 } else if m.args.iter().any(|a| self.is_handle_expr(a)) {
                     self.push(UseKind::WarpCall { expr: e });
                 }
@@ -473,6 +634,10 @@ impl<'a> Visit<'a> for Analyzer<'a> {
                 self.visit_expr(&m.receiver);
                 m.args.iter().for_each(|a| self.visit_arg(a));
                 if m.args.iter().any(|a| self.is_handle_expr(a)) {
+                    if self.name.is_some_and(|n| m.method == *n) && matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident("self")) {
+                        let (receiver, method) = (&m.receiver, &m.method);
+                        self.push(UseKind::Recursion { callee: quote::quote!(#receiver.#method), name: &m.method });
+                    }
                     self.push(UseKind::WarpCall { expr: e });
                 } else if is_memory(&m.method.to_string()) {
                     self.push(UseKind::MemoryOp { expr: e, call: m });
@@ -487,8 +652,36 @@ impl<'a> Visit<'a> for Analyzer<'a> {
                 self.visit_expr(&c.func);
                 c.args.iter().for_each(|a| self.visit_arg(a));
                 if c.args.iter().any(|a| self.is_handle_expr(a)) {
+                    if let (true, Some(name)) = (self.is_self_call(&c.func), self.name) {
+                        let func = &c.func;
+                        self.push(UseKind::Recursion { callee: quote::quote!(#func), name });
+                    }
                     self.push(UseKind::WarpCall { expr: e });
                 }
+            }
+            // Input:  `t = w.tile(8)` (after `let t;`, or to a handle variable)
+            // Output: `Assigned`: the rewrite follows handle variables from their `let` only.
+            Expr::Assign(a) if self.is_handle_expr(&a.right) => {
+                for attr in &a.attrs {
+                    self.visit_attribute(attr);
+                }
+                if !matches!(&*a.left, Expr::Path(_)) {
+                    self.visit_expr(&a.left);
+                }
+                self.visit_handle_expr(&a.right);
+                self.push(UseKind::Assigned { expr: a });
+            }
+            // Input:  `if c { w.tile(8) } else { w.tile(16) }`, `match k { 0 => w, _ => &t }`
+            // Output: `Chosen`, once for the whole construct, on its first handle value.
+            Expr::If(_) | Expr::Match(_) => {
+                let mut handles = Vec::new();
+                self.branch_handles(e, &mut handles);
+                if let Some(&at) = handles.first() {
+                    let construct = if matches!(e, Expr::If(_)) { "if" } else { "match" };
+                    self.push(UseKind::Chosen { at, construct });
+                    self.chosen.extend(handles.iter().map(|h| *h as *const Expr));
+                }
+                visit::visit_expr(self, e);
             }
             // Any `.await` in the body itself: the nvptx64 build is a plain fn, where it is
             // E0728, so it is rejected on both targets (inside an `async` block or closure of

@@ -9,6 +9,12 @@ use crate::ctxt::Ctxt;
 use crate::intrinsics::const_args;
 
 pub fn check(cx: &Ctxt, kernel: &Kernel<'_>) {
+    if let Some(attr) = kernel.repeated_attr {
+        cx.error_spanned_by(
+            attr,
+            format!("`#[warp_kernel]` is written twice on `{}`; remove one (`#[warp_kernel(entry)]` alone makes an entry kernel)", kernel.item.sig.ident),
+        );
+    }
     check_args(cx, kernel);
     check_entry(cx, kernel);
     check_signature(cx, kernel);
@@ -19,6 +25,12 @@ pub fn check(cx: &Ctxt, kernel: &Kernel<'_>) {
 }
 
 fn check_args(cx: &Ctxt, kernel: &Kernel<'_>) {
+    for meta in &kernel.bad_entries {
+        match meta {
+            syn::Meta::Path(_) => cx.error_spanned_by(meta, "`entry` is given twice; write it once: `#[warp_kernel(entry)]`"),
+            _ => cx.error_spanned_by(meta, "`entry` takes no value: write `#[warp_kernel(entry)]` for an entry kernel, or `#[warp_kernel]` for a warp function"),
+        }
+    }
     for meta in &kernel.args {
         let name = meta.path().segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
         cx.error_spanned_by(
@@ -115,6 +127,18 @@ fn check_handle(cx: &Ctxt, kernel: &Kernel<'_>) {
             "bind the warp handle to a name, such as `w: &Warp`, so that the macro can find its uses",
         );
     }
+    for extra in &kernel.extra_handles {
+        let name = match &*extra.pat {
+            syn::Pat::Ident(p) => format!("`{}`", p.ident),
+            _ => "a second one".to_string(),
+        };
+        cx.error_spanned_by(
+            extra,
+            format!(
+                "a `#[warp_kernel]` function takes one warp handle, its first parameter, but {name} is another: derive tiles and groups from the first inside (`let t = w.tile(8);`), or pass the values this function needs"
+            ),
+        );
+    }
     if handle.position != 0 {
         cx.error_spanned_by(
             handle.param,
@@ -187,10 +211,57 @@ fn check_use(cx: &Ctxt, u: &Use<'_>) {
             expr,
             "this use of the warp handle is not supported: `#[warp_kernel]` only follows a handle used as a method receiver (`w.shfl_down(..)`), passed directly to a call (`helper(w, ..)`, `helper(&t, ..)`) or bound with `let` (`let t = w.tile(8);`); do not store, return or capture it",
         ),
-        UseKind::InMacro { handle, method } => cx.syn_error(syn::Error::new(
+        UseKind::Assigned { expr } => {
+            let name = match &*expr.left {
+                Expr::Path(p) => p.path.get_ident().map_or("t".to_string(), |i| i.to_string()),
+                _ => "t".to_string(),
+            };
+            cx.error_spanned_by(
+                expr,
+                format!(
+                    "a warp handle cannot be assigned after its `let`: `#[warp_kernel]` follows a handle variable from the `let` that makes it; write `let {name} = {};` where the handle is made",
+                    handle_text(&expr.right)
+                ),
+            )
+        }
+        UseKind::Chosen { at, construct } => cx.error_spanned_by(
+            at,
+            format!(
+                "a warp handle cannot be chosen by `{construct}`: `#[warp_kernel]` follows a handle from a `let` that makes it directly; choose the width or membermask instead (`let t = w.tile(if c {{ 8 }} else {{ 16 }});`), or call the instruction in each branch"
+            ),
+        ),
+        UseKind::Cloned { call } => {
+            let receiver = handle_text(&call.receiver);
+            cx.error_spanned_by(
+                call,
+                format!(
+                    "`{receiver}.{}()` copies the warp handle where `#[warp_kernel]` cannot follow it, so its instructions would not be awaited; use `{receiver}` itself",
+                    call.method
+                ),
+            )
+        }
+        UseKind::Recursion { callee, name } => cx.error_spanned_by(
+            callee,
+            format!(
+                "`{name}` calls itself: a warp function cannot be recursive, because on the host it is a state machine that would contain itself; rewrite the recursion as a loop"
+            ),
+        ),
+        UseKind::HandleInMacro { handle, text } => cx.syn_error(syn::Error::new(
+            handle.span(),
+            format!(
+                "the warp handle `{text}` cannot be handed to a macro: `#[warp_kernel]` does not see into macro calls, so a warp instruction or warp function called there would not be awaited; make the call before the macro and pass its result (`let x = helper({text}, ..);`)"
+            ),
+        )),
+        UseKind::InMacro { handle, method, definition: false } => cx.syn_error(syn::Error::new(
             method.span(),
             format!(
                 "`{handle}.{method}(..)` cannot be used inside a macro call; bind the result first: `let x = {handle}.{method}(..);`"
+            ),
+        )),
+        UseKind::InMacro { handle, method, definition: true } => cx.syn_error(syn::Error::new(
+            method.span(),
+            format!(
+                "`{handle}.{method}(..)` cannot be used inside a `macro_rules!` definition: `#[warp_kernel]` does not see where the macro expands, so it would not be awaited; call it in the body and pass the result to the macro"
             ),
         )),
     }
@@ -260,6 +331,18 @@ fn literal(e: &Expr) -> Option<(&syn::LitInt, u128)> {
         Expr::Paren(p) => literal(&p.expr),
         Expr::Group(g) => literal(&g.expr),
         _ => None,
+    }
+}
+
+/// A handle expression as the user would write it, arguments elided: `w`, `&t`, `w.tile(..)`.
+fn handle_text(e: &Expr) -> String {
+    match e {
+        Expr::Path(p) => p.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::"),
+        Expr::Paren(p) => handle_text(&p.expr),
+        Expr::Group(g) => handle_text(&g.expr),
+        Expr::Reference(r) => format!("&{}", handle_text(&r.expr)),
+        Expr::MethodCall(m) => format!("{}.{}(..)", handle_text(&m.receiver), m.method),
+        _ => "w".to_string(),
     }
 }
 

@@ -139,7 +139,9 @@ fn stub(item: &ItemFn) -> TokenStream {
     sig.variadic = None;
     let span = sig.ident.span();
     let message = format!("`{}` did not compile: see the errors from `#[warp_kernel]`", sig.ident);
-    let (outer, _) = split_attrs(attrs);
+    let (mut outer, _) = split_attrs(attrs);
+    // A repeated `#[warp_kernel]` (an error) would expand the stub again.
+    outer.retain(|a| !crate::ast::is_warp_kernel_attr(a));
     quote_spanned! {span=>
         #(#outer)*
         #[allow(unused_variables, clippy::all)]
@@ -188,8 +190,8 @@ struct AwaitSuspensions<'p> {
 
 impl VisitMut for AwaitSuspensions<'_> {
     // Input:  w.shfl_down(v, 16)        helper(w, v)
-    // Output: w.shfl_down(v, 16).await  ::warpkit::__private::WarpCall::into_future(helper(w, v)).await
-    //         (`.await` spanned on the callee)
+    // Output: w.shfl_down(v, 16).await  match helper(w, v) { __warpkit_call => ::warpkit::__private::WarpCall::into_future(__warpkit_call) }.await
+    //         (`.await` spanned as the note above `awaited` says)
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         let hit = self.points.contains(&(e as *const Expr as usize));
         // Children first, while `e` is still at the address the analysis saw.
@@ -205,35 +207,92 @@ impl VisitMut for AwaitSuspensions<'_> {
                 Expr::Call(c) => core::mem::take(&mut c.attrs),
                 _ => Vec::new(),
             };
-            if matches!(&base, Expr::MethodCall(m) if crate::intrinsics::is_load(&m.method.to_string())) {
+            let method = match &base {
+                Expr::MethodCall(m) => m.method.to_string(),
+                _ => String::new(),
+            };
+            *e = if crate::intrinsics::is_load(&method) {
                 // A plain load: every so many, a scheduling point (spin-waits complete).
                 let whole = base.span();
                 let krate = crate::krate::facade_at(whole);
-                base = syn::parse_quote_spanned!(whole=> #krate::__private::load_point(#base));
-            } else if matches!(&base, Expr::MethodCall(m) if crate::intrinsics::is_memory(&m.method.to_string())) {
+                awaited(attrs, syn::parse_quote_spanned!(whole=> #krate::__private::load_point(#base)), span)
+            } else if crate::intrinsics::is_memory(&method) {
                 // An atomic or volatile load: a scheduling point. The trait says so when the
                 // receiver's method is not one of warpkit's memory operations.
-                let whole = base.span();
-                let krate = crate::krate::facade_at(whole);
-                base = syn::parse_quote_spanned!(whole=> #krate::__private::MemCall::into_future(#base));
-            } else if !matches!(&base, Expr::MethodCall(m) if crate::intrinsics::is_suspending(&m.method.to_string())) {
+                let krate = crate::krate::facade_at(span);
+                wrapped(attrs, base, quote_spanned!(span=> #krate::__private::MemCall::into_future), span)
+            } else if crate::intrinsics::is_suspending(&method) {
+                match base {
+                    Expr::MethodCall(call) => intrinsic(attrs, call, span),
+                    other => awaited(attrs, other, span),
+                }
+            } else {
                 // A call that passes the handle on must call a warp function; the trait says so
                 // when it does not (instead of "`u32` is not a future").
-                let whole = base.span();
-                let krate = crate::krate::facade_at(whole);
-                base = syn::parse_quote_spanned!(whole=> #krate::__private::WarpCall::into_future(#base));
-            }
-            *e = Expr::Await(syn::ExprAwait {
-                attrs,
-                base: Box::new(base),
-                dot_token: Token![.](span),
-                await_token: Token![await](span),
-            });
+                let krate = crate::krate::facade_at(span);
+                wrapped(attrs, base, quote_spanned!(span=> #krate::__private::WarpCall::into_future), span)
+            };
         }
     }
 
     // Nested items are expanded (or not) by themselves.
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+// How a suspension point's `.await` is spanned, so that a failed bound is reported once. rustc
+// drops a second report of an unmet bound when it is on the same span as the first, and a bound
+// that fails on a call's argument fails again on the `.await` (the future's `Future` impl needs
+// it too): so the `.await` goes on the argument's span, and an argument of several tokens is
+// bound to one identifier on that span first.
+
+/// `base.await`, spanned at `span`, with the call's attributes.
+fn awaited(attrs: Vec<syn::Attribute>, base: Expr, span: Span) -> Expr {
+    Expr::Await(syn::ExprAwait { attrs, base: Box::new(base), dot_token: Token![.](span), await_token: Token![await](span) })
+}
+
+// Input:  c.atomic_add(0, v)       (`wrap`: `::warpkit::__private::MemCall::into_future`)
+// Output: match c.atomic_add(0, v) { __warpkit_call => ::warpkit::__private::MemCall::into_future(__warpkit_call) }.await
+//         all spanned on the callee: a call that returns something else is one error there.
+fn wrapped(attrs: Vec<syn::Attribute>, base: Expr, wrap: TokenStream, span: Span) -> Expr {
+    let call = syn::Ident::new("__warpkit_call", span);
+    let inner: Expr = syn::parse_quote_spanned!(span=> #wrap(#call));
+    awaited(attrs, binding(base, &call, inner), span)
+}
+
+/// `match value { name => body }`: binds `value` for `body`, keeping its temporaries alive
+/// across the `.await` as the unbound call did. The `match` itself is spanned as the macro's
+/// (mixed site, at the value), so that lints such as clippy's `match_single_binding` see
+/// generated code; `name` keeps the user's span, for the error.
+fn binding(value: Expr, name: &syn::Ident, body: Expr) -> Expr {
+    let at = Span::mixed_site().located_at(name.span());
+    Expr::Match(syn::parse_quote_spanned!(at=> match #value { #name => #body }))
+}
+
+// Input:  w.shfl_down(x, 1)         w.shfl_down(v.0 + 1, 1)
+// Output: w.shfl_down(x, 1).await   match v.0 + 1 { __warpkit_value => w.shfl_down(__warpkit_value, 1).await }
+//         The `.await` on the value's span (`x`, or the identifier on `v`'s span), where a value
+//         type the instruction does not take (`u8` for a shuffle) is reported once.
+fn intrinsic(attrs: Vec<syn::Attribute>, mut call: syn::ExprMethodCall, span: Span) -> Expr {
+    let Some(arg) = crate::intrinsics::value_arg(&call.method.to_string()).and_then(|i| call.args.iter_mut().nth(i)) else {
+        return awaited(attrs, Expr::MethodCall(call), span);
+    };
+    let at = arg.span();
+    let single = match &*arg {
+        Expr::Path(p) => p.attrs.is_empty() && p.qself.is_none() && p.path.get_ident().is_some(),
+        Expr::Lit(l) => l.attrs.is_empty(),
+        _ => false,
+    };
+    if single {
+        return awaited(attrs, Expr::MethodCall(call), at);
+    }
+    let value = syn::Ident::new("__warpkit_value", at);
+    let scrutinee = core::mem::replace(arg, syn::parse_quote!(#value));
+    let body = awaited(Vec::new(), Expr::MethodCall(call), at);
+    let mut bound = binding(scrutinee, &value, body);
+    if let Expr::Match(m) = &mut bound {
+        m.attrs = attrs;
+    }
+    bound
 }
 
 fn callee_span(e: &Expr) -> Span {

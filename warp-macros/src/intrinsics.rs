@@ -96,6 +96,13 @@ pub const SHARED_DECL: &str = "shared_array";
 /// points; a `let` initialised from one binds a handle variable.
 pub const DERIVING: &[&str] = &["tile", "group"];
 
+/// Methods every `Clone` type has that copy a handle where the rewrite cannot follow the copy.
+pub const COPYING: &[&str] = &["clone", "to_owned"];
+
+pub fn is_copying(name: &str) -> bool {
+    COPYING.contains(&name)
+}
+
 pub fn is_suspending(name: &str) -> bool {
     SUSPENDING.contains(&name)
 }
@@ -106,6 +113,19 @@ pub fn is_deriving(name: &str) -> bool {
 
 pub fn is_memory(name: &str) -> bool {
     MEMORY.contains(&name)
+}
+
+/// The operand whose type the instruction is generic over (a shuffle's or `match`'s value, an
+/// integer `redux`'s operand), whose bound is the one that can fail.
+pub fn value_arg(name: &str) -> Option<usize> {
+    match name {
+        "shfl" => Some(1),
+        "shfl_up" | "shfl_down" | "shfl_xor" | "shfl_idx" | "shfl_up_pred" | "shfl_down_pred" | "shfl_xor_pred" | "shfl_idx_pred" => Some(0),
+        "shfl_up_sync" | "shfl_down_sync" | "shfl_xor_sync" | "shfl_idx_sync" => Some(1),
+        "match_any" | "match_all" => Some(0),
+        "redux_add" | "redux_min" | "redux_max" | "redux_and" | "redux_or" | "redux_xor" => Some(0),
+        _ => None,
+    }
 }
 
 /// Where an intrinsic takes constant operands that the macro checks.

@@ -66,6 +66,31 @@ fn expand_file(source: &str) -> String {
     prettyplease::unparse(&syn::File { shebang: None, attrs: file.attrs, items })
 }
 
+/// The expansion with each static shared array's symbol numbered from 0 in order of appearance:
+/// the macro numbers them with a process-wide counter (unique within a crate's build), which the
+/// other tests of this crate advance when they expand kernels in parallel.
+fn renumber_shared_symbols(text: &str) -> String {
+    const PREFIX: &str = "__warpkit_smem_";
+    let mut out = String::new();
+    let mut seen: Vec<String> = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(PREFIX) {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        let end = from.find('"').unwrap_or(from.len());
+        let symbol = &from[..end];
+        let stem = symbol.trim_end_matches(|c: char| c.is_ascii_digit());
+        let index = seen.iter().position(|s| s == symbol).unwrap_or_else(|| {
+            seen.push(symbol.to_string());
+            seen.len() - 1
+        });
+        out.push_str(&format!("{stem}{index}"));
+        rest = &from[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Each `tests/expand/<name>.rs` against `tests/expand/<name>.expanded.rs` (expect-test: a mismatch
 /// prints the diff; `UPDATE_EXPECT=1` rewrites the snapshot).
 #[test]
@@ -79,7 +104,7 @@ fn expansions_match_their_snapshots() {
     inputs.sort();
     assert!(!inputs.is_empty());
     for input in inputs {
-        let expanded = expand_file(&std::fs::read_to_string(&input).expect("read input"));
+        let expanded = renumber_shared_symbols(&expand_file(&std::fs::read_to_string(&input).expect("read input")));
         expect_test::expect_file![input.with_extension("expanded.rs")].assert_eq(&expanded);
     }
 }

@@ -332,6 +332,24 @@ impl BarrierRule {
     }
 }
 
+/// A warp instruction that lanes issued and never awaited: where it was called, so that a report
+/// names the call even when the lane went on to another instruction or returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unawaited {
+    /// The lanes that issued it there.
+    pub lanes: LaneSet,
+    /// The instruction.
+    pub op: Op,
+    /// Where it was called (the handle method's caller: `file:line:col` in the kernel).
+    pub site: Site,
+}
+
+impl fmt::Display for Unawaited {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` called at {} by {} was never awaited", self.op, self.site, self.lanes)
+    }
+}
+
 /// Why a `shfl.sync` source lane is not a valid source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ShflFault {
@@ -570,12 +588,18 @@ pub enum WarpError {
     },
 
     /// A lane issued a warp instruction and did not await it before issuing the next one or
-    /// returning. Only code that calls the runtime directly can do this; `#[warp_kernel]` awaits
-    /// every intrinsic where it is called.
-    #[error("{lanes} issued a warp instruction without awaiting it before the next one or before returning; await each intrinsic where it is called\n{report}")]
+    /// returning. `#[warp_kernel]` awaits every intrinsic it sees and rejects the shapes it cannot
+    /// see into (a macro, a copy of the handle); code that calls the runtime directly, or a plain
+    /// function or method a kernel calls, can still do this, and [`Unawaited`] names the call.
+    #[error(
+        "{lanes} issued a warp instruction without awaiting it before the next one or before returning; await each intrinsic where it is called\n{unawaited}{report}",
+        unawaited = Lines(unawaited)
+    )]
     NotAwaited {
         /// The lanes at fault.
         lanes: LaneSet,
+        /// Each instruction issued and not awaited, with its call site and lanes.
+        unawaited: Vec<Unawaited>,
         /// Every lane's state.
         report: Box<Report>,
     },

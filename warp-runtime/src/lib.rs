@@ -82,9 +82,11 @@ host! {
     pub mod schedule;
     pub mod stack;
     pub mod target;
+    #[doc(hidden)]
+    pub mod unawaited;
     mod warp;
 
-    pub use error::{BarrierRule, BlockReport, Conflict, LaneSet, LaneState, MemWait, Report, ShflFault, Site, WaitEdge, WarpError};
+    pub use error::{BarrierRule, BlockReport, Conflict, LaneSet, LaneState, MemWait, Report, ShflFault, Site, Unawaited, WaitEdge, WarpError};
     pub use exec::{Executor, LaneOrder};
     pub use footprint::{warp_footprint, Footprint};
     pub use global::GlobalBuffer;

@@ -18,7 +18,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 use core::task::{Context, Poll, Waker};
 use std::panic::{self, AssertUnwindSafe, Location};
 
-use crate::error::{Conflict, LaneSet, LaneState, MemWait, Report, ShflFault, Site, WaitEdge, WarpError};
+use crate::error::{Conflict, LaneSet, LaneState, MemWait, Report, ShflFault, Site, Unawaited, WaitEdge, WarpError};
 use crate::block::BlockCtx;
 use crate::geom::Dim3;
 use crate::mem::{self, LaneFault};
@@ -83,6 +83,10 @@ pub struct Regs {
     /// Lanes that issued an intrinsic while their previous one was still pending (issued without
     /// awaiting it: only possible without the macro).
     twice: Cell<u32>,
+    /// For each lane of `twice`, the request word and call site of the first instruction it
+    /// issued and did not await (the later post overwrote `key` and `site`). Valid only for the
+    /// lanes of `twice`.
+    unawaited: [Cell<(u64, Site)>; 32],
     /// The lane being polled (valid while the engine polls this warp).
     current: Cell<u32>,
     /// Lanes that suspended at a memory operation in the current step. Cleared by each step.
@@ -170,6 +174,7 @@ impl Regs {
             result: Cell::new([0; 32]),
             pred: Cell::new(0),
             twice: Cell::new(0),
+            unawaited: core::array::from_fn(|_| Cell::new((0, here))),
             current: Cell::new(0),
             mem_yield: Cell::new(0),
             mem_progress: Cell::new(false),
@@ -219,17 +224,23 @@ impl Regs {
         let l = lane as usize & 31;
         let key = at(&self.key, l);
         if key.get() != 0 {
-            self.posted_twice(l);
+            self.posted_twice(l, key.get());
         }
         key.set(packed);
         at(&self.a, l).set(a);
         self.site[l].set(site);
     }
 
+    /// Lane `lane` posts again while `pending` (its previous request) was never awaited: keeps
+    /// that request's call site for the report (the first one, if it happens again).
     #[cold]
     #[inline(never)]
-    fn posted_twice(&self, lane: usize) {
-        self.twice.set(self.twice.get() | 1 << lane);
+    fn posted_twice(&self, lane: usize, pending: u64) {
+        let twice = self.twice.get();
+        if twice & 1 << lane == 0 {
+            self.unawaited[lane].set((pending, self.site[lane].get()));
+        }
+        self.twice.set(twice | 1 << lane);
     }
 
     /// Notes that the current lane suspends at the memory operation `wait` (a scheduling point).
@@ -552,7 +563,7 @@ impl<'r> WarpRun<'r> {
         let misused = twice | (self.exited & !exited_before & posted);
         if misused != 0 {
             self.waiting |= posted & !self.exited;
-            return Err(WarpError::NotAwaited { lanes: LaneSet(misused), report: self.report() });
+            return Err(self.not_awaited(misused, twice));
         }
         self.waiting |= posted;
         if self.waiting == 0 && self.blocked == 0 {
@@ -624,6 +635,26 @@ impl<'r> WarpRun<'r> {
         self.waiting &= !lanes;
         self.taken &= !lanes;
         self.runnable |= lanes;
+    }
+
+    /// The report of lanes `misused` that issued an instruction and did not await it: those of
+    /// `twice` posted another one (their kept request names the first), the others returned
+    /// with it pending (their request registers still hold it).
+    #[cold]
+    #[inline(never)]
+    fn not_awaited(&self, misused: u32, twice: u32) -> WarpError {
+        let mut unawaited: Vec<Unawaited> = Vec::new();
+        for lane in lanes(misused) {
+            let l = lane as usize;
+            let (key, site) =
+                if twice & 1 << lane != 0 { self.regs.unawaited[l].get() } else { (self.regs.key_at(l), self.regs.site_at(l)) };
+            let op = op_of(key);
+            match unawaited.iter_mut().find(|u| u.op == op && *u.site == *site) {
+                Some(u) => u.lanes.0 |= 1 << lane,
+                None => unawaited.push(Unawaited { lanes: LaneSet(1 << lane), op, site }),
+            }
+        }
+        WarpError::NotAwaited { lanes: LaneSet(misused), unawaited, report: self.report() }
     }
 
     /// Converts what a step's guard caught into the run's error.

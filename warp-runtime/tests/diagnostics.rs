@@ -544,16 +544,41 @@ fn panic_after_a_nested_run_in_the_same_lane_keeps_its_message() {
 
 #[test]
 fn intrinsic_issued_but_never_awaited_is_reported() {
+    // Lane 4 issues a ballot, drops it and returns: the report names the ballot's call site.
+    let line = Cell::new(0);
     let err = Executor::new()
         .run(async |w: &Warp<'_>| {
             if w.lane_id() == 4 {
-                let _ = w.ballot(true);
+                let _ = w.ballot(true); line.set(line!());
                 return 0;
             }
             0
         })
         .unwrap_err();
-    assert!(matches!(&err, WarpError::NotAwaited { lanes, .. } if lanes.0 == 1 << 4), "{err:?}");
+    let WarpError::NotAwaited { lanes, unawaited, .. } = &err else { panic!("expected NotAwaited, got {err:?}") };
+    assert_eq!(lanes.0, 1 << 4);
+    let [u] = unawaited.as_slice() else { panic!("one unawaited site: {err}") };
+    assert_eq!((u.lanes.0, u.op), (1 << 4, Op::Vote(VoteMode::Ballot)));
+    assert_eq!((u.site.file(), u.site.line()), (file!(), line.get()));
+    assert!(err.to_string().contains(&format!("`vote.sync.ballot.b32` called at {}:{}:", file!(), line.get())), "{err}");
+}
+
+#[test]
+fn intrinsic_issued_twice_reports_the_first_call_site() {
+    // Every lane issues `bar.warp.sync` without awaiting it, then awaits a ballot: the second
+    // post replaces the first in the lane's registers, and the report still names the first.
+    let line = Cell::new(0);
+    let err = Executor::new()
+        .run(async |w: &Warp<'_>| {
+            let _ = w.syncwarp(); line.set(line!());
+            w.ballot(true).await
+        })
+        .unwrap_err();
+    let WarpError::NotAwaited { lanes, unawaited, .. } = &err else { panic!("expected NotAwaited, got {err:?}") };
+    assert_eq!(lanes.0, FULL_MASK);
+    let [u] = unawaited.as_slice() else { panic!("one unawaited site: {err}") };
+    assert_eq!((u.lanes.0, u.op), (FULL_MASK, Op::BarWarpSync));
+    assert_eq!((u.site.file(), u.site.line()), (file!(), line.get()));
 }
 
 // ---- found in review: executor edge cases ----
