@@ -147,6 +147,9 @@ pub struct Report {
     pub lane_order: crate::LaneOrder,
     /// Each lane's state, indexed by lane id.
     pub lanes: [LaneState; 32],
+    /// Where each lane called the last warp instruction it completed (`None` before its first):
+    /// for a running lane, the last place it is known to have been.
+    pub last_site: [Option<Site>; 32],
 }
 
 impl Report {
@@ -174,14 +177,19 @@ impl fmt::Display for Report {
             crate::LaneOrder::Seeded(seed) => write!(f, ", lanes polled in the order of LaneOrder::Seeded({seed})")?,
         }
         f.write_str("):")?;
+        // A running lane's line also says where it last completed a warp instruction.
+        let last = |l: usize| if self.lanes[l] == LaneState::Running { self.last_site[l] } else { None };
         let mut lane = 0;
         while lane < 32 {
             let mut end = lane;
-            while end + 1 < 32 && self.lanes[end + 1] == self.lanes[lane] {
+            while end + 1 < 32 && self.lanes[end + 1] == self.lanes[lane] && last(end + 1) == last(lane) {
                 end += 1;
             }
             let span = LaneSet((((1u64 << (end + 1)) - 1) as u32) & !(((1u64 << lane) - 1) as u32));
             write!(f, "\n    {:<12} {}", span.to_string(), self.lanes[lane])?;
+            if let Some(site) = last(lane) {
+                write!(f, ", last warp instruction at {site}")?;
+            }
             lane = end + 1;
         }
         Ok(())
@@ -643,6 +651,23 @@ pub enum WarpError {
         blocks: Vec<BlockReport>,
     },
 
+    /// The run went on past its time limit ([`Executor::time_limit`](crate::Executor::time_limit),
+    /// [`Grid::time_limit`](crate::Grid::time_limit)) without finishing or being found stuck:
+    /// lanes that wait while writing memory (a livelock the spin rule cannot see), or more work
+    /// than the limit allows. The report shows every lane's state and, for running lanes, where
+    /// each last completed a warp instruction.
+    #[error("time limit: the run went on for {elapsed:?}, past its limit of {limit:?} ({detail})\n{blocks}", blocks = Blocks(blocks))]
+    TimeLimit {
+        /// The limit.
+        limit: std::time::Duration,
+        /// How long it ran.
+        elapsed: std::time::Duration,
+        /// What the runtime saw in the last stretch, in a sentence.
+        detail: String,
+        /// Every resident block (the warp, for a single-warp run).
+        blocks: Vec<BlockReport>,
+    },
+
     /// A launch that cannot be made as configured (an empty grid, a block of more than 1024
     /// threads, more shared memory than a block may have, results that do not fit in memory).
     #[error("cannot launch: {what}")]
@@ -681,7 +706,7 @@ impl WarpError {
             | WarpError::VoteRemoved { report, .. }
             | WarpError::Memory { report, .. } => Some(report),
             WarpError::Barrier { report, .. } => report.warps.first(),
-            WarpError::ForwardProgress { blocks, .. } => blocks.first().and_then(|b| b.warps.first()),
+            WarpError::ForwardProgress { blocks, .. } | WarpError::TimeLimit { blocks, .. } => blocks.first().and_then(|b| b.warps.first()),
             WarpError::Launch { .. } => None,
         }
     }

@@ -8,6 +8,7 @@
 //! atomics), and which target's rules apply is a [`Target`].
 
 use core::future::Future;
+use std::time::{Duration, Instant};
 
 use crate::block::{BlockCtx, Barriers};
 use crate::error::WarpError;
@@ -15,10 +16,18 @@ use crate::handle::Warp;
 use crate::target::Target;
 use crate::warp::{Lanes, Outs, Regs, Step, WarpPos, WarpRun, FULL};
 
-/// Steps in a row in which lanes suspended outside any warp instruction make no progress (no
-/// lane arrives at an instruction or returns, nothing completes, nothing is written, no memory
-/// operation changes) before the run is a deadlock.
-const IDLE_LIMIT: u32 = 1000;
+/// Steps in a row in which lanes suspended at memory make no progress (nothing is written, no
+/// lane returns, every suspended lane re-reads what it read last time) before a single-warp run
+/// is a deadlock; see [`Executor::spin_limit`].
+pub const DEFAULT_WARP_SPIN_LIMIT: u32 = 1000;
+
+/// How long a run (a warp, or a whole grid launch) may take before it ends with
+/// [`WarpError::TimeLimit`]: long enough for any test-sized launch, short enough that a livelocked
+/// kernel fails a test instead of hanging it. See [`Executor::time_limit`].
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(120);
+
+/// Steps (or scheduling points) between two looks at the clock.
+pub(crate) const CLOCK_EVERY: u32 = 1024;
 
 /// The order in which the lanes that can run are polled within one step.
 ///
@@ -78,11 +87,20 @@ pub struct Executor {
     order: LaneOrder,
     warp: u64,
     lane_stack: usize,
+    spin_limit: u32,
+    time_limit: Option<Duration>,
 }
 
 impl Default for Executor {
     fn default() -> Executor {
-        Executor { target: Target::default(), order: LaneOrder::default(), warp: 0, lane_stack: crate::stack::DEFAULT_LANE_STACK }
+        Executor {
+            target: Target::default(),
+            order: LaneOrder::default(),
+            warp: 0,
+            lane_stack: crate::stack::DEFAULT_LANE_STACK,
+            spin_limit: DEFAULT_WARP_SPIN_LIMIT,
+            time_limit: Some(DEFAULT_TIME_LIMIT),
+        }
     }
 }
 
@@ -104,6 +122,31 @@ impl Executor {
     /// The lane-code stack minimum.
     pub fn current_lane_stack(&self) -> usize {
         self.lane_stack
+    }
+
+    /// How many steps in a row a warp may only spin (its suspended lanes re-reading memory that
+    /// nothing writes; the warp instructions of a polling loop do not count as progress) before
+    /// the run ends with [`WarpError::Deadlock`] (default [`DEFAULT_WARP_SPIN_LIMIT`], at least 1).
+    pub fn spin_limit(mut self, steps: u32) -> Executor {
+        self.spin_limit = steps.max(1);
+        self
+    }
+
+    /// Ends a run that takes longer than `limit` with [`WarpError::TimeLimit`], listing every
+    /// lane's state and where running lanes last completed a warp instruction (default
+    /// [`DEFAULT_TIME_LIMIT`]; `None` for no limit). It catches what the spin rule cannot: lanes
+    /// that keep writing while they wait. The clock is read at warp instructions and memory
+    /// operations, so a lane stuck in pure computation, which never reaches one, is not ended:
+    /// only an isolated run can end that. A grid launch applies its own
+    /// [`Grid::time_limit`](crate::Grid::time_limit) to the whole launch.
+    pub fn time_limit(mut self, limit: Option<Duration>) -> Executor {
+        self.time_limit = limit;
+        self
+    }
+
+    /// The time limit of a run.
+    pub fn current_time_limit(&self) -> Option<Duration> {
+        self.time_limit
     }
 
     /// Models `target`: its instruction set and, below sm_70, its convergence rules.
@@ -228,13 +271,25 @@ impl Executor {
         // Made at the first barrier: a kernel without one does not pay for it.
         let mut barriers: Option<Barriers> = None;
         let mut idle_steps = 0;
+        let (started, mut clock) = (self.time_limit.map(|_| Instant::now()), CLOCK_EVERY);
         let current = crate::mem::Current::enter(regs);
         let result = loop {
+            if let (Some(limit), Some(started)) = (self.time_limit, started) {
+                clock -= 1;
+                if clock == 0 {
+                    clock = CLOCK_EVERY;
+                    let elapsed = started.elapsed();
+                    if elapsed > limit {
+                        let detail = format!("{idle_steps} of the last steps only spun");
+                        break Err(WarpError::TimeLimit { limit, elapsed, detail, blocks: vec![crate::block::block_report(core::slice::from_ref(&run))] });
+                    }
+                }
+            }
             match run.step(lanes.as_mut(), &mut start, &mut outs) {
                 Ok(Step::Running) => idle_steps = 0,
                 Ok(Step::Yield { spinning }) => {
                     idle_steps = if spinning { idle_steps + 1 } else { 0 };
-                    if idle_steps >= IDLE_LIMIT {
+                    if idle_steps >= self.spin_limit {
                         break Err(run.deadlock());
                     }
                 }

@@ -224,6 +224,16 @@ impl Grid {
         self
     }
 
+    /// Ends a launch that takes longer than `limit` with
+    /// [`WarpError::TimeLimit`](crate::WarpError::TimeLimit), which shows every resident block's
+    /// lanes (default [`DEFAULT_TIME_LIMIT`](crate::exec::DEFAULT_TIME_LIMIT); `None` for no
+    /// limit). The launch's executor carries it: this is
+    /// [`Executor::time_limit`](crate::Executor::time_limit) for the whole launch.
+    pub fn time_limit(mut self, limit: Option<std::time::Duration>) -> Grid {
+        self.executor = self.executor.time_limit(limit);
+        self
+    }
+
     /// The grid's size in blocks (`%nctaid`).
     pub fn grid_dim(&self) -> Dim3 {
         self.grid
@@ -513,6 +523,8 @@ impl Grid {
         let mut reason = Reason::Blocked;
         let mut stalls = 0u64;
         let mut stall_since = (progress.map_or(0, |p| p.load(Ordering::Relaxed)), Instant::now());
+        let time_limit = self.executor.current_time_limit();
+        let (started, mut clock) = (Instant::now(), crate::exec::CLOCK_EVERY);
 
         let result = (|| -> Result<(), (u64, WarpError)> {
             loop {
@@ -542,6 +554,22 @@ impl Grid {
                     let block = slots[slot].as_ref().map_or(0, |(b, _)| *b);
                     return Err((block, bars[slot].never_completes(&runs[slot * wpb..(slot + 1) * wpb])));
                 };
+                if let Some(limit) = time_limit {
+                    clock -= 1;
+                    if clock == 0 {
+                        clock = crate::exec::CLOCK_EVERY;
+                        let elapsed = started.elapsed();
+                        if elapsed > limit {
+                            let block = (0..nslots).filter_map(|s| slots[s].as_ref().map(|(b, _)| *b)).min().unwrap_or(0);
+                            let blocks = (0..nslots).filter(|&s| slots[s].is_some()).map(|s| block_report(&runs[s * wpb..(s + 1) * wpb])).collect();
+                            let detail = format!(
+                                "{active} blocks resident{}; the last {stalls} scheduling points only spun",
+                                if self.cpu_threads > 1 { " on this CPU thread" } else { "" }
+                            );
+                            return Err((block, WarpError::TimeLimit { limit, elapsed, detail, blocks }));
+                        }
+                    }
+                }
                 current = Some(t);
                 let (slot, w) = (t / wpb, t % wpb);
                 let block = slots[slot].as_ref().map_or(0, |(b, _)| *b);

@@ -87,7 +87,7 @@ host! {
     mod warp;
 
     pub use error::{BarrierRule, BlockReport, Conflict, LaneSet, LaneState, MemWait, Report, ShflFault, Site, Unawaited, WaitEdge, WarpError};
-    pub use exec::{Executor, LaneOrder};
+    pub use exec::{Executor, LaneOrder, DEFAULT_TIME_LIMIT, DEFAULT_WARP_SPIN_LIMIT};
     pub use footprint::{warp_footprint, Footprint};
     pub use global::GlobalBuffer;
     pub use grid::{launch, Explored, Grid};

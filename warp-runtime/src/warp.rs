@@ -482,6 +482,9 @@ pub(crate) struct WarpRun<'r> {
     runnable: u32,
     /// The lane that panicked, if one did.
     pub(crate) panicked: Option<u32>,
+    /// Lanes that completed at least one warp instruction: their `site` register holds the last
+    /// one's call site (what a report shows for a running lane).
+    issued: u32,
     /// Whether the lanes' futures have been started (they are created by the first step).
     started: bool,
     /// The schedule that produced this run, for reports.
@@ -505,6 +508,7 @@ impl<'r> WarpRun<'r> {
             blocked: 0,
             runnable: launched,
             panicked: None,
+            issued: 0,
             started: false,
             schedule: crate::schedule::Schedule::InOrder,
             writes: 0,
@@ -581,6 +585,7 @@ impl<'r> WarpRun<'r> {
             return Err(if at_barrier != 0 { self.barrier_stuck(at_barrier) } else { self.stuck() });
         }
         regs.clear(completed);
+        self.issued |= completed;
         self.waiting &= !completed;
         self.runnable = completed | self.blocked;
         if self.blocked != 0 {
@@ -952,6 +957,7 @@ impl<'r> WarpRun<'r> {
                 LaneState::Running
             }
         });
+        let last_site = core::array::from_fn(|l| (self.issued >> l & 1 == 1).then(|| s.site[l].get()));
         let pos = s.pos();
         Box::new(Report {
             target: self.target,
@@ -962,6 +968,7 @@ impl<'r> WarpRun<'r> {
             schedule: self.schedule,
             lane_order: self.lane_order,
             lanes,
+            last_site,
         })
     }
 }

@@ -310,3 +310,73 @@ fn explore_finds_a_lost_update_and_its_schedule_replays_it() {
     assert_eq!(check(grid.schedule(found.schedule)).unwrap_err(), found.error, "replay");
     assert!(found.to_string().contains(&format!("{}", found.schedule)));
 }
+
+/// Lane 0 waits for a flag that nobody sets, counting its turns in memory: every turn writes, so
+/// the spin rule sees progress; the time limit ends it. Lanes 1-31 loop on a `bar.warp.sync` of
+/// their own and a store: the report shows each lane's state, and where running lanes last
+/// completed a warp instruction.
+#[test]
+fn a_livelock_that_keeps_writing_ends_at_the_time_limit() {
+    static SYNC_LINE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let mem = GlobalBuffer::<u32>::zeroed(3);
+    let m = mem.slice();
+    let limit = std::time::Duration::from_millis(300);
+    let t0 = std::time::Instant::now();
+    let err = Executor::new()
+        .time_limit(Some(limit))
+        .run(async |w: &Warp<'_>| {
+            if w.lane_id() == 0 {
+                while m.load_volatile(0).await == 0 {
+                    m.atomic_add(1, 1).await;
+                }
+            } else {
+                loop {
+                    SYNC_LINE.store(line!() + 1, std::sync::atomic::Ordering::Relaxed);
+                    w.group(0xffff_fffe).syncwarp().await;
+                    m.store(2, w.lane_id());
+                }
+            }
+        })
+        .unwrap_err();
+    let took = t0.elapsed();
+    let WarpError::TimeLimit { limit: l, elapsed, ref blocks, .. } = err else { panic!("{err}") };
+    assert_eq!(l, limit);
+    assert!(elapsed > limit && took < limit * 20, "ended after {took:?}");
+    let report = &blocks[0].warps[0];
+    let site_line = SYNC_LINE.load(std::sync::atomic::Ordering::Relaxed);
+    for lane in 1..32 {
+        match report.lanes[lane] {
+            LaneState::Running => {
+                let last = report.last_site[lane].unwrap_or_else(|| panic!("lane {lane} has no last site: {err}"));
+                assert_eq!((last.file(), last.line()), (file!(), site_line), "{err}");
+            }
+            LaneState::Waiting { site, .. } => assert_eq!(site.line(), site_line, "{err}"),
+            ref other => panic!("lane {lane}: {other}\n{err}"),
+        }
+    }
+    assert!(matches!(report.lanes[0], LaneState::AtMemory(_) | LaneState::Running), "{err}");
+    assert!(err.to_string().contains("time limit: the run went on for"), "{err}");
+}
+
+/// The same livelock between two blocks of a grid, on one and two CPU threads: the launch ends at
+/// its time limit with the resident blocks' reports.
+#[test]
+fn a_grid_livelock_ends_at_the_time_limit() {
+    for cpu_threads in [1, 2] {
+        let mem = GlobalBuffer::<u32>::zeroed(2);
+        let m = mem.slice();
+        let err = Grid::blocks(2, 64)
+            .cpu_threads(cpu_threads)
+            .time_limit(Some(std::time::Duration::from_millis(200)))
+            .run(async |_: &Warp<'_>| {
+                while m.load_volatile(0).await == 0 {
+                    m.atomic_add(1, 1).await;
+                }
+            })
+            .unwrap_err();
+        let WarpError::TimeLimit { ref blocks, .. } = err else { panic!("{err}") };
+        assert!(!blocks.is_empty() && blocks.iter().all(|b| b.warps.len() == 2), "{err}");
+        let LaneState::AtMemory(wait) = blocks[0].warps[0].lanes[0] else { panic!("{err}") };
+        assert!(matches!(wait.op, "ld.volatile" | "atom.add"), "{err}");
+    }
+}
