@@ -262,6 +262,41 @@ impl fmt::Display for BlockReport {
 }
 
 /// Block reports, one after another.
+/// The text of [`WarpError::Aborted`].
+struct Aborted<'a> {
+    cause: &'a str,
+    lane: Option<u32>,
+    panics: &'a str,
+    output: &'a str,
+    report: Option<&'a Report>,
+}
+
+impl fmt::Display for Aborted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "isolated run: the child process {}", self.cause)?;
+        if let (Some(lane), Some(report)) = (self.lane, self.report) {
+            write!(f, "\n  it was running lane {lane} of warp {}", report.warp)?;
+            if report.warps_in_block > 1 {
+                write!(f, " (warp {} of block {})", report.warp_in_block, report.block)?;
+            }
+        }
+        for line in self.panics.lines() {
+            write!(f, "\n  panic: {line}")?;
+        }
+        if let Some(report) = self.report {
+            write!(f, "\n{report}")?;
+        }
+        let output = self.output.trim_end();
+        if !output.is_empty() {
+            f.write_str("\n  its standard error ended with:")?;
+            for line in output.lines() {
+                write!(f, "\n    {line}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
 struct Blocks<'a>(&'a [BlockReport]);
 
 impl fmt::Display for Blocks<'_> {
@@ -668,6 +703,26 @@ pub enum WarpError {
         blocks: Vec<BlockReport>,
     },
 
+    /// An isolated run ([`Executor::isolated`](crate::Executor::isolated),
+    /// [`Grid::isolated`](crate::Grid::isolated)) whose child process did not survive the launch:
+    /// a stack overflow, an abort (a panic under `panic = "abort"`, a panic while panicking, an
+    /// allocation failure), a fault, or a run past its time limit. The host is unharmed; the
+    /// report is what the child recorded before it died.
+    #[error("{}", Aborted { cause, lane: *lane, panics, output, report: report.as_deref() })]
+    Aborted {
+        /// How the child ended.
+        cause: String,
+        /// The lane the child was polling when it died, if it was polling one.
+        lane: Option<u32>,
+        /// Every panic message the child saw, one per line, with its location.
+        panics: String,
+        /// The end of the child's standard error.
+        output: String,
+        /// The lanes of the warp it was polling, as its registers showed them: each waiting lane's
+        /// instruction and call site, each running lane's last call site.
+        report: Option<Box<Report>>,
+    },
+
     /// A launch that cannot be made as configured (an empty grid, a block of more than 1024
     /// threads, more shared memory than a block may have, results that do not fit in memory).
     #[error("cannot launch: {what}")]
@@ -707,6 +762,7 @@ impl WarpError {
             | WarpError::Memory { report, .. } => Some(report),
             WarpError::Barrier { report, .. } => report.warps.first(),
             WarpError::ForwardProgress { blocks, .. } | WarpError::TimeLimit { blocks, .. } => blocks.first().and_then(|b| b.warps.first()),
+            WarpError::Aborted { report, .. } => report.as_deref(),
             WarpError::Launch { .. } => None,
         }
     }

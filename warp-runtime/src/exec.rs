@@ -89,6 +89,7 @@ pub struct Executor {
     lane_stack: usize,
     spin_limit: u32,
     time_limit: Option<Duration>,
+    isolated: bool,
 }
 
 impl Default for Executor {
@@ -100,6 +101,7 @@ impl Default for Executor {
             lane_stack: crate::stack::DEFAULT_LANE_STACK,
             spin_limit: DEFAULT_WARP_SPIN_LIMIT,
             time_limit: Some(DEFAULT_TIME_LIMIT),
+            isolated: false,
         }
     }
 }
@@ -149,6 +151,37 @@ impl Executor {
         self.time_limit
     }
 
+    /// Runs each launch first in a child process (Unix: `fork`), so that what cannot be
+    /// recovered in-process ends the child instead of the host: a stack overflow, an abort
+    /// (`panic = "abort"`, a panic while panicking, an allocation failure), a fault, a lane stuck
+    /// in computation past the time limit. Each becomes [`WarpError::Aborted`] with the lanes
+    /// the child was running. A child that survives means the launch then runs in this process
+    /// for its results: side effects outside global memory happen twice. See README's "What each
+    /// mode catches".
+    pub fn isolated(mut self, isolated: bool) -> Executor {
+        self.isolated = isolated;
+        self
+    }
+
+    /// Whether runs are isolated.
+    pub fn is_isolated(&self) -> bool {
+        self.isolated
+    }
+
+    /// In an isolated run, the child's run first (see [`isolated`](Self::isolated)).
+    fn probe(&self, child: impl FnOnce(Executor) -> bool) -> Result<(), WarpError> {
+        if !self.isolated {
+            return Ok(());
+        }
+        let launch = crate::isolate::Launch {
+            target: self.target,
+            schedule: crate::schedule::Schedule::InOrder,
+            lane_order: self.order,
+            time_limit: self.time_limit,
+        };
+        crate::isolate::probe(launch, || child(self.isolated(false)))
+    }
+
     /// Models `target`: its instruction set and, below sm_70, its convergence rules.
     pub fn target(mut self, target: Target) -> Executor {
         self.target = target;
@@ -179,6 +212,14 @@ impl Executor {
 
     /// Runs `kernel` on all 32 lanes and returns each lane's result.
     pub fn run<K, R>(&self, kernel: K) -> Result<[R; 32], WarpError>
+    where
+        K: AsyncFn(&Warp<'_>) -> R,
+    {
+        self.probe(|plain| plain.run_in_process(&kernel).is_ok())?;
+        self.run_in_process(kernel)
+    }
+
+    fn run_in_process<K, R>(&self, kernel: K) -> Result<[R; 32], WarpError>
     where
         K: AsyncFn(&Warp<'_>) -> R,
     {
@@ -214,6 +255,15 @@ impl Executor {
         A: Copy,
         K: AsyncFn(&Warp<'_>, A) -> R,
     {
+        self.probe(|plain| plain.run_with_in_process(args, &kernel).is_ok())?;
+        self.run_with_in_process(args, kernel)
+    }
+
+    fn run_with_in_process<A, K, R>(&self, args: &[A; 32], kernel: K) -> Result<[R; 32], WarpError>
+    where
+        A: Copy,
+        K: AsyncFn(&Warp<'_>, A) -> R,
+    {
         let need = self.stack_need::<R>(crate::footprint::future_size(|| kernel(crate::footprint::no_handle(), args[0])));
         crate::stack::with_stack(need, || self.run_with_here(args, kernel))
     }
@@ -233,6 +283,14 @@ impl Executor {
     /// Runs `kernel` on the lanes of `launched` (a partial warp; the others are inactive from the
     /// start, like the threads past the end of a grid) and returns each launched lane's result.
     pub fn run_partial<K, R>(&self, launched: u32, kernel: K) -> Result<[Option<R>; 32], WarpError>
+    where
+        K: AsyncFn(&Warp<'_>) -> R,
+    {
+        self.probe(|plain| plain.run_partial_in_process(launched, &kernel).is_ok())?;
+        self.run_partial_in_process(launched, kernel)
+    }
+
+    fn run_partial_in_process<K, R>(&self, launched: u32, kernel: K) -> Result<[Option<R>; 32], WarpError>
     where
         K: AsyncFn(&Warp<'_>) -> R,
     {

@@ -234,6 +234,28 @@ impl Grid {
         self
     }
 
+    /// Runs the launch first in a child process: see
+    /// [`Executor::isolated`](crate::Executor::isolated), which this sets on the launch's executor.
+    pub fn isolated(mut self, isolated: bool) -> Grid {
+        self.executor = self.executor.isolated(isolated);
+        self
+    }
+
+    /// In an isolated launch, the child's run first.
+    fn probe(&self, child: impl FnOnce(&Grid) -> bool) -> Result<(), WarpError> {
+        if !self.executor.is_isolated() {
+            return Ok(());
+        }
+        let launch = crate::isolate::Launch {
+            target: self.executor.current_target(),
+            schedule: self.schedule,
+            lane_order: self.executor.current_order(),
+            time_limit: self.executor.current_time_limit(),
+        };
+        let plain = self.clone().isolated(false);
+        crate::isolate::probe(launch, || child(&plain))
+    }
+
     /// The grid's size in blocks (`%nctaid`).
     pub fn grid_dim(&self) -> Dim3 {
         self.grid
@@ -300,12 +322,29 @@ impl Grid {
     where
         K: AsyncFn(&Warp<'_>) + Sync,
     {
+        self.probe(|plain| plain.run_in_process(&kernel).is_ok())?;
+        self.run_in_process(kernel)
+    }
+
+    fn run_in_process<K>(&self, kernel: K) -> Result<(), WarpError>
+    where
+        K: AsyncFn(&Warp<'_>) + Sync,
+    {
         self.drive(&kernel, (0..self.block_count()).map(|b| (b, ())), |_, _, _| {})
     }
 
     /// Runs `kernel` on every thread of the grid and returns each thread's result, indexed by
     /// `block_rank * block_size + thread_rank` (for `Grid::new`, the global thread id).
     pub fn map<K, R>(&self, kernel: K) -> Result<Vec<R>, WarpError>
+    where
+        K: AsyncFn(&Warp<'_>) -> R + Sync,
+        R: Send,
+    {
+        self.probe(|plain| plain.map_in_process(&kernel).is_ok())?;
+        self.map_in_process(kernel)
+    }
+
+    fn map_in_process<K, R>(&self, kernel: K) -> Result<Vec<R>, WarpError>
     where
         K: AsyncFn(&Warp<'_>) -> R + Sync,
         R: Send,

@@ -78,6 +78,7 @@ host! {
     pub mod footprint;
     pub mod grid;
     pub mod handle;
+    mod isolate;
     pub mod mem;
     pub mod schedule;
     pub mod stack;

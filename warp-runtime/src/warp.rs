@@ -164,9 +164,49 @@ fn nonzero(keys: &Cell<[u64; 32]>) -> u32 {
     cells.as_slice_of_cells().iter().enumerate().fold(0, |m, (l, k)| m | ((k.get() != 0) as u32) << l)
 }
 
+/// The call site registers hold before a lane's first instruction.
+fn no_site() -> Site {
+    Location::caller()
+}
+
+/// What an isolated run's child copies out of the current warp's registers when it dies
+/// (`crate::isolate`): plain data, read without allocating, in a signal handler.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub(crate) struct RegsSnapshot {
+    pub pos: WarpPos,
+    /// The lane being polled.
+    pub lane: u32,
+    pub keys: [u64; 32],
+    pub sites: [Site; 32],
+}
+
+impl RegsSnapshot {
+    /// Each lane as the registers show it: waiting at the instruction it posted, else running
+    /// (with the last call site its registers hold).
+    pub(crate) fn lanes(&self) -> ([LaneState; 32], [Option<Site>; 32]) {
+        let lanes = core::array::from_fn(|l| match self.keys[l] {
+            0 => LaneState::Running,
+            key => LaneState::Waiting { op: op_of(key), mask: mask_of(key), site: self.sites[l] },
+        });
+        let last = core::array::from_fn(|l| (!core::ptr::eq(self.sites[l], no_site())).then_some(self.sites[l]));
+        (lanes, last)
+    }
+}
+
 impl Regs {
+    /// The registers as plain data (see [`RegsSnapshot`]).
+    pub(crate) fn snapshot(&self) -> RegsSnapshot {
+        RegsSnapshot {
+            pos: self.pos.get(),
+            lane: self.current.get(),
+            keys: self.key.get(),
+            sites: core::array::from_fn(|l| self.site[l].get()),
+        }
+    }
+
     pub(crate) fn new(pos: WarpPos, block: &BlockCtx) -> Regs {
-        let here: Site = Location::caller();
+        let here: Site = no_site();
         Regs {
             key: Cell::new([0; 32]),
             a: Cell::new([0; 32]),
@@ -1096,7 +1136,7 @@ fn install_panic_hook() {
 }
 
 /// A panic payload's message: the `&str` or `String` that `panic!` carries.
-fn payload_message(payload: &(dyn core::any::Any + Send)) -> String {
+pub(crate) fn payload_message(payload: &(dyn core::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {
