@@ -149,6 +149,9 @@ mod unix {
                 libc::sigaction(signal, &action, core::ptr::null_mut());
             }
         }
+        // The runtime's lane-panic capture first, so that this hook wraps it and sees every panic
+        // (under `panic = "abort"` the capture's record dies with the process).
+        crate::warp::install_panic_capture();
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             // SAFETY: mapped until the child exits.

@@ -140,3 +140,25 @@ fn a_launch_that_survives_runs_in_process() {
     let WarpError::LanePanicked { lane, ref message, .. } = err else { panic!("{err}") };
     assert_eq!((lane, message.as_str()), (9, "lane 9 gives up"));
 }
+
+/// A program built with `panic = "abort"` (`tests/abort-fixture`, a crate of its own): its first
+/// lane panic aborts the process, so only an isolated run reports it. The fixture prints the
+/// report and then that it survived.
+#[test]
+fn a_lane_panic_under_panic_abort_is_reported() {
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/abort-fixture");
+    let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/abort-fixture");
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["run", "--quiet", "--offline", "--manifest-path"])
+        .arg(fixture.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .expect("cargo runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}\n{stdout}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("the child process died of signal 6 (SIGABRT"), "{stdout}");
+    assert!(stdout.contains("it was running lane 3 of warp 0"), "{stdout}");
+    assert!(stdout.contains("panic: lane 3 panics under panic = abort at src/main.rs:11:17"), "{stdout}");
+    assert!(stdout.contains("last warp instruction at src/main.rs:9:15"), "{stdout}");
+    assert!(stdout.trim_end().ends_with("the host survived"), "{stdout}");
+}
