@@ -308,3 +308,28 @@ fn a_barrier_helper_called_from_two_places_is_two_barriers() {
     // Called from one place, it is one barrier.
     Grid::blocks(1, 64).run(sync_helper).unwrap();
 }
+
+#[warp_kernel]
+fn ballot_after_return(w: &Warp, keep: u32) -> u32 {
+    if w.lane_id() < keep {
+        return 0;
+    }
+    w.ballot(true)
+}
+const BALLOT_AFTER_RETURN_LINE: u32 = line!() - 2;
+
+/// PIConGPU issue 2514's shape: part of the warp has returned and a full-mask `__ballot_sync`
+/// follows. "For .target sm_6x or below, all threads in membermask must execute the same vote.sync
+/// instruction in convergence": the threads that returned never execute it. On sm_70 the vote
+/// waits only for "all non-exited threads corresponding to membermask".
+#[test]
+fn sm_60_full_mask_ballot_after_lanes_returned() {
+    let err = Executor::new().target(Target::SM_60).run(async |w: &Warp<'_>| ballot_after_return(w, 16).await).unwrap_err();
+    let WarpError::NotConverged { mask, lanes, report, .. } = &err else { panic!("{err}") };
+    assert_eq!((*mask, lanes.0), (u32::MAX, 0xffff_0000));
+    assert_eq!(report.lanes[0], LaneState::Exited);
+    assert_site(waiting_site(&report.lanes[16]), BALLOT_AFTER_RETURN_LINE, "w.ballot(");
+    // No lane returned: converged.
+    assert_eq!(Executor::new().target(Target::SM_60).run(async |w: &Warp<'_>| ballot_after_return(w, 0).await).unwrap()[5], u32::MAX);
+    assert_eq!(Executor::new().target(Target::SM_70).run(async |w: &Warp<'_>| ballot_after_return(w, 16).await).unwrap()[16], 0xffff_0000);
+}

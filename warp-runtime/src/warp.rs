@@ -735,7 +735,7 @@ impl<'r> WarpRun<'r> {
             && mask & live == waiting
             && op.synchronizing()
             && op.supported_on(self.target)
-            && (self.target.independent_scheduling() || self.same_site(waiting))
+            && (self.target.independent_scheduling() || self.converged_sm6x(mask, waiting))
         {
             let operands = same_operands.then_some(key);
             self.complete(op, mask, waiting, operands)?;
@@ -769,7 +769,7 @@ impl<'r> WarpRun<'r> {
             }
             let group = self.select(pending, |l| s.op_at(l) == op && s.mask_at(l) == mask);
             if mask & live & !group == 0 {
-                if !self.target.independent_scheduling() && !self.same_site(group) {
+                if !self.target.independent_scheduling() && !self.converged_sm6x(mask, group) {
                     let report = self.report();
                     return Err(WarpError::NotConverged { op, mask, lanes: LaneSet(group), target: self.target, report });
                 }
@@ -783,6 +783,17 @@ impl<'r> WarpRun<'r> {
 
     fn select(&self, among: u32, mut pred: impl FnMut(usize) -> bool) -> u32 {
         lanes(among).filter(|&l| pred(l as usize)).fold(0, |m, l| m | 1 << l)
+    }
+
+    /// Below sm_70, whether the lanes of `group`, which are every non-exited lane of `mask`,
+    /// execute their instruction in convergence: "For .target sm_6x or below, all threads in
+    /// membermask must execute the same [shfl.sync, vote.sync, bar.warp.sync] instruction in
+    /// convergence". All at the same instruction, and no lane of `mask` exited (or never
+    /// launched): an exited thread does not execute it at all. (The CTA barriers' rule excepts
+    /// exited threads in so many words, "All threads in warp (except for those have exited)";
+    /// these instructions' does not.)
+    fn converged_sm6x(&self, mask: u32, group: u32) -> bool {
+        mask & self.exited == 0 && self.same_site(group)
     }
 
     /// Whether every lane of `group` waits at the same instruction: one call site, reached
