@@ -152,7 +152,9 @@ pub mod __private {
 
     /// The result of a call that receives a warp handle: on the host, a `#[warp_kernel]`
     /// function's future. The macro wraps each such call in [`WarpCall::into_future`] so that
-    /// passing the handle to a plain function is reported as such.
+    /// passing the handle to a plain function is reported as such, and so that the callee's
+    /// instructions are told apart by the call (`warp_runtime::call`: on a GPU, a helper
+    /// called from two places is inlined as two copies of its instructions).
     #[diagnostic::on_unimplemented(
         message = "a function that receives the warp handle must be a `#[warp_kernel]` function, but this call returns `{Self}`",
         label = "this call receives the warp handle",
@@ -161,10 +163,23 @@ pub mod __private {
     pub trait WarpCall {
         /// The call's future.
         type Future: core::future::Future;
-        /// The call's future, unchanged.
+        /// The call's future: on the host, the callee's future as a call at the caller's
+        /// location; on nvptx64 (where nothing is awaited) unchanged.
+        #[track_caller]
         fn into_future(self) -> Self::Future;
     }
 
+    #[cfg(not(target_arch = "nvptx64"))]
+    impl<F: core::future::Future> WarpCall for F {
+        type Future = warp_runtime::Call<F>;
+        #[inline(always)]
+        #[track_caller]
+        fn into_future(self) -> Self::Future {
+            warp_runtime::call(self)
+        }
+    }
+
+    #[cfg(target_arch = "nvptx64")]
     impl<F: core::future::Future> WarpCall for F {
         type Future = F;
         #[inline(always)]

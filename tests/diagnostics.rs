@@ -3,7 +3,7 @@
 //! keeps by rewriting the call in place.
 
 use warpkit::prelude::*;
-use warpkit::{LaneState, Site};
+use warpkit::{BarrierRule, LaneState, Site};
 
 const SOURCE: &str = include_str!("diagnostics.rs");
 
@@ -241,4 +241,95 @@ fn unawaited_instruction_reports_its_call_site() {
         assert_site(u.site, SYNC_THEN_LANE_LINE, "self.syncwarp(");
         assert!(err.to_string().contains(&format!("`bar.warp.sync` called at {} by lanes 0-31 was never awaited", u.site)), "{err}");
     }
+}
+
+// ---- a helper's instruction is one instruction per call ----
+
+#[warp_kernel]
+fn xor_one(w: &Warp, v: u32) -> u32 {
+    w.shfl_xor(v, 1)
+}
+const XOR_ONE_LINE: u32 = line!() - 2;
+
+#[warp_kernel]
+fn xor_in_both_arms(w: &Warp) -> u32 {
+    if w.lane_id() % 2 == 0 { xor_one(w, 1) } else { xor_one(w, 2) }
+}
+
+/// "For .target sm_6x or below, all threads in membermask must execute the same shfl.sync
+/// instruction in convergence": a helper called from both arms is two `shfl.sync` instructions
+/// on a GPU (one inlined copy per call), so the full-mask shuffle is not converged there, though
+/// both arms wait at the same line of the helper.
+#[test]
+fn sm_60_a_helper_called_from_both_arms_is_not_converged() {
+    let err = Executor::new().target(Target::SM_60).run(xor_in_both_arms).unwrap_err();
+    let WarpError::NotConverged { lanes, report, .. } = &err else { panic!("{err}") };
+    assert_eq!(lanes.0, u32::MAX);
+    assert_site(waiting_site(&report.lanes[0]), XOR_ONE_LINE, "w.shfl_xor(");
+    assert_site(waiting_site(&report.lanes[1]), XOR_ONE_LINE, "w.shfl_xor(");
+    // With independent thread scheduling the two instructions complete together.
+    let out = Executor::new().target(Target::SM_70).run(xor_in_both_arms).unwrap();
+    assert_eq!((out[0], out[1]), (2, 1));
+}
+
+#[warp_kernel]
+fn sync_helper(w: &Warp) {
+    w.sync_threads();
+}
+
+#[warp_kernel]
+fn sync_helper_in_both_arms(w: &Warp) {
+    if w.lane_id() % 2 == 0 {
+        sync_helper(w);
+    } else {
+        sync_helper(w);
+    }
+}
+
+#[warp_kernel]
+fn sync_helper_per_warp(w: &Warp) {
+    if w.warp_in_block() == 0 {
+        sync_helper(w);
+    } else {
+        sync_helper(w);
+    }
+}
+
+/// `bar.sync` is `barrier.sync.aligned`: "all threads in CTA will execute the same barrier{.cta}
+/// instruction". A helper's `__syncthreads()` called from two places is two instructions, within
+/// a warp or across warps.
+#[test]
+fn a_barrier_helper_called_from_two_places_is_two_barriers() {
+    for err in [Grid::blocks(1, 64).run(sync_helper_in_both_arms).unwrap_err(), Grid::blocks(1, 64).run(sync_helper_per_warp).unwrap_err()] {
+        let WarpError::Barrier { rule, detail, .. } = &err else { panic!("{err}") };
+        assert_eq!(*rule, BarrierRule::AlignedDifferentSites, "{err}");
+        assert!(detail.contains("the same call site reached through other warp-function calls"), "{detail}");
+    }
+    // Called from one place, it is one barrier.
+    Grid::blocks(1, 64).run(sync_helper).unwrap();
+}
+
+#[warp_kernel]
+fn ballot_after_return(w: &Warp, keep: u32) -> u32 {
+    if w.lane_id() < keep {
+        return 0;
+    }
+    w.ballot(true)
+}
+const BALLOT_AFTER_RETURN_LINE: u32 = line!() - 2;
+
+/// PIConGPU issue 2514's shape: part of the warp has returned and a full-mask `__ballot_sync`
+/// follows. "For .target sm_6x or below, all threads in membermask must execute the same vote.sync
+/// instruction in convergence": the threads that returned never execute it. On sm_70 the vote
+/// waits only for "all non-exited threads corresponding to membermask".
+#[test]
+fn sm_60_full_mask_ballot_after_lanes_returned() {
+    let err = Executor::new().target(Target::SM_60).run(async |w: &Warp<'_>| ballot_after_return(w, 16).await).unwrap_err();
+    let WarpError::NotConverged { mask, lanes, report, .. } = &err else { panic!("{err}") };
+    assert_eq!((*mask, lanes.0), (u32::MAX, 0xffff_0000));
+    assert_eq!(report.lanes[0], LaneState::Exited);
+    assert_site(waiting_site(&report.lanes[16]), BALLOT_AFTER_RETURN_LINE, "w.ballot(");
+    // No lane returned: converged.
+    assert_eq!(Executor::new().target(Target::SM_60).run(async |w: &Warp<'_>| ballot_after_return(w, 0).await).unwrap()[5], u32::MAX);
+    assert_eq!(Executor::new().target(Target::SM_70).run(async |w: &Warp<'_>| ballot_after_return(w, 16).await).unwrap()[16], 0xffff_0000);
 }

@@ -711,3 +711,160 @@ fn a_handle_can_be_formatted_in_a_kernel() {
     let out = Executor::new().run(describe).unwrap();
     assert!(out[3].starts_with("Warp { lane: 3,") && out[3].ends_with("width: 8 }"), "{}", out[3]);
 }
+
+// ---------------------------------------------------------------- helpers: one instruction per call
+
+// On a GPU a warp function is inlined at each call, so a helper's instruction called from two
+// places is two instructions: lanes reaching it through different calls do not execute it
+// together. Each expectation below is the plain rule, "`activemask` returns the lanes executing
+// this instruction together" (PTX: "activemask queries predicated-on active threads from the
+// executing warp"; on the H100, `activemask` in `if lane % k == r { .. } else { .. }` returned
+// exactly the lanes of the arm taken), with one instruction per call of the helper.
+
+/// `{ k : pred(k) }` as a mask.
+fn lanes_where(pred: impl Fn(u32) -> bool) -> u32 {
+    (0..32).filter(|&k| pred(k)).fold(0, |m, k| m | 1 << k)
+}
+
+#[warp_kernel]
+fn am(w: &Warp) -> u32 {
+    w.activemask()
+}
+
+#[warp_kernel]
+fn am_in_both_arms(w: &Warp) -> u32 {
+    if w.lane_id() % 2 == 0 { am(w) } else { am(w) }
+}
+
+/// The issue-13 shape: the helper from both arms of an `if` returns each arm's lanes
+/// (0x55555555 to even lanes, 0xaaaaaaaa to odd ones), as the two inlined copies do on a GPU.
+#[test]
+fn a_helper_called_from_both_arms_is_two_instructions() {
+    for target in [Target::SM_60, Target::SM_70, Target::SM_90] {
+        let out = Executor::new().target(target).run(am_in_both_arms).unwrap();
+        for l in 0..32 {
+            assert_eq!(out[l], if l % 2 == 0 { 0x5555_5555 } else { 0xaaaa_aaaa }, "lane {l} on {target}");
+        }
+    }
+}
+
+#[warp_kernel]
+fn legacy_ballot(w: &Warp) -> u32 {
+    w.vote_legacy(VoteMode::Ballot, true)
+}
+
+#[warp_kernel]
+fn legacy_ballot_in_both_arms(w: &Warp) -> u32 {
+    if w.lane_id() < 12 { legacy_ballot(w) } else { legacy_ballot(w) }
+}
+
+/// The deprecated `vote` (no membermask) "performs a reduction of the source predicate across
+/// all active threads in a warp": through a helper called from both arms, each arm's threads.
+#[test]
+fn a_legacy_vote_helper_called_from_both_arms_votes_per_arm() {
+    let out = Executor::new().target(Target::SM_60).run(legacy_ballot_in_both_arms).unwrap();
+    for l in 0..32 {
+        assert_eq!(out[l], if l < 12 { 0x0000_0fff } else { 0xffff_f000 }, "lane {l}");
+    }
+}
+
+/// The mask of the lanes at this call, and the `tag` of the lowest of them: lanes of two calls
+/// taken for one instruction would mix tags.
+#[warp_kernel]
+fn tagged(w: &Warp, tag: u32) -> (u32, u32) {
+    let m = w.activemask();
+    (m, w.group(m).shfl_idx(tag, m.trailing_zeros()))
+}
+
+#[warp_kernel]
+fn twice_in_one_arm(w: &Warp) -> [(u32, u32); 2] {
+    if w.lane_id() < 8 {
+        [tagged(w, 1), tagged(w, 2)]
+    } else {
+        // Two instructions more first (as many as `tagged` has): this arm's first call comes
+        // when the other arm makes its second.
+        w.group(0xffff_ff00).syncwarp();
+        w.group(0xffff_ff00).syncwarp();
+        [tagged(w, 1), tagged(w, 2)]
+    }
+}
+
+/// A helper called twice in a row from one arm is two instructions, executed in order, neither
+/// of them the other arm's calls: lanes 0-7 make their second call while lanes 8-31 make their
+/// first (same instruction inside the helper, reached through different calls).
+#[test]
+fn a_helper_called_twice_in_one_arm_is_two_instructions_in_order() {
+    for target in [Target::SM_70, Target::SM_90] {
+        let out = Executor::new().target(target).run(twice_in_one_arm).unwrap();
+        for l in 0..32 {
+            let arm = if l < 8 { 0x0000_00ff } else { 0xffff_ff00 };
+            assert_eq!(out[l], [(arm, 1), (arm, 2)], "lane {l} on {target}");
+        }
+    }
+}
+
+#[warp_kernel]
+fn am_in_a_loop(w: &Warp) -> Vec<u32> {
+    let lane = w.lane_id();
+    let mut seen = Vec::new();
+    for _ in 0..lane % 4 {
+        seen.push(if lane % 2 == 0 { am(w) } else { am(w) });
+    }
+    seen
+}
+
+/// In a loop whose trip count differs per lane (lane `l` iterates `l % 4` times), iteration `i`
+/// of each arm's call is executed by the lanes of that arm still in the loop.
+#[test]
+fn a_helper_called_in_a_loop_is_one_instruction_per_call_site() {
+    let out = Executor::new().run(am_in_a_loop).unwrap();
+    for l in 0..32u32 {
+        let want: Vec<u32> = (0..l % 4).map(|i| lanes_where(|k| k % 4 > i && k % 2 == l % 2)).collect();
+        assert_eq!(out[l as usize], want, "lane {l}");
+    }
+}
+
+#[warp_kernel]
+fn am_by_quarter(w: &Warp) -> u32 {
+    if w.lane_id() / 2 % 2 == 0 { am(w) } else { am(w) }
+}
+
+#[warp_kernel]
+fn nested_helpers(w: &Warp) -> u32 {
+    if w.lane_id() % 2 == 0 { am_by_quarter(w) } else { am_by_quarter(w) }
+}
+
+/// A helper calling a helper: four inlined copies of the `activemask`, one for each pair of
+/// arms, each executed by the lanes congruent mod 4.
+#[test]
+fn nested_helpers_are_one_instruction_per_call_path() {
+    let out = Executor::new().run(nested_helpers).unwrap();
+    for l in 0..32u32 {
+        assert_eq!(out[l as usize], 0x1111_1111 << (l % 4), "lane {l}");
+    }
+}
+
+#[warp_kernel]
+fn full_ballot(w: &Warp, p: bool) -> u32 {
+    w.ballot(p)
+}
+
+#[warp_kernel]
+fn after_the_arms(w: &Warp) -> (u32, u32, u32) {
+    let arm = if w.lane_id() % 2 == 0 { am(w) } else { am(w) };
+    (arm, am(w), full_ballot(w, w.lane_id() < 3))
+}
+
+/// A call's path ends when the helper returns: below sm_70 "a warp that diverged reconverges" at
+/// the end of the `if`, and after it the helpers' instructions are executed by the whole warp
+/// (a full-mask `vote.sync` in a helper is converged, not two instructions).
+#[test]
+fn a_calls_path_ends_when_the_helper_returns() {
+    for target in [Target::SM_60, Target::SM_90] {
+        let out = Executor::new().target(target).run(after_the_arms).unwrap();
+        for l in 0..32 {
+            let arm = if l % 2 == 0 { 0x5555_5555 } else { 0xaaaa_aaaa };
+            assert_eq!(out[l], (arm, u32::MAX, 0b111), "lane {l} on {target}");
+        }
+    }
+}

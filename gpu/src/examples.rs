@@ -72,6 +72,10 @@ mod block_compact;
 #[allow(dead_code, unused_imports)]
 #[path = "../../ptx/src/blocks.rs"]
 mod blocks;
+/// `conf_activemask_paths`: `activemask` in a helper called from several places.
+#[allow(dead_code, unused_imports)]
+#[path = "../../ptx/src/paths.rs"]
+mod paths;
 
 // ---------------------------------------------------------------------------------------------
 // Buffers
@@ -128,9 +132,10 @@ enum Ex {
     LookbackScan,
     Pipeline,
     BlockCompact,
+    ActivemaskPaths,
 }
 
-const ALL: [Ex; 31] = [
+const ALL: [Ex; 32] = [
     Ex::ReduceU32,
     Ex::ReduceI32,
     Ex::ReduceF32,
@@ -162,6 +167,7 @@ const ALL: [Ex; 31] = [
     Ex::LookbackScan,
     Ex::Pipeline,
     Ex::BlockCompact,
+    Ex::ActivemaskPaths,
 ];
 
 impl Ex {
@@ -198,6 +204,7 @@ impl Ex {
             Ex::LookbackScan => "lookback_scan_entry",
             Ex::Pipeline => "pipeline_entry",
             Ex::BlockCompact => "block_compact_entry",
+            Ex::ActivemaskPaths => "conf_activemask_paths",
         }
     }
 
@@ -235,6 +242,7 @@ impl Ex {
             Ex::LookbackScan => "example lookback_scan: decoupled look-back",
             Ex::Pipeline => "example pipeline: named-barrier stages",
             Ex::BlockCompact => "example block_compact: bar.red.popc",
+            Ex::ActivemaskPaths => "activemask in a helper, one per call",
         }
     }
 
@@ -601,6 +609,16 @@ fn gen_case(r: &mut Rng, ex: Ex) -> Case {
             let bufs = vec![x, zeros(Elem::U32, len), zeros(Elem::U32, 1), zeros(Elem::U64, blocks)];
             blocks_case(LaunchConfig::blocks(blocks as u32, block), bufs, vec![b(0), b(1), b(2), b(3)])
         }
+        Ex::ActivemaskPaths => {
+            // Arms: random, by lane parity, all one arm; the loop's trip count in bits 2..4.
+            let style = r.below(3);
+            let arm = host((0..n).map(|t| match style {
+                0 => r.u32(),
+                1 => t as u32 % 2 | r.below(16) << 2,
+                _ => r.below(16) << 2,
+            }));
+            case(n, vec![arm, zeros(Elem::U32, 4 * n)], vec![b(0), P::U32(r.below(4)), b(1)])
+        }
         Ex::Pipeline => {
             let (blocks, warps) = (1 + r.below(5), 2 + r.below(9));
             let len = 1 + r.below(2000) as usize;
@@ -677,6 +695,7 @@ fn run_case(side: &Side<'_>, ex: Ex, c: &Case) -> Result<Outputs, CudaError> {
         Ex::LookbackScan => go::<lookback_scan::lookback_scan_entry>(side, ex, c, (c.v(0), c.v(1), c.v(2), c.v(3))),
         Ex::Pipeline => go::<pipeline::pipeline_entry>(side, ex, c, (c.v(0), c.v(1), c.v(2))),
         Ex::BlockCompact => go::<block_compact::block_compact_entry>(side, ex, c, (c.v(0), c.v(1), c.v(2))),
+        Ex::ActivemaskPaths => go::<paths::conf_activemask_paths>(side, ex, c, (c.v(0), s(0), c.v(1))),
     }
 }
 
@@ -888,6 +907,38 @@ mod tests {
         let canon = canonical_compact(c.threads, &out);
         assert_eq!(canon[3].bits, [1], "ranges tile 0..count");
         assert!(out[2].bits[0] > 0);
+    }
+
+    /// `conf_activemask_paths` on the CPU gives each call of the helper the lanes of its warp that
+    /// make that call: "activemask queries predicated-on active threads from the executing warp",
+    /// with one instruction per call of the helper, as inlined on the GPU.
+    #[test]
+    fn cpu_activemask_paths_are_each_calls_lanes() {
+        let mut r = Rng::seed_from_u64(7);
+        let mut shapes = [0; 4];
+        while shapes.iter().any(|&k| k < 3) {
+            let c = gen_case(&mut r, Ex::ActivemaskPaths);
+            let (n, shape) = (c.threads, c.scalar(0) % 4);
+            shapes[shape as usize] += 1;
+            let arm: Vec<u32> = c.v(0);
+            let out = &cpu(Ex::ActivemaskPaths, &c).unwrap()[1].bits;
+            for t in 0..n {
+                let warp = t / 32 * 32..(t / 32 * 32 + 32).min(n);
+                let lanes = |pred: &dyn Fn(usize) -> bool| warp.clone().filter(|&u| pred(u)).fold(0u32, |m, u| m | 1 << (u % 32));
+                let a = arm[t];
+                let same_arm = |u: usize| arm[u] & 1 == a & 1;
+                let trips = |u: usize| (arm[u] >> 2) % 4;
+                let want: [u32; 4] = match shape {
+                    0 => [lanes(&same_arm), 0, 0, 0],
+                    1 => [lanes(&|u| same_arm(u) && arm[u] & 2 == a & 2), 0, 0, 0],
+                    2 if a & 1 == 0 => [lanes(&same_arm), lanes(&same_arm), 0, 0],
+                    2 => [lanes(&same_arm), 0, 0, 0],
+                    _ => core::array::from_fn(|i| if (i as u32) < trips(t) { lanes(&|u| same_arm(u) && trips(u) > i as u32) } else { 0 }),
+                };
+                let got: Vec<u32> = out[4 * t..4 * t + 4].iter().map(|&v| v as u32).collect();
+                assert_eq!(got, want, "thread {t} of {n}, shape {shape}, arm {a:#x}");
+            }
+        }
     }
 
     /// The order in which warps reserve their ranges does not change the canonical form; a

@@ -11,6 +11,8 @@
 //!   shuffles, widths, tiles, vote helpers, the `redux`/`elect` fallbacks), for the GPU program.
 //! * [`blocks`]: block-level `conf_*` kernels (CTA barriers, geometry, shared memory), written with
 //!   `#[warp_kernel(entry)]` so that the GPU program runs the same source in the CPU runtime.
+//! * [`paths`]: `conf_activemask_paths`, `activemask` in a helper called from several places
+//!   (one instruction per call), also a `#[warp_kernel(entry)]` the GPU program compares.
 //! * every example of `examples/` (the same source files), for its `#[warp_kernel(entry)]` kernels
 //!   (`*_entry`, `histogram_ffs`, `sort_pairs_grid`), which the GPU program runs and compares with
 //!   the CPU runtime. The bug gallery's entry kernels (`gallery_*`) are undefined behaviour by
@@ -29,6 +31,8 @@ pub mod divergence;
 pub mod handle;
 #[cfg(target_arch = "nvptx64")]
 pub mod blocks;
+#[cfg(target_arch = "nvptx64")]
+pub mod paths;
 
 // The examples, compiled for the GPU as they are written (their `main`s are host-only).
 #[cfg(target_arch = "nvptx64")]

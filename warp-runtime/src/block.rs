@@ -46,8 +46,8 @@ struct Barrier {
     /// Participating threads (non-exited lanes of arrived warps) and how many have `c` true.
     threads: u32,
     true_threads: u32,
-    /// The first arrival of this phase: its instruction, call site and warp.
-    first: Option<(Op, Site, usize)>,
+    /// The first arrival of this phase: its instruction, call site, call path and warp.
+    first: Option<(Op, Site, u64, usize)>,
 }
 
 /// The sixteen barriers of a block.
@@ -62,6 +62,10 @@ pub(crate) struct Barriers {
     all_aligned: bool,
 }
 
+/// Said of two arrivals at one call site reached through different warp-function calls: on a GPU
+/// each call inlines its own copy of the barrier.
+const THROUGH_OTHER_CALLS: &str = ", the same call site reached through other warp-function calls (each call is its own barrier instruction on a GPU)";
+
 /// One lane group's barrier request, as read from a warp's registers.
 struct Arrival {
     op: Op,
@@ -70,6 +74,8 @@ struct Arrival {
     lanes: u32,
     true_lanes: u32,
     site: Site,
+    /// The call path to `site` (the warp-function calls it was reached through).
+    path: u64,
 }
 
 impl Barriers {
@@ -134,13 +140,19 @@ impl Barriers {
             // "all threads in CTA will execute the same barrier{.cta} instruction". (Counted
             // barriers may be reached from different instructions: the spec's producer/consumer
             // model pairs `bar.arrive` and `bar.sync`.)
-            if let Some((first_op, first_site, first_warp)) = bar.first {
+            if let Some((first_op, first_site, first_path, first_warp)) = bar.first {
                 let aligned = matches!(first_op, Op::Bar(f) if f.aligned) || form.aligned || self.all_aligned;
-                if arrival.count.is_none() && aligned && (first_op != arrival.op || !core::ptr::eq(first_site, arrival.site)) {
+                let same_site = core::ptr::eq(first_site, arrival.site);
+                if arrival.count.is_none() && aligned && (first_op != arrival.op || !same_site || first_path != arrival.path) {
                     return Err(self.error(
                         BarrierRule::AlignedDifferentSites,
                         id,
-                        format!("warp {first_warp} executes `{first_op}` at {first_site}; warp {w} executes `{}` at {}", arrival.op, arrival.site),
+                        format!(
+                            "warp {first_warp} executes `{first_op}` at {first_site}; warp {w} executes `{}` at {}{}",
+                            arrival.op,
+                            arrival.site,
+                            if same_site { THROUGH_OTHER_CALLS } else { "" }
+                        ),
                         runs,
                     ));
                 }
@@ -148,7 +160,7 @@ impl Barriers {
         }
         // Count the arrival.
         let bar = &mut self.bars[id as usize];
-        bar.first.get_or_insert((arrival.op, arrival.site, w));
+        bar.first.get_or_insert((arrival.op, arrival.site, arrival.path, w));
         bar.arrived |= 1 << w;
         bar.count = arrival.count;
         match form.kind {
@@ -243,15 +255,19 @@ impl Barriers {
         if (form.aligned || self.all_aligned) && !run.same_site(lanes) {
             let rule = if form.aligned { BarrierRule::AlignedDifferentSites } else { BarrierRule::NotConverged };
             let site = regs.site_at(first);
-            let other = crate::semantics::lanes(lanes).find(|&l| !core::ptr::eq(regs.site_at(l as usize), site)).unwrap_or(first as u32);
+            let other = crate::semantics::lanes(lanes).find(|&l| !regs.same_instruction(l as usize, first)).unwrap_or(first as u32);
+            let other_site = regs.site_at(other as usize);
             return Err(self.error(
                 rule,
                 id,
-                format!("in warp {w}, lane {first} reaches `{op}` at {site}; lane {other} reaches it at {}", regs.site_at(other as usize)),
+                format!(
+                    "in warp {w}, lane {first} reaches `{op}` at {site}; lane {other} reaches it at {other_site}{}",
+                    if core::ptr::eq(site, other_site) { THROUGH_OTHER_CALLS } else { "" }
+                ),
                 runs,
             ));
         }
-        Ok(Arrival { op, id, count, lanes, true_lanes, site: regs.site_at(first) })
+        Ok(Arrival { op, id, count, lanes, true_lanes, site: regs.site_at(first), path: regs.path_at(first) })
     }
 
     /// Every warp that can run has finished or waits at a barrier: the barriers they wait at can

@@ -571,10 +571,11 @@ pub enum WarpError {
         report: Box<Report>,
     },
 
-    /// Rule 3, sm_6x form: the lanes of a membermask executed the same instruction from different
-    /// call sites, which targets below sm_70 do not allow.
+    /// Rule 3, sm_6x form: the lanes of a membermask did not execute the instruction in
+    /// convergence (from different call sites or calls of a helper, or with lanes of the
+    /// membermask that have exited), which targets below sm_70 do not allow.
     #[error(
-        "undefined behaviour on {target}: {lanes} executed `{op}` with membermask {mask:#010x} from different call sites\n  PTX ISA: \"For .target sm_6x or below, all threads in membermask must execute the same {base} instruction in convergence\"\n{report}",
+        "undefined behaviour on {target}: {lanes} executed `{op}` with membermask {mask:#010x} out of convergence (from different call sites or calls of a helper, or with lanes of the membermask that have exited)\n  PTX ISA: \"For .target sm_6x or below, all threads in membermask must execute the same {base} instruction in convergence\"\n{report}",
         base = base_name(op)
     )]
     NotConverged {

@@ -73,6 +73,7 @@ macro_rules! host {
 
 host! {
     mod block;
+    pub mod call;
     pub mod error;
     pub mod exec;
     pub mod footprint;
@@ -88,6 +89,7 @@ host! {
     mod warp;
 
     pub use error::{BarrierRule, BlockReport, Conflict, LaneSet, LaneState, MemWait, Report, ShflFault, Site, Unawaited, WaitEdge, WarpError};
+    pub use call::{call, Call};
     pub use exec::{Executor, LaneOrder, DEFAULT_TIME_LIMIT, DEFAULT_WARP_SPIN_LIMIT};
     pub use footprint::{warp_footprint, Footprint};
     pub use global::GlobalBuffer;

@@ -1,7 +1,9 @@
 //! The identity of a warp instruction: opcode, mode and type.
 //!
 //! Two lanes execute "the same instruction" when their [`Op`]s are equal, whatever their call
-//! sites (the sm_70 rule); below sm_70 the call site must match too.
+//! sites (the sm_70 rule); below sm_70 the call site must match too, reached through the same
+//! warp-function calls (a helper's instruction is one instruction per call, as on a GPU after
+//! inlining).
 
 #[cfg(not(target_arch = "nvptx64"))]
 use core::fmt;

@@ -76,6 +76,14 @@ pub struct Regs {
     a: Cell<[u64; 32]>,
     /// Where each waiting lane called its instruction.
     site: [Cell<Site>; 32],
+    /// Each lane's call path: a hash of the warp-function call sites from the kernel's entry to
+    /// where the lane runs now ([`PATH_ENTRY`] at the entry). A waiting lane's instruction is its
+    /// `site` reached through this path: on a GPU, after inlining, a helper's instruction called
+    /// from two places is two instructions. Written only by the lane itself, as it enters and
+    /// leaves a warp function ([`crate::call::Call`]); a lane does not run while it waits, so for
+    /// a waiting lane it is the path it posted from. A lane that unwinds is never polled again,
+    /// and [`Regs::reset`] starts every lane at the entry.
+    path: Cell<[u64; 32]>,
     /// The destination register `d` of each completed lane.
     result: Cell<[u64; 32]>,
     /// Bit `lane` is the predicate destination `p` of a completed lane.
@@ -138,6 +146,17 @@ fn b_of(key: u64) -> u32 {
 #[inline(always)]
 fn c_of(key: u64) -> u32 {
     (key >> 17) as u32 & 0x1f | ((key >> 22) as u32 & 0x1f) << 8
+}
+
+/// The call path at a kernel's entry (no warp-function call yet).
+pub(crate) const PATH_ENTRY: u64 = 0;
+
+/// The call path `path` followed by a call at `site`. The multiplier is odd, so for a fixed
+/// `path` distinct sites give distinct paths, and for a fixed site distinct paths do; the
+/// rotation makes the order of the calls count (`a` then `b` is not `b` then `a`).
+#[inline(always)]
+fn path_then(path: u64, site: Site) -> u64 {
+    (path.rotate_left(23) ^ (site as *const core::panic::Location<'static>).addr() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 /// Lane `lane`'s cell of a per-lane register array.
@@ -211,6 +230,7 @@ impl Regs {
             key: Cell::new([0; 32]),
             a: Cell::new([0; 32]),
             site: core::array::from_fn(|_| Cell::new(here)),
+            path: Cell::new([PATH_ENTRY; 32]),
             result: Cell::new([0; 32]),
             pred: Cell::new(0),
             twice: Cell::new(0),
@@ -242,6 +262,7 @@ impl Regs {
         self.mem_progress.set(false);
         self.yields_valid.set(0);
         self.loads.set([0; 32]);
+        self.path.set([PATH_ENTRY; 32]);
         self.pos.set(pos);
     }
 
@@ -348,6 +369,31 @@ impl Regs {
     }
     pub(crate) fn site_at(&self, lane: usize) -> Site {
         self.site[lane & 31].get()
+    }
+    /// Lane `lane`'s call path (see `path`).
+    pub(crate) fn path_at(&self, lane: usize) -> u64 {
+        at(&self.path, lane).get()
+    }
+    /// Whether lanes `a` and `b` wait at the same instruction: the same call site, reached
+    /// through the same warp-function calls.
+    pub(crate) fn same_instruction(&self, a: usize, b: usize) -> bool {
+        core::ptr::eq(self.site_at(a), self.site_at(b)) && self.path_at(a) == self.path_at(b)
+    }
+
+    /// Lane `lane` enters a warp function called at `site`: its path becomes the caller's path
+    /// followed by `site`. Returns the caller's path, which [`leave_call`](Self::leave_call)
+    /// restores.
+    #[inline(always)]
+    pub(crate) fn enter_call(&self, lane: u32, site: Site) -> u64 {
+        let cell = at(&self.path, lane as usize);
+        let caller = cell.get();
+        cell.set(path_then(caller, site));
+        caller
+    }
+    /// Lane `lane` returns from a warp function to its caller, whose path is `caller`.
+    #[inline(always)]
+    pub(crate) fn leave_call(&self, lane: u32, caller: u64) {
+        at(&self.path, lane as usize).set(caller)
     }
     pub(crate) fn set_result(&self, lane: usize, value: u64) {
         at(&self.result, lane).set(value)
@@ -734,7 +780,7 @@ impl<'r> WarpRun<'r> {
             && mask & live == waiting
             && op.synchronizing()
             && op.supported_on(self.target)
-            && (self.target.independent_scheduling() || self.same_site(waiting))
+            && (self.target.independent_scheduling() || self.converged_sm6x(mask, waiting))
         {
             let operands = same_operands.then_some(key);
             self.complete(op, mask, waiting, operands)?;
@@ -757,9 +803,10 @@ impl<'r> WarpRun<'r> {
             let lane = pending.trailing_zeros() as usize;
             let (op, mask) = (s.op_at(lane), s.mask_at(lane));
             if !op.synchronizing() {
-                // Not a synchronization point: it acts on the lanes that execute this call together.
-                let site = s.site[lane].get();
-                let group = self.select(pending, |l| s.op_at(l) == op && s.site[l].get() == site);
+                // Not a synchronization point: it acts on the lanes that execute this call
+                // together (the same call site through the same warp-function calls).
+                let (site, path) = (s.site[lane].get(), s.path_at(lane));
+                let group = self.select(pending, |l| s.op_at(l) == op && s.site[l].get() == site && s.path_at(l) == path);
                 self.complete(op, group, group, None)?;
                 completed |= group;
                 pending &= !group;
@@ -767,7 +814,7 @@ impl<'r> WarpRun<'r> {
             }
             let group = self.select(pending, |l| s.op_at(l) == op && s.mask_at(l) == mask);
             if mask & live & !group == 0 {
-                if !self.target.independent_scheduling() && !self.same_site(group) {
+                if !self.target.independent_scheduling() && !self.converged_sm6x(mask, group) {
                     let report = self.report();
                     return Err(WarpError::NotConverged { op, mask, lanes: LaneSet(group), target: self.target, report });
                 }
@@ -783,10 +830,23 @@ impl<'r> WarpRun<'r> {
         lanes(among).filter(|&l| pred(l as usize)).fold(0, |m, l| m | 1 << l)
     }
 
+    /// Below sm_70, whether the lanes of `group`, which are every non-exited lane of `mask`,
+    /// execute their instruction in convergence: "For .target sm_6x or below, all threads in
+    /// membermask must execute the same [shfl.sync, vote.sync, bar.warp.sync] instruction in
+    /// convergence". All at the same instruction, and no lane of `mask` exited (or never
+    /// launched): an exited thread does not execute it at all. (The CTA barriers' rule excepts
+    /// exited threads in so many words, "All threads in warp (except for those have exited)";
+    /// these instructions' does not.)
+    fn converged_sm6x(&self, mask: u32, group: u32) -> bool {
+        mask & self.exited == 0 && self.same_site(group)
+    }
+
+    /// Whether every lane of `group` waits at the same instruction: one call site, reached
+    /// through the same warp-function calls.
     pub(crate) fn same_site(&self, group: u32) -> bool {
         let s = self.regs;
-        let site = s.site[group.trailing_zeros() as usize].get();
-        lanes(group).all(|l| core::ptr::eq(s.site[l as usize].get(), site))
+        let first = group.trailing_zeros() as usize;
+        lanes(group).all(|l| s.same_instruction(l as usize, first))
     }
 
     /// Rules that each waiting lane can break alone: membermask without the lane (rule 1) and an

@@ -356,6 +356,30 @@ fn below_sm_70_a_barrier_must_be_executed_in_convergence() {
     Grid::blocks(1, 64).executor(Executor::new().target(Target::SM_70)).run(kernel).unwrap();
 }
 
+/// Below sm_70 "All threads in warp (except for those have exited) must execute barrier{.cta}
+/// instruction in convergence": the threads that returned are excepted, so half of each warp
+/// returning before `bar.sync` is converged there (unlike a full membermask of `shfl.sync`,
+/// `vote.sync` or `bar.warp.sync` naming them: `diagnostics.rs`).
+#[test]
+fn below_sm_70_a_barrier_excepts_the_exited_threads() {
+    let out = Grid::blocks(1, 64)
+        .executor(Executor::new().target(Target::SM_60))
+        .map(async |w: &Warp<'_>| {
+            let s = w.shared_array::<u32, 64>();
+            let t = w.thread_rank() as usize;
+            if w.lane_id() < 16 {
+                return 0;
+            }
+            s.store(t, t as u32 + 100);
+            w.sync_threads().await;
+            s.load(t ^ 32)
+        })
+        .unwrap();
+    for t in 0..64 {
+        assert_eq!(out[t], if t % 32 < 16 { 0 } else { (t ^ 32) as u32 + 100 }, "thread {t}");
+    }
+}
+
 /// The lanes of one warp at different barriers: the warp's arrival is undefined.
 #[test]
 fn lanes_of_one_warp_at_different_barriers_are_reported() {

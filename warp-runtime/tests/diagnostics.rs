@@ -271,6 +271,123 @@ fn sm_60_shfl_and_syncwarp_from_two_call_sites() {
     assert_eq!((r[0], r[16]), (0xffff, 0x8000_0000));
 }
 
+// ---- (3, sm_6x) lanes of the membermask that exited ----
+//
+// PTX ISA, `shfl.sync`, `vote.sync` and `bar.warp.sync`: "For .target sm_6x or below, all threads
+// in membermask must execute the same [instruction] in convergence ... Otherwise, the behavior
+// is undefined." An exited thread executes nothing, so a membermask naming one is undefined
+// there, unlike on sm_70 and later, where each instruction waits only for "all non-exited
+// threads corresponding to membermask". (The CTA barriers' sm_6x rule excepts exited threads in
+// so many words: "All threads in warp (except for those have exited) must execute barrier{.cta}
+// instruction in convergence"; see `barriers.rs`.) PIConGPU issue 2514: `__ballot_sync(0xFFFFFFFF,
+// ..)` where part of the warp is elsewhere; the fix names `__activemask()` instead.
+
+/// Asserts `err` is the sm_6x convergence report for `op` with the full membermask, executed by
+/// lanes 16-31, with lanes 0-15 exited.
+#[track_caller]
+fn assert_exited_in_mask(err: &WarpError, op: Op, base: &str) {
+    let WarpError::NotConverged { op: o, mask, lanes, target, report } = err else { panic!("expected NotConverged, got {err:?}") };
+    assert_eq!((*o, *mask, lanes.0, *target), (op, FULL_MASK, 0xffff_0000, Target::SM_60));
+    assert!(report.lanes[..16].iter().all(|s| *s == LaneState::Exited), "{err}");
+    assert!(matches!(report.lanes[16], LaneState::Waiting { op: o, mask: FULL_MASK, .. } if o == op), "{err}");
+    let rule = format!("For .target sm_6x or below, all threads in membermask must execute the same {base} instruction in convergence");
+    assert!(err.to_string().contains(&rule), "{err}");
+}
+
+#[test]
+fn sm_60_full_mask_after_half_the_warp_returned() {
+    // `if lane < 16 { return; }`, then a full-mask shuffle, vote and `__syncwarp()`.
+    let shfl = async |w: &Warp<'_>| {
+        if w.lane_id() < 16 {
+            return 0;
+        }
+        w.shfl_down(w.lane_id(), 1).await
+    };
+    let ballot = async |w: &Warp<'_>| {
+        if w.lane_id() < 16 {
+            return 0;
+        }
+        w.ballot(true).await
+    };
+    let syncwarp = async |w: &Warp<'_>| {
+        if w.lane_id() < 16 {
+            return 0;
+        }
+        w.syncwarp().await;
+        1
+    };
+    let sm_60 = Executor::new().target(Target::SM_60);
+    assert_exited_in_mask(&sm_60.run(shfl).unwrap_err(), Op::Shfl { mode: ShflMode::Down, words: 1 }, "shfl.sync");
+    assert_exited_in_mask(&sm_60.run(ballot).unwrap_err(), Op::Vote(VoteMode::Ballot), "vote.sync");
+    assert_exited_in_mask(&sm_60.run(syncwarp).unwrap_err(), Op::BarWarpSync, "bar.warp.sync");
+    // sm_70 and later: "wait until all non-exited threads corresponding to membermask have
+    // executed" it. Lane 31's `.down` source is out of range: it keeps its own value.
+    for target in [Target::SM_70, Target::SM_90] {
+        let ex = Executor::new().target(target);
+        let r = ex.run(shfl).unwrap();
+        assert_eq!(r[..16], [0; 16]);
+        assert!((16..32).all(|l| r[l] == if l < 31 { l as u32 + 1 } else { 31 }), "{r:?}");
+        let r = ex.run(ballot).unwrap();
+        assert!(r[16..].iter().all(|&b| b == 0xffff_0000), "{r:?}");
+        assert_eq!(ex.run(syncwarp).unwrap()[16..], [1; 16]);
+    }
+}
+
+#[test]
+fn sm_60_full_mask_in_one_arm_while_the_other_arm_returns() {
+    // The converse: the lanes of one arm exit while the other arm's full-mask instruction
+    // expects them, whether they exit at once or after an instruction of their own.
+    let at_once = async |w: &Warp<'_>| if w.lane_id() < 16 { 0 } else { w.ballot(true).await };
+    let later = async |w: &Warp<'_>| {
+        if w.lane_id() < 16 {
+            w.group(0x0000_ffff).syncwarp().await;
+            0
+        } else {
+            w.ballot(true).await
+        }
+    };
+    let sm_60 = Executor::new().target(Target::SM_60);
+    assert_exited_in_mask(&sm_60.run(at_once).unwrap_err(), Op::Vote(VoteMode::Ballot), "vote.sync");
+    assert_exited_in_mask(&sm_60.run(later).unwrap_err(), Op::Vote(VoteMode::Ballot), "vote.sync");
+    for target in [Target::SM_70, Target::SM_90] {
+        for r in [Executor::new().target(target).run(at_once).unwrap(), Executor::new().target(target).run(later).unwrap()] {
+            assert!(r[..16].iter().all(|&b| b == 0) && r[16..].iter().all(|&b| b == 0xffff_0000), "{r:?} on {target}");
+        }
+    }
+}
+
+#[test]
+fn sm_60_membermask_of_the_active_lanes_after_an_exit() {
+    // PIConGPU's fix: the membermask is `activemask()`, the lanes still running. "Only threads
+    // belonging to some membermask can be active" and all of them execute it: converged.
+    let r = Executor::new()
+        .target(Target::SM_60)
+        .run(async |w: &Warp<'_>| {
+            if w.lane_id() < 16 {
+                return (0, 0);
+            }
+            let active = w.activemask().await;
+            (active, w.group(active).ballot(w.lane_id() % 2 == 0).await)
+        })
+        .unwrap();
+    assert!(r[..16].iter().all(|&v| v == (0, 0)));
+    assert!(r[16..].iter().all(|&v| v == (0xffff_0000, 0x5555_0000)), "{r:?}");
+}
+
+#[test]
+fn sm_60_full_mask_in_a_partial_warp() {
+    // A partial warp's missing lanes are not active threads either: the full membermask names
+    // threads that never execute the vote; the membermask of the launched lanes is converged.
+    let sm_60 = Executor::new().target(Target::SM_60);
+    let err = sm_60.run_partial(0xff, async |w: &Warp<'_>| w.ballot(true).await).unwrap_err();
+    let WarpError::NotConverged { mask, lanes, .. } = &err else { panic!("expected NotConverged, got {err:?}") };
+    assert_eq!((*mask, lanes.0), (FULL_MASK, 0xff));
+    let r = sm_60.run_partial(0xff, async |w: &Warp<'_>| w.group(0xff).ballot(true).await).unwrap();
+    assert_eq!(r[0], Some(0xff));
+    // sm_70: the lanes never launched count as exited.
+    assert_eq!(Executor::new().target(Target::SM_70).run_partial(0xff, async |w: &Warp<'_>| w.ballot(true).await).unwrap()[7], Some(0xff));
+}
+
 // ---- (4) deadlock ----
 
 #[test]

@@ -601,6 +601,7 @@ const EXAMPLE_KERNELS: &[&str] = &[
     "conf_named_barriers",
     "conf_shared_atomics",
     "conf_dynamic_shared",
+    "conf_activemask_paths",
 ];
 
 /// The benchmark's warpkit kernels (`benches/gpu/kernels.rs`), checked like the example kernels.

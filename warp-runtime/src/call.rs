@@ -1,0 +1,81 @@
+//! Warp-function calls: the call path that tells a helper's instructions apart.
+//!
+//! On a GPU a helper's warp instruction becomes, after inlining, one instruction per call of the
+//! helper: `am` below is two `activemask` instructions, one in each arm, and each returns the
+//! lanes of its own arm. The runtime tells such lanes apart by their whole call path (the
+//! warp-function call sites from the kernel's entry to the instruction), not only by the
+//! instruction's own call site. `#[warp_kernel]` wraps every call of another warp function in
+//! [`call`]; the future it returns extends the lane's path by the call's site while the callee
+//! runs, and restores the caller's path when it returns.
+//!
+//! ```
+//! use warp_runtime::{call, Executor, Warp};
+//!
+//! // What `#[warp_kernel] fn am(w: &Warp) -> u32 { w.activemask() }` expands to on the host.
+//! async fn am(w: &Warp<'_>) -> u32 {
+//!     w.activemask().await
+//! }
+//!
+//! // `if w.lane_id() % 2 == 0 { am(w) } else { am(w) }` in a `#[warp_kernel]`:
+//! let masks = Executor::new()
+//!     .run(async |w: &Warp<'_>| if w.lane_id() % 2 == 0 { call(am(w)).await } else { call(am(w)).await })
+//!     .unwrap();
+//! assert_eq!((masks[0], masks[1]), (0x5555_5555, 0xaaaa_aaaa));
+//!
+//! // Without `call`, both arms reach the one `activemask` call site in `am`: one instruction.
+//! let masks = Executor::new().run(async |w: &Warp<'_>| if w.lane_id() % 2 == 0 { am(w).await } else { am(w).await }).unwrap();
+//! assert_eq!((masks[0], masks[1]), (0xffff_ffff, 0xffff_ffff));
+//! ```
+//!
+//! Code written against the runtime directly (async closures and functions awaiting each other)
+//! makes such calls only where it wraps them in [`call`]; elsewhere its lanes are told apart by
+//! their instructions' call sites alone.
+
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
+
+use crate::error::Site;
+
+/// The callee's future of a warp-function call at `site` (see the [module docs](self)).
+#[track_caller]
+#[inline(always)]
+pub fn call<F: Future>(callee: F) -> Call<F> {
+    Call { callee, site: core::panic::Location::caller(), caller: None }
+}
+
+/// A warp-function call in flight: while the callee runs, the lane's call path is its caller's
+/// followed by the call's site.
+#[must_use = "a warp function does nothing unless awaited"]
+pub struct Call<F> {
+    /// The callee's future (structurally pinned).
+    callee: F,
+    /// Where the call is.
+    site: Site,
+    /// The caller's path, from the first poll (in a run) until the callee returns.
+    caller: Option<u64>,
+}
+
+impl<F: Future> Future for Call<F> {
+    type Output = F::Output;
+
+    #[inline(always)]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        // SAFETY: `callee` is structurally pinned (never moved out, dropped in place with the
+        // `Call`); `site` and `caller` are plain data that is never pinned.
+        let this = unsafe { self.get_unchecked_mut() };
+        if this.caller.is_none() {
+            if let Some((regs, lane)) = crate::mem::current() {
+                this.caller = Some(regs.enter_call(lane, this.site));
+            }
+        }
+        // SAFETY: see above.
+        let poll = unsafe { Pin::new_unchecked(&mut this.callee) }.poll(cx);
+        if poll.is_ready() {
+            if let (Some(caller), Some((regs, lane))) = (this.caller.take(), crate::mem::current()) {
+                regs.leave_call(lane, caller);
+            }
+        }
+        poll
+    }
+}
