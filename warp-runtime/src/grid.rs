@@ -593,28 +593,30 @@ impl Grid {
                     let block = slots[slot].as_ref().map_or(0, |(b, _)| *b);
                     return Err((block, bars[slot].never_completes(&runs[slot * wpb..(slot + 1) * wpb])));
                 };
-                if let Some(limit) = time_limit {
-                    clock -= 1;
-                    if clock == 0 {
-                        clock = crate::exec::CLOCK_EVERY;
-                        let elapsed = started.elapsed();
-                        if elapsed > limit {
-                            let block = (0..nslots).filter_map(|s| slots[s].as_ref().map(|(b, _)| *b)).min().unwrap_or(0);
-                            let blocks = (0..nslots).filter(|&s| slots[s].is_some()).map(|s| block_report(&runs[s * wpb..(s + 1) * wpb])).collect();
-                            let detail = format!(
-                                "{active} blocks resident{}; the last {stalls} scheduling points only spun",
-                                if self.cpu_threads > 1 { " on this CPU thread" } else { "" }
-                            );
-                            return Err((block, WarpError::TimeLimit { limit, elapsed, detail, blocks }));
-                        }
-                    }
-                }
                 current = Some(t);
                 let (slot, w) = (t / wpb, t % wpb);
                 let block = slots[slot].as_ref().map_or(0, |(b, _)| *b);
                 // Run warp `t` up to its next scheduling point.
                 let _current = crate::mem::Current::enter(&regs[t]);
                 loop {
+                    // The clock, every `CLOCK_EVERY` warp steps (a warp may loop on warp
+                    // instructions without ever reaching a scheduling point).
+                    if let Some(limit) = time_limit {
+                        clock -= 1;
+                        if clock == 0 {
+                            clock = crate::exec::CLOCK_EVERY;
+                            let elapsed = started.elapsed();
+                            if elapsed > limit {
+                                let block = (0..nslots).filter_map(|s| slots[s].as_ref().map(|(b, _)| *b)).min().unwrap_or(0);
+                                let blocks = (0..nslots).filter(|&s| slots[s].is_some()).map(|s| block_report(&runs[s * wpb..(s + 1) * wpb])).collect();
+                                let detail = format!(
+                                    "{active} blocks resident{}; the last {stalls} scheduling points only spun",
+                                    if self.cpu_threads > 1 { " on this CPU thread" } else { "" }
+                                );
+                                return Err((block, WarpError::TimeLimit { limit, elapsed, detail, blocks }));
+                            }
+                        }
+                    }
                     let handles = &handles[t];
                     let step = match runs[t].step(lanes_at(lanes.as_mut(), t), &mut |l| kernel(&handles[l as usize]), &mut outs[t]) {
                         Ok(step) => step,

@@ -670,22 +670,27 @@ impl<'r> WarpRun<'r> {
             }
             return Err(if at_barrier != 0 { self.barrier_stuck(at_barrier) } else { self.stuck() });
         }
+        // Whether this step is progress, decided before the completed lanes' requests are
+        // cleared (only steps that suspend lanes at memory ask).
+        let spinning = self.blocked != 0 && {
+            let writes = mem::writes();
+            let moved = self.exited != exited_before || writes != self.writes || regs.mem_progress.get();
+            self.writes = writes;
+            // Progress is a write, an exit, a lane reading something new, or warp work that does
+            // not involve the lanes re-reading memory this step (lanes computing with shuffles
+            // among themselves while another lane polls). An instruction whose membermask
+            // names a polling lane is part of the polling loop: the `vote.any` of
+            // `while w.any(flag.load_volatile(0) == 0) {}` completes at every turn, with the
+            // lanes that do not read among them, and the warp is spinning all the same.
+            let pollers = regs.mem_yield.get();
+            !moved && !crate::semantics::lanes(completed | posted).any(|l| regs.mask_at(l as usize) & pollers == 0)
+        };
         regs.clear(completed);
         self.issued |= completed;
         self.waiting &= !completed;
         self.runnable = completed | self.blocked;
         if self.blocked != 0 {
-            let writes = mem::writes();
-            // Progress is something another warp could see or wait for: a write, an exit, or a
-            // lane reading something new. Warp instructions completed since the last suspension
-            // are not: a polling loop (`while w.any(flag.load_volatile(0) == 0) {}`) completes
-            // its `vote.any` at every turn, with the lanes that do not read it (whose
-            // predicate is fixed) among them, and is spinning all the same.
-            let progress = self.exited != exited_before
-                || writes != self.writes
-                || regs.mem_progress.get();
-            self.writes = writes;
-            return Ok(Step::Yield { spinning: !progress });
+            return Ok(Step::Yield { spinning });
         }
         Ok(Step::Running)
     }

@@ -380,3 +380,58 @@ fn a_grid_livelock_ends_at_the_time_limit() {
         assert!(matches!(wait.op, "ld.volatile" | "atom.add"), "{err}");
     }
 }
+
+/// Lanes 1-31 compute with warp instructions among themselves (their membermask leaves lane 0
+/// out) while lane 0 polls the flag they set at the end: the work is progress, and lane 0's
+/// re-reads do not make the warp spinning (a false deadlock before, found in review).
+#[test]
+fn lanes_computing_while_another_lane_polls_are_not_spinning() {
+    let flag = GlobalBuffer::<u32>::zeroed(1);
+    let f = flag.slice();
+    let kernel = async |w: &Warp<'_>| {
+        if w.lane_id() == 0 {
+            while f.load_volatile(0).await == 0 {}
+            0u32
+        } else {
+            let g = w.group(0xffff_fffe);
+            let mut v = w.lane_id();
+            for _ in 0..25_000 {
+                v = v.wrapping_add(g.redux_add(v).await);
+            }
+            if w.lane_id() == 1 {
+                f.store(0, 1);
+            }
+            v
+        }
+    };
+    // The same sum of 31 lanes every round, in plain Rust: v' = v + (sum of v over lanes 1-31).
+    let mut v: Vec<u32> = (1..32).collect();
+    for _ in 0..25_000 {
+        let sum = v.iter().fold(0u32, |a, &x| a.wrapping_add(x));
+        v.iter_mut().for_each(|x| *x = x.wrapping_add(sum));
+    }
+    let out = Executor::new().run(kernel).unwrap();
+    assert_eq!(out[1..], v[..]);
+    flag.slice().store(0, 0);
+    let out = Grid::new(32).map(kernel).unwrap();
+    assert_eq!(out[1..], v[..]);
+}
+
+/// A warp that loops on warp instructions alone never reaches a memory operation: a grid's
+/// clock is read at every step, so its time limit ends it as the executor's does.
+#[test]
+fn a_loop_of_warp_instructions_ends_at_the_time_limit() {
+    let limit = std::time::Duration::from_millis(200);
+    let err = Executor::new().time_limit(Some(limit)).run(async |w: &Warp<'_>| loop {
+        w.syncwarp().await;
+    });
+    assert!(matches!(err, Err(WarpError::TimeLimit { .. })), "{err:?}");
+    for cpu_threads in [1, 2] {
+        let err = Grid::blocks(2, 64).cpu_threads(cpu_threads).time_limit(Some(limit)).run(async |w: &Warp<'_>| loop {
+            w.syncwarp().await;
+            w.sync_threads().await;
+        });
+        let Err(WarpError::TimeLimit { blocks, .. }) = err else { panic!("{err:?}") };
+        assert!(!blocks.is_empty(), "{cpu_threads} CPU threads");
+    }
+}
