@@ -205,7 +205,9 @@ impl Grid {
         self
     }
 
-    /// Runs each warp under `executor` (its target and lane order).
+    /// Runs each warp under `executor`: its target, lane order, lane stack, time limit and
+    /// isolation. It replaces the whole executor, so call it before [`time_limit`](Self::time_limit)
+    /// and [`isolated`](Self::isolated), which set those on the current one.
     pub fn executor(mut self, executor: Executor) -> Grid {
         self.executor = executor;
         self

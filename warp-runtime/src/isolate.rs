@@ -11,8 +11,9 @@
 //!   site of each running lane), copied by a handler of `SIGABRT`, `SIGSEGV`, `SIGBUS`, `SIGILL`,
 //!   `SIGFPE` and, when the host ends a child that ran past its time limit, `SIGUSR1`;
 //! - every panic message, from a panic hook (under `panic = "abort"` the first lane panic aborts);
-//! - the end of its standard error (Rust's "has overflowed its stack" and "memory allocation of
-//!   N bytes failed" go there).
+//! - the beginning and the end of its standard error ("memory allocation of N bytes failed" goes
+//!   there; a stack overflow is the `SIGSEGV` the handler catches, before Rust's own handler
+//!   would print its message).
 //!
 //! The call sites the child records are `&'static Location`s: after `fork` the child's statics sit
 //! at the host's addresses, so the host reads them as its own.
@@ -84,6 +85,8 @@ mod unix {
     const PANIC_BYTES: usize = 4096;
     /// Bytes of the child's standard error a report keeps (its end).
     const OUTPUT_BYTES: usize = 4096;
+    /// The child's exit status when the launch panicked outside lane code.
+    const PANICKED_OUTSIDE_LANES: libc::c_int = 3;
     /// How long a child that ran past its time limit gets to record its state before `SIGKILL`.
     const GRACE: Duration = Duration::from_millis(500);
 
@@ -127,15 +130,51 @@ mod unix {
 
     /// Appends `text` to the recorder's panic messages (truncated when full).
     fn record_panic(flight: &Flight, text: &str) {
-        let start = flight.panic_len.load(Ordering::Relaxed);
-        let room = PANIC_BYTES.saturating_sub(start);
-        let n = text.len().min(room);
-        // SAFETY: the child alone writes, on the panicking thread; `start + n <= PANIC_BYTES`.
-        unsafe { (&mut *flight.panics.get())[start..start + n].copy_from_slice(&text.as_bytes()[..n]) };
-        flight.panic_len.store(start + n, Ordering::Relaxed);
+        // Each panicking thread reserves its bytes first, so that two threads of a grid
+        // panicking at once write apart.
+        let start = flight.panic_len.fetch_add(text.len(), Ordering::Relaxed).min(PANIC_BYTES);
+        let n = text.len().min(PANIC_BYTES - start);
+        let bytes = flight.panics.get().cast::<u8>();
+        // SAFETY: `start..start + n` lies in the buffer and was reserved by this call alone.
+        unsafe { core::ptr::copy_nonoverlapping(text.as_ptr(), bytes.add(start), n) };
     }
 
-    /// In the child: the recorder, the handlers, the panic hook, standard error into `stderr_fd`.
+    /// Whether the recording panic hook is installed (cleared when a later `set_hook` drops it).
+    static RECORDER_INSTALLED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+    /// Clears [`RECORDER_INSTALLED`] when the hook that owns it is dropped.
+    struct RecorderGuard;
+
+    impl Drop for RecorderGuard {
+        fn drop(&mut self) {
+            RECORDER_INSTALLED.store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// In the host, before forking: the runtime's lane-panic capture, then a hook around it that
+    /// records every panic in the child's recorder (it does nothing where none is set). Installed
+    /// here because the child must not take the hook lock: another thread of the host may have
+    /// held it at the fork, and the child would wait for it forever.
+    fn install_recorder() {
+        if RECORDER_INSTALLED.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        crate::warp::install_panic_capture();
+        let previous = std::panic::take_hook();
+        let guard = RecorderGuard;
+        std::panic::set_hook(Box::new(move |info| {
+            let _owned = &guard;
+            // SAFETY: non-null only in a child, where it stays mapped until the child exits.
+            if let Some(flight) = unsafe { FLIGHT.load(Ordering::Acquire).as_ref() } {
+                let message = crate::warp::payload_message(info.payload());
+                let at = info.location().map(|l| format!(" at {l}")).unwrap_or_default();
+                record_panic(flight, &format!("{message}{at}\n"));
+            }
+            previous(info);
+        }));
+    }
+
+    /// In the child: the recorder, the handlers, standard error into `stderr_fd`.
     fn arm_child(flight: *mut Flight, stderr_fd: libc::c_int) {
         FLIGHT.store(flight, Ordering::Release);
         // SAFETY: plain libc calls on valid arguments; the handler is async-signal-safe.
@@ -149,19 +188,6 @@ mod unix {
                 libc::sigaction(signal, &action, core::ptr::null_mut());
             }
         }
-        // The runtime's lane-panic capture first, so that this hook wraps it and sees every panic
-        // (under `panic = "abort"` the capture's record dies with the process).
-        crate::warp::install_panic_capture();
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            // SAFETY: mapped until the child exits.
-            if let Some(flight) = unsafe { FLIGHT.load(Ordering::Acquire).as_ref() } {
-                let message = crate::warp::payload_message(info.payload());
-                let at = info.location().map(|l| format!(" at {l}")).unwrap_or_default();
-                record_panic(flight, &format!("{message}{at}\n"));
-            }
-            previous(info);
-        }));
     }
 
     pub(super) fn probe(launch: Launch, child: impl FnOnce() -> bool) -> Result<(), WarpError> {
@@ -174,9 +200,17 @@ mod unix {
         }
         let flight = flight.cast::<Flight>();
         let unmap = Unmap(flight.cast(), size);
+        install_recorder();
         let mut fds = [0; 2];
+        // Close-on-exec, so that a process another thread spawns meanwhile does not keep the
+        // pipe open (the host reads it to its end).
         // SAFETY: `fds` has room for the two descriptors.
-        if unsafe { libc::pipe(fds.as_mut_ptr()) } != 0 {
+        #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd"))]
+        let made = unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } == 0;
+        // SAFETY: as above, then the flag on both ends.
+        #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "freebsd", target_os = "netbsd", target_os = "openbsd")))]
+        let made = unsafe { libc::pipe(fds.as_mut_ptr()) == 0 && fds.iter().all(|&fd| libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) == 0) };
+        if !made {
             return Err(launch_error(format!("cannot make a pipe: {}", std::io::Error::last_os_error())));
         }
         let (read_fd, write_fd) = (fds[0], fds[1]);
@@ -193,29 +227,31 @@ mod unix {
             // SAFETY: the child's copy of the read end.
             unsafe { libc::close(read_fd) };
             arm_child(flight, write_fd);
-            let finished = child();
+            // A panic outside lane code (a result's `Drop`) must not unwind into the host's frames.
+            let code = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(child)) {
+                Ok(true) => 0,
+                Ok(false) => 1,
+                Err(_) => PANICKED_OUTSIDE_LANES,
+            };
             // SAFETY: ends the child without running the host's destructors or atexit handlers.
-            unsafe { libc::_exit(if finished { 0 } else { 1 }) };
+            unsafe { libc::_exit(code) };
         }
         // SAFETY: the host's copy of the write end; the read end is ours alone from here.
         unsafe { libc::close(write_fd) };
-        let reader = std::thread::spawn(move || {
-            // SAFETY: `read_fd` is an open descriptor this thread now owns.
-            let mut pipe = unsafe { std::fs::File::from_raw_fd(read_fd) };
-            let mut tail = Vec::new();
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = pipe.read(&mut buf) {
-                if n == 0 {
-                    break;
+        let output = std::sync::Arc::new(std::sync::Mutex::new(Output::default()));
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        {
+            let output = output.clone();
+            std::thread::spawn(move || {
+                // SAFETY: `read_fd` is an open descriptor this thread now owns.
+                let mut pipe = unsafe { std::fs::File::from_raw_fd(read_fd) };
+                let mut buf = [0u8; 4096];
+                while let Ok(n @ 1..) = pipe.read(&mut buf) {
+                    output.lock().unwrap_or_else(|e| e.into_inner()).push(&buf[..n]);
                 }
-                tail.extend_from_slice(&buf[..n]);
-                if tail.len() > 2 * OUTPUT_BYTES {
-                    tail.drain(..tail.len() - OUTPUT_BYTES);
-                }
-            }
-            tail
-        });
-
+                let _ = done_tx.send(());
+            });
+        }
         let started = Instant::now();
         let mut pause = Duration::from_micros(50);
         let mut timed_out = None;
@@ -245,14 +281,13 @@ mod unix {
             pause = (pause * 2).min(Duration::from_millis(10));
         };
         let elapsed = started.elapsed();
-        let mut output = reader.join().unwrap_or_default();
-        if output.len() > OUTPUT_BYTES {
-            output.drain(..output.len() - OUTPUT_BYTES);
-        }
-        let output = String::from_utf8_lossy(&output).into_owned();
         if timed_out.is_none() && libc::WIFEXITED(status) && matches!(libc::WEXITSTATUS(status), 0 | 1) {
             return Ok(());
         }
+        // The pipe ends when the child's last copy of it closes; a process the child started may
+        // keep it open, so the reader gets a moment, not a promise.
+        let _ = done_rx.recv_timeout(Duration::from_millis(250));
+        let output = output.lock().unwrap_or_else(|e| e.into_inner()).text();
 
         // SAFETY: the child has ended; nothing writes the mapping any more.
         let flight = unsafe { &*flight };
@@ -261,6 +296,7 @@ mod unix {
             (Some(_), Some(limit)) => format!(
                 "ran past its time limit of {limit:?} and was ended after {elapsed:?}: a lane that never reaches a warp instruction or memory operation (a loop of pure computation) cannot be ended any other way"
             ),
+            _ if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == PANICKED_OUTSIDE_LANES => "panicked outside lane code (the panic below)".to_string(),
             _ if libc::WIFSIGNALED(status) => format!("was killed by signal {} ({})", libc::WTERMSIG(status), signal_name(libc::WTERMSIG(status))),
             _ if signal != 0 => format!("died of signal {signal} ({})", signal_name(signal)),
             _ => format!("exited with status {}", libc::WEXITSTATUS(status)),
@@ -289,6 +325,40 @@ mod unix {
             libc::SIGKILL => "SIGKILL: ended from outside, e.g. by the out-of-memory killer",
             libc::SIGUSR1 => "SIGUSR1: ended by the host at its time limit",
             _ => "a signal",
+        }
+    }
+
+    /// What a report keeps of the child's standard error: its beginning (where an allocation
+    /// failure's message is, before any backtrace) and its end.
+    #[derive(Default)]
+    struct Output {
+        head: Vec<u8>,
+        tail: Vec<u8>,
+        dropped: bool,
+    }
+
+    impl Output {
+        fn push(&mut self, mut bytes: &[u8]) {
+            let room = OUTPUT_BYTES.saturating_sub(self.head.len());
+            let n = room.min(bytes.len());
+            self.head.extend_from_slice(&bytes[..n]);
+            bytes = &bytes[n..];
+            self.tail.extend_from_slice(bytes);
+            if self.tail.len() > 2 * OUTPUT_BYTES {
+                self.tail.drain(..self.tail.len() - OUTPUT_BYTES);
+                self.dropped = true;
+            }
+        }
+
+        fn text(&self) -> String {
+            let mut tail = &self.tail[..];
+            let mut dropped = self.dropped;
+            if tail.len() > OUTPUT_BYTES {
+                tail = &tail[tail.len() - OUTPUT_BYTES..];
+                dropped = true;
+            }
+            let gap = if dropped { "\n[...]\n" } else { "" };
+            format!("{}{gap}{}", String::from_utf8_lossy(&self.head), String::from_utf8_lossy(tail))
         }
     }
 

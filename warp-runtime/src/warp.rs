@@ -97,6 +97,9 @@ pub struct Regs {
     unawaited: [Cell<(u64, Site)>; 32],
     /// The lane being polled (valid while the engine polls this warp).
     current: Cell<u32>,
+    /// The warp's exited lanes as of the start of the current step: what an isolated run's
+    /// child reports of lanes that returned (see `RegsSnapshot`).
+    exited: Cell<u32>,
     /// Lanes that suspended at a memory operation in the current step. Cleared by each step.
     mem_yield: Cell<u32>,
     /// Set when a lane's memory operation at a suspension differs from its previous one (another
@@ -196,6 +199,8 @@ pub(crate) struct RegsSnapshot {
     pub pos: WarpPos,
     /// The lane being polled.
     pub lane: u32,
+    /// Lanes that had returned (or were never launched) when the step began.
+    pub exited: u32,
     pub keys: [u64; 32],
     pub sites: [Site; 32],
 }
@@ -205,10 +210,15 @@ impl RegsSnapshot {
     /// (with the last call site its registers hold).
     pub(crate) fn lanes(&self) -> ([LaneState; 32], [Option<Site>; 32]) {
         let lanes = core::array::from_fn(|l| match self.keys[l] {
+            _ if self.exited >> l & 1 == 1 && l as u32 != self.lane => LaneState::Exited,
             0 => LaneState::Running,
             key => LaneState::Waiting { op: op_of(key), mask: mask_of(key), site: self.sites[l] },
         });
-        let last = core::array::from_fn(|l| (!core::ptr::eq(self.sites[l], no_site())).then_some(self.sites[l]));
+        // Compared by value: an optimized build may give `no_site`'s location more than one
+        // address.
+        let none = no_site();
+        let unset = |s: Site| s.file() == none.file() && s.line() == none.line() && s.column() == none.column();
+        let last = core::array::from_fn(|l| (!unset(self.sites[l]) && self.exited >> l & 1 == 0).then_some(self.sites[l]));
         (lanes, last)
     }
 }
@@ -219,6 +229,7 @@ impl Regs {
         RegsSnapshot {
             pos: self.pos.get(),
             lane: self.current.get(),
+            exited: self.exited.get(),
             keys: self.key.get(),
             sites: core::array::from_fn(|l| self.site[l].get()),
         }
@@ -236,6 +247,7 @@ impl Regs {
             twice: Cell::new(0),
             unawaited: core::array::from_fn(|_| Cell::new((0, here))),
             current: Cell::new(0),
+            exited: Cell::new(0),
             mem_yield: Cell::new(0),
             mem_progress: Cell::new(false),
             yields: [const { Cell::new(MaybeUninit::uninit()) }; 32],
@@ -263,6 +275,8 @@ impl Regs {
         self.yields_valid.set(0);
         self.loads.set([0; 32]);
         self.path.set([PATH_ENTRY; 32]);
+        self.site.iter().for_each(|c| c.set(no_site()));
+        self.exited.set(0);
         self.pos.set(pos);
     }
 
@@ -612,6 +626,7 @@ impl<'r> WarpRun<'r> {
         let regs = self.regs;
         let mut cx = Context::from_waker(Waker::noop());
         let exited_before = self.exited;
+        regs.exited.set(self.exited);
         regs.mem_yield.set(0);
         regs.mem_progress.set(false);
         // Poll every runnable lane until it stops at its next instruction or returns. One
@@ -728,6 +743,7 @@ impl<'r> WarpRun<'r> {
             self.regs.set_result(l as usize, d as u64);
         }
         self.regs.clear(lanes);
+        self.issued |= lanes;
         self.waiting &= !lanes;
         self.taken &= !lanes;
         self.runnable |= lanes;

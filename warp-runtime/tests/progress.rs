@@ -362,13 +362,16 @@ fn a_livelock_that_keeps_writing_ends_at_the_time_limit() {
 /// its time limit with the resident blocks' reports.
 #[test]
 fn a_grid_livelock_ends_at_the_time_limit() {
+    static BARRIER_LINE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     for cpu_threads in [1, 2] {
         let mem = GlobalBuffer::<u32>::zeroed(2);
         let m = mem.slice();
         let err = Grid::blocks(2, 64)
             .cpu_threads(cpu_threads)
             .time_limit(Some(std::time::Duration::from_millis(200)))
-            .run(async |_: &Warp<'_>| {
+            .run(async |w: &Warp<'_>| {
+                BARRIER_LINE.store(line!() + 1, std::sync::atomic::Ordering::Relaxed);
+                w.sync_threads().await;
                 while m.load_volatile(0).await == 0 {
                     m.atomic_add(1, 1).await;
                 }
@@ -376,8 +379,20 @@ fn a_grid_livelock_ends_at_the_time_limit() {
             .unwrap_err();
         let WarpError::TimeLimit { ref blocks, .. } = err else { panic!("{err}") };
         assert!(!blocks.is_empty() && blocks.iter().all(|b| b.warps.len() == 2), "{err}");
-        let LaneState::AtMemory(wait) = blocks[0].warps[0].lanes[0] else { panic!("{err}") };
-        assert!(matches!(wait.op, "ld.volatile" | "atom.add"), "{err}");
+        // The last warp instruction each lane completed is the CTA barrier.
+        let last = blocks[0].warps[0].last_site[0].expect("a last call site");
+        assert_eq!((last.file(), last.line()), (file!(), BARRIER_LINE.load(std::sync::atomic::Ordering::Relaxed)), "{err}");
+        // Each lane spins at one of the loop's two operations, or is about to (the warp the
+        // clock stopped between two of its steps).
+        for lane in blocks.iter().flat_map(|b| &b.warps).flat_map(|w| &w.lanes) {
+            match lane {
+                LaneState::AtMemory(wait) => assert!(matches!(wait.op, "ld.volatile" | "atom.add"), "{err}"),
+                LaneState::Running => {}
+                other => panic!("{other}\n{err}"),
+            }
+        }
+        let spinning = blocks.iter().flat_map(|b| &b.warps).flat_map(|w| &w.lanes).filter(|l| matches!(l, LaneState::AtMemory(_))).count();
+        assert!(spinning >= 32, "{err}");
     }
 }
 
