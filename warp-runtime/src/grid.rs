@@ -227,8 +227,8 @@ impl Grid {
     }
 
     /// Ends a launch that takes longer than `limit` with
-    /// [`WarpError::TimeLimit`](crate::WarpError::TimeLimit), which shows every resident block's
-    /// lanes (default [`DEFAULT_TIME_LIMIT`](crate::exec::DEFAULT_TIME_LIMIT); `None` for no
+    /// [`WarpError::TimeLimit`], which shows every resident block's
+    /// lanes (default [`DEFAULT_TIME_LIMIT`](crate::DEFAULT_TIME_LIMIT); `None` for no
     /// limit). The launch's executor carries it: this is
     /// [`Executor::time_limit`](crate::Executor::time_limit) for the whole launch.
     pub fn time_limit(mut self, limit: Option<std::time::Duration>) -> Grid {
