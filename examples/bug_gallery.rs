@@ -173,9 +173,37 @@ pub fn orientation_vote_fixed(w: &Warp, vote: SharedSlice<'_, f32>, tmp: SharedS
     warp_reduce_max(w, mine)
 }
 
+/// Case 4 as the kernel launches it: one block of 64 threads over 40 candidates with
+/// [`search_triplets`] (or, `fixed`, [`search_triplets_fixed`]); each thread's count.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn search_triplets_launch(fixed: bool) -> Result<Vec<u32>, WarpError> {
+    Grid::blocks(1, 64).map(async |w: &Warp<'_>| {
+        let passed = w.shared_array::<u32, 64>();
+        if fixed { search_triplets_fixed(w, 40, passed).await } else { search_triplets(w, 40, passed).await }
+    })
+}
+
 /// The histogram of case 5: 36 bins with a peak at bin 9.
 pub fn orientation_histogram(bin: usize) -> f32 {
     1.0 / (1.0 + (bin as f32 - 9.0).abs())
+}
+
+/// Case 5 as the kernel launches it: one block of 64 threads fills the histogram's 36 bins in
+/// shared memory, then votes with [`orientation_vote`] (or, `fixed`, [`orientation_vote_fixed`]);
+/// each thread's result.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn orientation_launch(fixed: bool) -> Result<Vec<f32>, WarpError> {
+    Grid::blocks(1, 64).map(async |w: &Warp<'_>| {
+        let vote = w.shared_array::<f32, 36>();
+        let tmp = w.shared_array::<f32, 36>();
+        let t = w.thread_rank() as usize;
+        if t < 36 {
+            vote.store(t, orientation_histogram(t));
+            tmp.store(t, 0.0);
+        }
+        w.sync_threads().await;
+        if fixed { orientation_vote_fixed(w, vote, tmp).await } else { orientation_vote(w, vote, tmp).await }
+    })
 }
 
 // GPU entry points, built to PTX (and checked by ptxas) so that the gallery compiles for the GPU
@@ -246,31 +274,12 @@ fn main() {
     println!("{err}\n");
 
     println!("== 4. acts #307: __syncthreads inside `if (threadIdx.x + offset < n)`, 40 candidates, blocks of 64 ==");
-    let run = |fixed: bool| {
-        Grid::blocks(1, 64).map(async |w: &Warp<'_>| {
-            let passed = w.shared_array::<u32, 64>();
-            if fixed { search_triplets_fixed(w, 40, passed).await } else { search_triplets(w, 40, passed).await }
-        })
-    };
-    println!("{}", run(false).unwrap_err());
-    let found = run(true).unwrap();
+    println!("{}", search_triplets_launch(false).unwrap_err());
+    let found = search_triplets_launch(true).unwrap();
     println!("fixed: runs clean; candidates found passing: {}\n", found.iter().sum::<u32>());
 
     println!("== 5. BundleFusion #56: the histogram smoothing's __syncthreads inside `if (tidx < 36)`, blocks of 64 ==");
-    let run = |fixed: bool| {
-        Grid::blocks(1, 64).map(async |w: &Warp<'_>| {
-            let vote = w.shared_array::<f32, 36>();
-            let tmp = w.shared_array::<f32, 36>();
-            let t = w.thread_rank() as usize;
-            if t < 36 {
-                vote.store(t, orientation_histogram(t));
-                tmp.store(t, 0.0);
-            }
-            w.sync_threads().await;
-            if fixed { orientation_vote_fixed(w, vote, tmp).await } else { orientation_vote(w, vote, tmp).await }
-        })
-    };
-    println!("{}", run(false).unwrap_err());
-    let maxima = run(true).unwrap();
+    println!("{}", orientation_launch(false).unwrap_err());
+    let maxima = orientation_launch(true).unwrap();
     println!("fixed: runs clean; warp 0's maximum vote {:.4}", maxima[0]);
 }

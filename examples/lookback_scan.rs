@@ -153,6 +153,20 @@ pub fn lookback_scan_entry(
     lookback_scan(w, input, output, tiles, status);
 }
 
+/// The inclusive scan of `data` on the CPU runtime: one tile of `ITEMS * block` values per block
+/// of `block` threads, on the grid `configure` makes of it (schedule, resident blocks, CPU threads).
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn scan_on_cpu(data: &[u32], block: u32, configure: impl FnOnce(Grid) -> Grid) -> Result<Vec<u32>, WarpError> {
+    let blocks = data.len().div_ceil(ITEMS * block as usize);
+    let input = GlobalBuffer::from_slice(data);
+    let output = GlobalBuffer::<u32>::zeroed(data.len());
+    let tiles = GlobalBuffer::<u32>::zeroed(1);
+    let status = GlobalBuffer::<u64>::zeroed(blocks);
+    let (x, y, c, s) = (input.slice(), output.slice(), tiles.slice(), status.slice());
+    configure(Grid::blocks(blocks as u32, block)).run(async |w: &Warp<'_>| lookback_scan_entry(w, x, y, c, s).await)?;
+    Ok(output.to_vec())
+}
+
 #[cfg(not(target_arch = "nvptx64"))]
 fn main() {
     let n = 1 << 16;
@@ -162,23 +176,14 @@ fn main() {
         want[i] = want[i - 1].wrapping_add(want[i]);
     }
     for (block, schedule, resident) in [(256u32, Schedule::InOrder, 8), (128, Schedule::Random { seed: 7 }, 4), (64, Schedule::pct(3, 3), 16)] {
-        let blocks = n.div_ceil(ITEMS * block as usize);
-        let input = GlobalBuffer::from_slice(&data);
-        let output = GlobalBuffer::<u32>::zeroed(n);
-        let tiles = GlobalBuffer::<u32>::zeroed(1);
-        let status = GlobalBuffer::<u64>::zeroed(blocks);
-        let (x, y, c, s) = (input.slice(), output.slice(), tiles.slice(), status.slice());
-        Grid::blocks(blocks as u32, block)
-            .schedule(schedule)
-            .resident_blocks(resident)
-            .run(async |w: &Warp<'_>| lookback_scan_entry(w, x, y, c, s).await)
-            .unwrap();
+        let got = scan_on_cpu(&data, block, |g| g.schedule(schedule).resident_blocks(resident)).unwrap();
         println!(
-            "{n} values, {blocks} tiles of {} ({schedule}, {resident} resident blocks): last prefix {}, sequential {}  {}",
+            "{n} values, {} tiles of {} ({schedule}, {resident} resident blocks): last prefix {}, sequential {}  {}",
+            n.div_ceil(ITEMS * block as usize),
             ITEMS * block as usize,
-            output.to_vec()[n - 1],
+            got[n - 1],
             want[n - 1],
-            if output.to_vec() == want { "ok" } else { "MISMATCH" }
+            if got == want { "ok" } else { "MISMATCH" }
         );
     }
 }

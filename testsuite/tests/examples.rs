@@ -715,21 +715,9 @@ proptest! {
         resident in 1usize..10,
         cpu_threads in 1usize..3,
     ) {
-        let tile = lookback_scan::ITEMS * block as usize;
-        let blocks = data.len().div_ceil(tile);
-        let input = GlobalBuffer::from_slice(&data);
-        let output = GlobalBuffer::<u32>::zeroed(data.len());
-        let tiles = GlobalBuffer::<u32>::zeroed(1);
-        let status = GlobalBuffer::<u64>::zeroed(blocks);
-        let (x, y, c, s) = (input.slice(), output.slice(), tiles.slice(), status.slice());
-        Grid::blocks(blocks as u32, block)
-            .schedule(schedule)
-            .resident_blocks(resident)
-            .cpu_threads(cpu_threads)
-            .run(async |w: &Warp<'_>| lookback_scan::lookback_scan_entry(w, x, y, c, s).await)
-            .unwrap();
+        let got = lookback_scan::scan_on_cpu(&data, block, |g| g.schedule(schedule).resident_blocks(resident).cpu_threads(cpu_threads)).unwrap();
         let want: Vec<u32> = data.iter().scan(0u32, |run, &v| { *run = run.wrapping_add(v); Some(*run) }).collect();
-        prop_assert_eq!(output.to_vec(), want);
+        prop_assert_eq!(got, want);
     }
 
     /// The pipeline: every output and every tile's sum, for any number of consumer warps.
@@ -779,18 +767,12 @@ proptest! {
 /// fix runs clean and finds what a sequential count finds.
 #[test]
 fn gallery_divergent_syncthreads_is_reported() {
-    let run = |fixed: bool| {
-        Grid::blocks(1, 64).map(async |w: &Warp<'_>| {
-            let passed = w.shared_array::<u32, 64>();
-            if fixed { bug_gallery::search_triplets_fixed(w, 40, passed).await } else { bug_gallery::search_triplets(w, 40, passed).await }
-        })
-    };
-    let err = run(false).unwrap_err();
+    let err = bug_gallery::search_triplets_launch(false).unwrap_err();
     let WarpError::Barrier { rule, detail, report, .. } = &err else { panic!("{err}") };
     assert_eq!(*rule, BarrierRule::AlignedDifferentSites);
     assert!(detail.contains("in warp 1, lane 0 reaches `bar.sync`") && detail.contains("lane 8 reaches it"), "{err}");
     assert!(matches!(report.warps[1].lanes[8], LaneState::AtBarrier { .. }));
-    let found = run(true).unwrap();
+    let found = bug_gallery::search_triplets_launch(true).unwrap();
     let want: Vec<u32> = (0..64u32).map(|t| if t < 40 { ((t + 1) % 40 % 3 != 0) as u32 } else { 0 }).collect();
     assert_eq!(found, want);
 }
@@ -798,20 +780,7 @@ fn gallery_divergent_syncthreads_is_reported() {
 /// Case 5 of the gallery: BundleFusion's hang is reported with every warp; the fix runs clean.
 #[test]
 fn gallery_barrier_that_can_never_complete_is_reported() {
-    let run = |fixed: bool| {
-        Grid::blocks(1, 64).map(async |w: &Warp<'_>| {
-            let vote = w.shared_array::<f32, 36>();
-            let tmp = w.shared_array::<f32, 36>();
-            let t = w.thread_rank() as usize;
-            if t < 36 {
-                vote.store(t, bug_gallery::orientation_histogram(t));
-                tmp.store(t, 0.0);
-            }
-            w.sync_threads().await;
-            if fixed { bug_gallery::orientation_vote_fixed(w, vote, tmp).await } else { bug_gallery::orientation_vote(w, vote, tmp).await }
-        })
-    };
-    let err = run(false).unwrap_err();
+    let err = bug_gallery::orientation_launch(false).unwrap_err();
     let WarpError::Barrier { rule, detail, report, .. } = &err else { panic!("{err}") };
     assert_eq!(*rule, BarrierRule::AlignedPartialWarp);
     assert!(detail.contains("lanes 0-3 of warp 1 wait at `bar.sync`") && detail.contains("`shfl.sync.down.b32` with membermask 0xffffffff"), "{err}");
@@ -823,7 +792,7 @@ fn gallery_barrier_that_can_never_complete_is_reported() {
     for _ in 0..6 {
         bins = (0..36).map(|t| (bins[(t + 35) % 36] + bins[t] + bins[(t + 1) % 36]) / 3.0).collect();
     }
-    let maxima = run(true).unwrap();
+    let maxima = bug_gallery::orientation_launch(true).unwrap();
     let max0 = bins[..32].iter().copied().fold(f32::MIN, f32::max);
     let max1 = bins[32..].iter().copied().fold(0.0, f32::max);
     assert_eq!(maxima[0], max0);

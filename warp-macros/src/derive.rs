@@ -89,6 +89,18 @@ fn construct(input: &DeriveInput, fields: &[(Member, syn::Type)], values: &[Toke
     }
 }
 
+/// The offset of each field: the sum of the widths (`width(type)`) of the fields before it,
+/// `zero` for the first. Sums are written without a leading `0 +`, which clippy would flag in the
+/// user's crate.
+fn offsets(tys: &[&syn::Type], zero: TokenStream, width: impl Fn(&syn::Type) -> TokenStream) -> Vec<TokenStream> {
+    (0..tys.len())
+        .map(|i| {
+            let before = tys[..i].iter().map(|t| width(t));
+            if i == 0 { zero.clone() } else { quote!(#(#before)+*) }
+        })
+        .collect()
+}
+
 // Input:  #[derive(WarpValue)] struct Key { bucket: u16, flag: bool }
 // Output: const _: () = assert!(<u16 as WarpBits>::BITS + <bool as WarpBits>::BITS <= 64, "..");
 //         impl WarpValue for Key { const WORDS: u8 = ..; fn to_bits(self) -> u64 { 0 | raw(bucket) << 0 | raw(flag) << 16 } .. }
@@ -100,14 +112,7 @@ fn expand_bits(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStre
     let name = &input.ident;
     let span = name.span();
     let tys: Vec<&syn::Type> = fields.iter().map(|(_, t)| t).collect();
-    // The offset of field i: the sum of the widths before it.
-    // Sums written without a leading `0 +`, which clippy would flag in the user's crate.
-    let offsets: Vec<TokenStream> = (0..fields.len())
-        .map(|i| {
-            let before = &tys[..i];
-            if before.is_empty() { quote!(0u32) } else { quote!(#(<#before as #v::WarpBits>::BITS)+*) }
-        })
-        .collect();
+    let offsets = offsets(&tys, quote!(0u32), |t| quote!(<#t as #v::WarpBits>::BITS));
     let bits = quote!(#(<#tys as #v::WarpBits>::BITS)+*);
     let message = format!(
         "`{name}` is over 64 bits, the most one warp value moves (two 32-bit shuffles): add `#[warp_value(words)]` to move it as several 32-bit shuffles with `warpkit::shfl_words`, or make its fields smaller"
@@ -180,12 +185,7 @@ fn expand_words(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStr
     let name = &input.ident;
     let span = name.span();
     let tys: Vec<&syn::Type> = fields.iter().map(|(_, t)| t).collect();
-    let offsets: Vec<TokenStream> = (0..fields.len())
-        .map(|i| {
-            let before = &tys[..i];
-            if before.is_empty() { quote!(0usize) } else { quote!(#(<#before as #v::WarpWords>::WORDS)+*) }
-        })
-        .collect();
+    let offsets = offsets(&tys, quote!(0usize), |t| quote!(<#t as #v::WarpWords>::WORDS));
     let words = quote!(#(<#tys as #v::WarpWords>::WORDS)+*);
     let message = format!("`{name}` is over 64 bytes (16 words), the most `warpkit::shfl_words` moves: move its parts separately");
     let to = fields.iter().zip(&offsets).map(|((m, t), off)| {

@@ -147,8 +147,8 @@ pub struct Report {
     pub lane_order: crate::LaneOrder,
     /// Each lane's state, indexed by lane id.
     pub lanes: [LaneState; 32],
-    /// Where each lane called the last warp instruction it completed (`None` before its first):
-    /// for a running lane, the last place it is known to have been.
+    /// Where each lane called the last warp instruction it issued (`None` before its first): for
+    /// a running lane, the last place it is known to have been.
     pub last_site: [Option<Site>; 32],
 }
 

@@ -26,8 +26,33 @@ pub const DEFAULT_WARP_SPIN_LIMIT: u32 = 1000;
 /// kernel fails a test instead of hanging it. See [`Executor::time_limit`].
 pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(120);
 
-/// Steps (or scheduling points) between two looks at the clock.
+/// Warp steps between two looks at a run's clock.
 pub(crate) const CLOCK_EVERY: u32 = 1024;
+
+/// A run's time limit and when the run started. The loops that run warps count their own steps
+/// (a local counter stays in a register) and ask every [`CLOCK_EVERY`].
+pub(crate) struct Deadline {
+    limit: Duration,
+    started: Instant,
+}
+
+impl Deadline {
+    /// The deadline of a run starting now, if it has a limit.
+    pub(crate) fn start(limit: Option<Duration>) -> Option<Deadline> {
+        limit.map(|limit| Deadline { limit, started: Instant::now() })
+    }
+
+    /// `Some(elapsed)` once the run is past its limit.
+    pub(crate) fn passed(&self) -> Option<Duration> {
+        let elapsed = self.started.elapsed();
+        (elapsed > self.limit).then_some(elapsed)
+    }
+
+    /// The limit.
+    pub(crate) fn limit(&self) -> Duration {
+        self.limit
+    }
+}
 
 /// The order in which the lanes that can run are polled within one step.
 ///
@@ -168,18 +193,18 @@ impl Executor {
         self.isolated
     }
 
+    /// What an isolated run of a launch under `schedule` reports with; `None` when runs are not
+    /// isolated.
+    pub(crate) fn isolation(&self, schedule: crate::schedule::Schedule) -> Option<crate::isolate::Launch> {
+        self.isolated.then_some(crate::isolate::Launch { target: self.target, schedule, lane_order: self.order, time_limit: self.time_limit })
+    }
+
     /// In an isolated run, the child's run first (see [`isolated`](Self::isolated)).
     fn probe(&self, child: impl FnOnce(Executor) -> bool) -> Result<(), WarpError> {
-        if !self.isolated {
-            return Ok(());
+        match self.isolation(crate::schedule::Schedule::InOrder) {
+            Some(launch) => crate::isolate::probe(launch, || child(self.isolated(false))),
+            None => Ok(()),
         }
-        let launch = crate::isolate::Launch {
-            target: self.target,
-            schedule: crate::schedule::Schedule::InOrder,
-            lane_order: self.order,
-            time_limit: self.time_limit,
-        };
-        crate::isolate::probe(launch, || child(self.isolated(false)))
     }
 
     /// Models `target`: its instruction set and, below sm_70, its convergence rules.
@@ -329,18 +354,15 @@ impl Executor {
         // Made at the first barrier: a kernel without one does not pay for it.
         let mut barriers: Option<Barriers> = None;
         let mut idle_steps = 0;
-        let (started, mut clock) = (self.time_limit.map(|_| Instant::now()), CLOCK_EVERY);
+        let (deadline, mut clock) = (Deadline::start(self.time_limit), CLOCK_EVERY);
         let current = crate::mem::Current::enter(regs);
         let result = loop {
-            if let (Some(limit), Some(started)) = (self.time_limit, started) {
-                clock -= 1;
-                if clock == 0 {
-                    clock = CLOCK_EVERY;
-                    let elapsed = started.elapsed();
-                    if elapsed > limit {
-                        let detail = format!("{idle_steps} of the last steps only spun");
-                        break Err(WarpError::TimeLimit { limit, elapsed, detail, blocks: vec![crate::block::block_report(core::slice::from_ref(&run))] });
-                    }
+            clock -= 1;
+            if clock == 0 {
+                clock = CLOCK_EVERY;
+                if let Some((d, elapsed)) = deadline.as_ref().and_then(|d| Some((d, d.passed()?))) {
+                    let detail = format!("{idle_steps} of the last steps only spun");
+                    break Err(WarpError::TimeLimit { limit: d.limit(), elapsed, detail, blocks: vec![crate::block::block_report(core::slice::from_ref(&run))] });
                 }
             }
             match run.step(lanes.as_mut(), &mut start, &mut outs) {

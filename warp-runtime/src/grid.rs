@@ -75,7 +75,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::block::{block_report, BlockCtx, Barriers};
-use crate::error::WarpError;
+use crate::error::{BlockReport, WarpError};
 use crate::exec::Executor;
 use crate::geom::Dim3;
 use crate::handle::{Warp, FULL_MASK};
@@ -148,6 +148,14 @@ pub struct Grid {
     /// Scheduling points in a row at which warps only spin before the launch is reported as
     /// making no progress.
     spin_limit: u64,
+}
+
+/// The lowest resident block (the one a launch's error names) and the report of every resident
+/// block, from the slots' blocks and their warps' runs (`wpb` per slot).
+fn resident_reports<S>(slots: &[Option<(u64, S)>], runs: &[WarpRun<'_>], wpb: usize) -> (u64, Vec<BlockReport>) {
+    let block = slots.iter().filter_map(|s| s.as_ref().map(|(b, _)| *b)).min().unwrap_or(0);
+    let reports = (0..slots.len()).filter(|&s| slots[s].is_some()).map(|s| block_report(&runs[s * wpb..(s + 1) * wpb])).collect();
+    (block, reports)
 }
 
 /// How many blocks are resident by default.
@@ -245,17 +253,10 @@ impl Grid {
 
     /// In an isolated launch, the child's run first.
     fn probe(&self, child: impl FnOnce(&Grid) -> bool) -> Result<(), WarpError> {
-        if !self.executor.is_isolated() {
-            return Ok(());
+        match self.executor.isolation(self.schedule) {
+            Some(launch) => crate::isolate::probe(launch, || child(&self.clone().isolated(false))),
+            None => Ok(()),
         }
-        let launch = crate::isolate::Launch {
-            target: self.executor.current_target(),
-            schedule: self.schedule,
-            lane_order: self.executor.current_order(),
-            time_limit: self.executor.current_time_limit(),
-        };
-        let plain = self.clone().isolated(false);
-        crate::isolate::probe(launch, || child(&plain))
     }
 
     /// The grid's size in blocks (`%nctaid`).
@@ -564,8 +565,7 @@ impl Grid {
         let mut reason = Reason::Blocked;
         let mut stalls = 0u64;
         let mut stall_since = (progress.map_or(0, |p| p.load(Ordering::Relaxed)), Instant::now());
-        let time_limit = self.executor.current_time_limit();
-        let (started, mut clock) = (Instant::now(), crate::exec::CLOCK_EVERY);
+        let (deadline, mut clock) = (crate::exec::Deadline::start(self.executor.current_time_limit()), crate::exec::CLOCK_EVERY);
 
         let result = (|| -> Result<(), (u64, WarpError)> {
             loop {
@@ -603,20 +603,16 @@ impl Grid {
                 loop {
                     // The clock, every `CLOCK_EVERY` warp steps (a warp may loop on warp
                     // instructions without ever reaching a scheduling point).
-                    if let Some(limit) = time_limit {
-                        clock -= 1;
-                        if clock == 0 {
-                            clock = crate::exec::CLOCK_EVERY;
-                            let elapsed = started.elapsed();
-                            if elapsed > limit {
-                                let block = (0..nslots).filter_map(|s| slots[s].as_ref().map(|(b, _)| *b)).min().unwrap_or(0);
-                                let blocks = (0..nslots).filter(|&s| slots[s].is_some()).map(|s| block_report(&runs[s * wpb..(s + 1) * wpb])).collect();
-                                let detail = format!(
-                                    "{active} blocks resident{}; the last {stalls} scheduling points only spun",
-                                    if self.cpu_threads > 1 { " on this CPU thread" } else { "" }
-                                );
-                                return Err((block, WarpError::TimeLimit { limit, elapsed, detail, blocks }));
-                            }
+                    clock -= 1;
+                    if clock == 0 {
+                        clock = crate::exec::CLOCK_EVERY;
+                        if let Some((d, elapsed)) = deadline.as_ref().and_then(|d| Some((d, d.passed()?))) {
+                            let (block, blocks) = resident_reports(&slots, &runs, wpb);
+                            let detail = format!(
+                                "{active} blocks resident{}; the last {stalls} scheduling points only spun",
+                                if self.cpu_threads > 1 { " on this CPU thread" } else { "" }
+                            );
+                            return Err((block, WarpError::TimeLimit { limit: d.limit(), elapsed, detail, blocks }));
                         }
                     }
                     let handles = &handles[t];
@@ -701,8 +697,7 @@ impl Grid {
                             continue;
                         }
                     }
-                    let block = (0..nslots).filter_map(|s| slots[s].as_ref().map(|(b, _)| *b)).min().unwrap_or(0);
-                    let reports = (0..nslots).filter(|&s| slots[s].is_some()).map(|s| block_report(&runs[s * wpb..(s + 1) * wpb])).collect();
+                    let (block, reports) = resident_reports(&slots, &runs, wpb);
                     let detail = format!(
                         "for {} scheduling points in a row every running warp only re-read memory that nothing wrote; {active} blocks are resident (at most {nslots}{}), and {}",
                         stalls,

@@ -191,6 +191,15 @@ fn no_site() -> Site {
     Location::caller()
 }
 
+/// Where a lane's last warp instruction was called, if it issued one since its block started
+/// (the site register keeps the last; a reused slot starts at [`no_site`]). Compared by value: an
+/// optimized build may give `no_site`'s location more than one address.
+fn issued_at(site: Site) -> Option<Site> {
+    let none = no_site();
+    let unset = site.file() == none.file() && site.line() == none.line() && site.column() == none.column();
+    (!unset).then_some(site)
+}
+
 /// What an isolated run's child copies out of the current warp's registers when it dies
 /// (`crate::isolate`): plain data, read without allocating, in a signal handler.
 #[derive(Clone, Copy)]
@@ -214,11 +223,7 @@ impl RegsSnapshot {
             0 => LaneState::Running,
             key => LaneState::Waiting { op: op_of(key), mask: mask_of(key), site: self.sites[l] },
         });
-        // Compared by value: an optimized build may give `no_site`'s location more than one
-        // address.
-        let none = no_site();
-        let unset = |s: Site| s.file() == none.file() && s.line() == none.line() && s.column() == none.column();
-        let last = core::array::from_fn(|l| (!unset(self.sites[l]) && self.exited >> l & 1 == 0).then_some(self.sites[l]));
+        let last = core::array::from_fn(|l| issued_at(self.sites[l]).filter(|_| self.exited >> l & 1 == 0));
         (lanes, last)
     }
 }
@@ -582,9 +587,6 @@ pub(crate) struct WarpRun<'r> {
     runnable: u32,
     /// The lane that panicked, if one did.
     pub(crate) panicked: Option<u32>,
-    /// Lanes that completed at least one warp instruction: their `site` register holds the last
-    /// one's call site (what a report shows for a running lane).
-    issued: u32,
     /// Whether the lanes' futures have been started (they are created by the first step).
     started: bool,
     /// The schedule that produced this run, for reports.
@@ -608,7 +610,6 @@ impl<'r> WarpRun<'r> {
             blocked: 0,
             runnable: launched,
             panicked: None,
-            issued: 0,
             started: false,
             schedule: crate::schedule::Schedule::InOrder,
             writes: 0,
@@ -701,7 +702,6 @@ impl<'r> WarpRun<'r> {
             !moved && !crate::semantics::lanes(completed | posted).any(|l| regs.mask_at(l as usize) & pollers == 0)
         };
         regs.clear(completed);
-        self.issued |= completed;
         self.waiting &= !completed;
         self.runnable = completed | self.blocked;
         if self.blocked != 0 {
@@ -743,7 +743,6 @@ impl<'r> WarpRun<'r> {
             self.regs.set_result(l as usize, d as u64);
         }
         self.regs.clear(lanes);
-        self.issued |= lanes;
         self.waiting &= !lanes;
         self.taken &= !lanes;
         self.runnable |= lanes;
@@ -1078,7 +1077,7 @@ impl<'r> WarpRun<'r> {
                 LaneState::Running
             }
         });
-        let last_site = core::array::from_fn(|l| (self.issued >> l & 1 == 1).then(|| s.site[l].get()));
+        let last_site = core::array::from_fn(|l| issued_at(s.site[l].get()));
         let pos = s.pos();
         Box::new(Report {
             target: self.target,
