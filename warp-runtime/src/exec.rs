@@ -356,6 +356,8 @@ impl Executor {
         let mut idle_steps = 0;
         let (deadline, mut clock) = (Deadline::start(self.time_limit), CLOCK_EVERY);
         let current = crate::mem::Current::enter(regs);
+        // The target the atomics executed on this thread are checked against.
+        let _target = crate::atomic::RunTarget::enter(self.target);
         let result = loop {
             clock -= 1;
             if clock == 0 {

@@ -543,6 +543,8 @@ impl Grid {
         let nslots = resident.min(self.block_count().min(usize::MAX as u64) as usize).max(1);
         let ntasks = nslots * wpb;
         let target = self.executor.current_target();
+        // The target the atomics executed on this thread are checked against.
+        let _target = crate::atomic::RunTarget::enter(target);
 
         // Storage, in borrowing order: blocks, registers (which point to their block), handles
         // (which borrow registers), then lane futures (which borrow handles). Nothing here moves

@@ -66,6 +66,10 @@ pub mod global;
 pub use global::{AtomicAdd, AtomicBits, AtomicMinMax, GlobalSlice, GlobalValue};
 pub mod shared;
 pub use shared::{Mem, SharedInt, SharedSlice};
+pub mod sem;
+pub use sem::{Scope, Sem};
+pub mod atomic;
+pub use atomic::{bf16, f16, AtomicCas, AtomicExch, AtomicIncDec, AtomicVecAdd, AtomicVecMinMax, Bf16x2, F16x2, RedSem};
 
 macro_rules! host {
     ($($item:item)*) => {$( #[cfg(not(target_arch = "nvptx64"))] $item )*};
