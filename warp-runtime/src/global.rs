@@ -405,17 +405,24 @@ mod host {
     /// [`to_vec`](GlobalBuffer::to_vec) afterwards.
     pub struct GlobalBuffer<T: GlobalValue> {
         cells: Box<[T::Cell]>,
+        /// The race detector's state of each element.
+        shadow: crate::race::Shadow,
     }
 
     impl<T: GlobalValue> GlobalBuffer<T> {
         /// A buffer holding a copy of `values` (a host-to-device copy).
         pub fn from_slice(values: &[T]) -> GlobalBuffer<T> {
-            GlobalBuffer { cells: values.iter().map(|&v| T::cell(v)).collect() }
+            GlobalBuffer::of(values.iter().map(|&v| T::cell(v)).collect())
         }
 
         /// A buffer of `len` copies of `value`.
         pub fn filled(value: T, len: usize) -> GlobalBuffer<T> {
-            GlobalBuffer { cells: (0..len).map(|_| T::cell(value)).collect() }
+            GlobalBuffer::of((0..len).map(|_| T::cell(value)).collect())
+        }
+
+        fn of(cells: Box<[T::Cell]>) -> GlobalBuffer<T> {
+            let shadow = crate::race::Shadow::new(cells.len());
+            GlobalBuffer { cells, shadow }
         }
 
         /// A buffer of `len` zeros (like `cudaMemset(0)`).
@@ -455,13 +462,13 @@ mod host {
 
         /// The view that kernels index: `Copy`, and shareable between warps and CPU threads.
         pub fn slice(&self) -> GlobalSlice<'_, T> {
-            GlobalSlice { cells: &self.cells }
+            GlobalSlice { cells: &self.cells, shadow: &self.shadow, base: 0 }
         }
     }
 
     impl<T: GlobalValue> Clone for GlobalBuffer<T> {
         fn clone(&self) -> Self {
-            GlobalBuffer { cells: self.cells.iter().map(|c| T::cell(T::load(c))).collect() }
+            GlobalBuffer::of(self.cells.iter().map(|c| T::cell(T::load(c))).collect())
         }
     }
 
@@ -482,9 +489,13 @@ mod host {
     pub struct GlobalSlice<'g, T: GlobalValue> {
         /// One std atomic per element.
         pub(super) cells: &'g [T::Cell],
+        /// The buffer's race-detector state.
+        pub(super) shadow: &'g crate::race::Shadow,
+        /// The index in the buffer of `cells[0]` (a subslice starts inside it).
+        pub(super) base: usize,
     }
 
-    impl<T: GlobalValue> GlobalSlice<'_, T> {
+    impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
         #[inline(always)]
         #[track_caller]
         pub(super) fn at(&self, i: usize) -> &T::Cell {
@@ -492,6 +503,12 @@ mod host {
                 Some(cell) => cell,
                 None => out_of_bounds(i, self.cells.len()),
             }
+        }
+
+        /// The race detector's location of elements `i..i + n` (checked by the caller).
+        #[inline(always)]
+        pub(crate) fn race_loc(&self, i: usize, n: usize) -> crate::race::Loc<'g> {
+            crate::race::Loc { shadow: self.shadow, space: crate::mem::Space::Global, first: self.base + i, units: n, index: i }
         }
     }
 
@@ -735,11 +752,16 @@ macro_rules! atomic {
     ($self:ident, $i:expr, $op:literal, |$slot:ident| host: $host:expr, device: $device:expr) => {{
         let i = $i;
         access!($self, i, |$slot| host: {
-            let old: T = $host;
+            let site = std::panic::Location::caller();
+            let access = crate::race::Access { op: $op, kind: crate::race::Kind::Rmw, order: crate::race::Order::ATOMIC };
+            let old: T = crate::race::access($self.race_loc(i, 1), access, site, || {
+                let old: T = $host;
+                (old, old.to_bits64())
+            });
             if T::load($slot).to_bits64() != old.to_bits64() {
                 crate::mem::wrote();
             }
-            crate::mem::MemOp::new(old, $op, crate::mem::Space::Global, i, old.to_bits64(), std::panic::Location::caller())
+            crate::mem::MemOp::new(old, $op, crate::mem::Space::Global, i, old.to_bits64(), site)
         }, device: $device)
     }};
 }
@@ -775,7 +797,7 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
             subslice_out_of_bounds(start, len, total);
         }
         #[cfg(not(target_arch = "nvptx64"))]
-        return GlobalSlice { cells: &self.cells[start..start + len] };
+        return GlobalSlice { cells: &self.cells[start..start + len], shadow: self.shadow, base: self.base + start };
         // SAFETY: `start + len <= self.len`, inside the allocation `from_raw_parts` promised.
         #[cfg(target_arch = "nvptx64")]
         return unsafe { GlobalSlice::from_raw_parts(self.ptr.add(start), len) };
@@ -789,7 +811,13 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
     #[inline(always)]
     #[track_caller]
     pub fn load(&self, i: usize) -> T {
-        access!(self, i, |slot| host: T::load(slot), device: slot.read())
+        access!(self, i, |slot| host: {
+            let access = crate::race::Access { op: "ld.global", kind: crate::race::Kind::Load, order: crate::race::Order::Weak };
+            crate::race::access(self.race_loc(i, 1), access, std::panic::Location::caller(), || {
+                let v = T::load(slot);
+                (v, v.to_bits64())
+            })
+        }, device: slot.read())
     }
 
     /// Writes element `i` (`st.global`; a relaxed atomic store on the host).
@@ -804,7 +832,8 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
             if T::load(slot).to_bits64() != value.to_bits64() {
                 crate::mem::wrote();
             }
-            T::store(slot, value)
+            let access = crate::race::Access { op: "st.global", kind: crate::race::Kind::Store, order: crate::race::Order::Weak };
+            crate::race::access(self.race_loc(i, 1), access, std::panic::Location::caller(), || (T::store(slot, value), value.to_bits64()))
         }, device: slot.write(value))
     }
 
@@ -815,8 +844,13 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
     #[track_caller]
     pub fn load_volatile(&self, i: usize) -> Mem<T> {
         access!(self, i, |slot| host: {
-            let v = T::load(slot);
-            crate::mem::MemOp::new(v, "ld.volatile", crate::mem::Space::Global, i, v.to_bits64(), std::panic::Location::caller())
+            let site = std::panic::Location::caller();
+            let access = crate::race::Access { op: "ld.volatile.global", kind: crate::race::Kind::Load, order: crate::race::Order::VOLATILE };
+            let v = crate::race::access(self.race_loc(i, 1), access, site, || {
+                let v = T::load(slot);
+                (v, v.to_bits64())
+            });
+            crate::mem::MemOp::new(v, "ld.volatile", crate::mem::Space::Global, i, v.to_bits64(), site)
         }, device: device::ld_volatile(slot))
     }
 

@@ -66,6 +66,8 @@ pub mod global;
 pub use global::{AtomicAdd, AtomicBits, AtomicMinMax, GlobalSlice, GlobalValue};
 pub mod shared;
 pub use shared::{Mem, SharedInt, SharedSlice};
+pub mod sem;
+pub use sem::{Scope, Sem};
 
 macro_rules! host {
     ($($item:item)*) => {$( #[cfg(not(target_arch = "nvptx64"))] $item )*};
@@ -96,6 +98,7 @@ host! {
     pub use grid::{launch, Explored, Grid};
     pub use handle::{Intrinsic, Warp};
     pub use mem::{load_point, LaneFault, LoadPoint, MemOp, Space};
+    pub mod race;
     pub use schedule::Schedule;
     pub use target::{ArchSuffix, ParseTargetError, Target};
 }

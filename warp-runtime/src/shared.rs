@@ -182,6 +182,7 @@ mod host {
 
     use super::*;
     use crate::mem::{self, LaneFault, Space};
+    use crate::race::{self, Access, Kind, Loc, Order};
 
     /// One block's shared memory: static arrays from offset 0, dynamic shared memory from
     /// [`STATIC_SHARED_LIMIT`]. Allocated at the first access (a kernel without shared memory
@@ -197,6 +198,8 @@ mod host {
         static_end: Cell<usize>,
         /// The bytes of dynamic shared memory the launch gives each block.
         dynamic: usize,
+        /// The race detector's state of each 4-byte word.
+        shadow: crate::race::Shadow,
     }
 
     impl Arena {
@@ -207,6 +210,7 @@ mod host {
                 statics: RefCell::new(Vec::new()),
                 static_end: Cell::new(0),
                 dynamic,
+                shadow: crate::race::Shadow::new((STATIC_SHARED_LIMIT + dynamic).div_ceil(4)),
             }
         }
 
@@ -337,40 +341,65 @@ mod host {
             self.offset + i * T::BYTES
         }
 
-        /// Reads element `i`, reporting a read of bytes no thread of the block has written.
+        /// The race detector's location of element `i` (checked by the caller): the 4-byte words
+        /// it covers.
+        #[inline(always)]
+        pub(crate) fn race_loc(&self, i: usize) -> Loc<'w> {
+            let at = self.offset + i * T::BYTES;
+            Loc { shadow: &self.arena.shadow, space: Space::Shared, first: at / 4, units: (at + T::BYTES).div_ceil(4) - at / 4, index: i }
+        }
+
+        /// Element `i`'s bits, reporting a read of bytes no thread of the block has written.
         #[inline(always)]
         #[track_caller]
-        pub(super) fn read(&self, op: &'static str, i: usize) -> T {
+        fn read_raw(&self, op: &'static str, i: usize) -> u64 {
             let at = self.offset_of(op, i);
             if !self.arena.is_written(at, T::BYTES) {
                 mem::fault(LaneFault::SharedUninitialized { op, index: i, declared: self.decl, site: std::panic::Location::caller() });
             }
-            T::from_bits64(self.arena.read_bits(at, T::BYTES))
+            self.arena.read_bits(at, T::BYTES)
         }
 
+        /// Reads element `i` with a load of order `order`.
         #[inline(always)]
         #[track_caller]
-        pub(super) fn write(&self, op: &'static str, i: usize, value: T) {
+        pub(super) fn read(&self, op: &'static str, i: usize, order: Order) -> T {
+            let bits = self.read_raw(op, i);
+            let access = Access { op, kind: Kind::Load, order };
+            race::access(self.race_loc(i), access, std::panic::Location::caller(), || (T::from_bits64(bits), bits))
+        }
+
+        /// Writes element `i` with a store of order `order`.
+        #[inline(always)]
+        #[track_caller]
+        pub(super) fn write(&self, op: &'static str, i: usize, value: T, order: Order) {
             let at = self.offset_of(op, i);
             let bits = value.to_bits64();
             if !self.arena.is_written(at, T::BYTES) || self.arena.read_bits(at, T::BYTES) != bits {
                 mem::wrote();
             }
-            self.arena.write_bits(at, T::BYTES, bits);
+            let access = Access { op, kind: Kind::Store, order };
+            race::access(self.race_loc(i), access, std::panic::Location::caller(), || (self.arena.write_bits(at, T::BYTES, bits), bits));
         }
 
-        /// `old = a[i]; a[i] = f(old)` with `f` on bits; returns `old` as a scheduling point.
+        /// `old = a[i]; a[i] = f(old)` with `f` on bits, an atomic of order `order`; returns `old`
+        /// as a scheduling point. Every shared-memory atomic goes through here (the race
+        /// detector sees it).
         #[inline(always)]
         #[track_caller]
-        pub(super) fn rmw(&self, op: &'static str, i: usize, f: impl FnOnce(u64) -> u64) -> MemOp<T> {
-            let old = self.read(op, i);
-            let bits = old.to_bits64();
-            let new = f(bits);
-            if new != bits {
-                mem::wrote();
-                self.arena.write_bits(self.offset + i * T::BYTES, T::BYTES, new);
-            }
-            MemOp::new(old, op, Space::Shared, i, bits, std::panic::Location::caller())
+        pub(super) fn rmw(&self, op: &'static str, i: usize, order: Order, f: impl FnOnce(u64) -> u64) -> MemOp<T> {
+            let site = std::panic::Location::caller();
+            let bits = self.read_raw(op, i);
+            let access = Access { op, kind: Kind::Rmw, order };
+            race::access(self.race_loc(i), access, site, || {
+                let new = f(bits);
+                if new != bits {
+                    mem::wrote();
+                    self.arena.write_bits(self.offset + i * T::BYTES, T::BYTES, new);
+                }
+                ((), bits)
+            });
+            MemOp::new(T::from_bits64(bits), op, Space::Shared, i, bits, site)
         }
     }
 }
@@ -538,7 +567,7 @@ impl<'w, T: GlobalValue + dev::SharedAsm> SharedSlice<'w, T> {
     #[track_caller]
     pub fn load(&self, i: usize) -> T {
         #[cfg(not(target_arch = "nvptx64"))]
-        return self.read("ld.shared", i);
+        return self.read("ld.shared", i, crate::race::Order::Weak);
         // SAFETY: `addr_of` checked the index.
         #[cfg(target_arch = "nvptx64")]
         return unsafe { T::ld(self.addr_of(i)) };
@@ -549,7 +578,7 @@ impl<'w, T: GlobalValue + dev::SharedAsm> SharedSlice<'w, T> {
     #[track_caller]
     pub fn store(&self, i: usize, value: T) {
         #[cfg(not(target_arch = "nvptx64"))]
-        self.write("st.shared", i, value);
+        self.write("st.shared", i, value, crate::race::Order::Weak);
         // SAFETY: `addr_of` checked the index.
         #[cfg(target_arch = "nvptx64")]
         unsafe {
@@ -564,7 +593,7 @@ impl<'w, T: GlobalValue + dev::SharedAsm> SharedSlice<'w, T> {
     pub fn load_volatile(&self, i: usize) -> Mem<T> {
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            let v = self.read("ld.volatile", i);
+            let v = self.read("ld.volatile.shared", i, crate::race::Order::VOLATILE);
             MemOp::new(v, "ld.volatile", crate::mem::Space::Shared, i, v.to_bits64(), std::panic::Location::caller())
         }
         // SAFETY: `addr_of` checked the index.
@@ -579,7 +608,7 @@ impl<'w, T: GlobalValue + dev::SharedAsm> SharedSlice<'w, T> {
     #[track_caller]
     pub fn atomic_exch(&self, i: usize, value: T) -> Mem<T> {
         #[cfg(not(target_arch = "nvptx64"))]
-        return self.rmw("atom.exch", i, |_| value.to_bits64());
+        return self.rmw("atom.exch", i, crate::race::Order::ATOMIC, |_| value.to_bits64());
         // SAFETY: `addr_of` checked the index.
         #[cfg(target_arch = "nvptx64")]
         return unsafe { <T as dev::SharedAsm>::exch(self.addr_of(i), value) };
@@ -591,7 +620,7 @@ impl<'w, T: GlobalValue + dev::SharedAsm> SharedSlice<'w, T> {
     #[track_caller]
     pub fn atomic_cas(&self, i: usize, compare: T, new: T) -> Mem<T> {
         #[cfg(not(target_arch = "nvptx64"))]
-        return self.rmw("atom.cas", i, |old| if old == compare.to_bits64() { new.to_bits64() } else { old });
+        return self.rmw("atom.cas", i, crate::race::Order::ATOMIC, |old| if old == compare.to_bits64() { new.to_bits64() } else { old });
         // SAFETY: `addr_of` checked the index.
         #[cfg(target_arch = "nvptx64")]
         return unsafe { <T as dev::SharedAsm>::cas(self.addr_of(i), compare, new) };
@@ -605,7 +634,7 @@ impl<'w, T: SharedInt> SharedSlice<'w, T> {
         #[cfg(not(target_arch = "nvptx64"))]
         {
             let _ = name;
-            self.rmw(name, i, |old| int_op(op, T::BYTES, T::SIGNED, old, value.to_bits64()))
+            self.rmw(name, i, crate::race::Order::ATOMIC, |old| int_op(op, T::BYTES, T::SIGNED, old, value.to_bits64()))
         }
         // SAFETY: `addr_of` checked the index.
         #[cfg(target_arch = "nvptx64")]
