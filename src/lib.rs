@@ -134,7 +134,7 @@ macro_rules! __cuda_launch {
 pub mod prelude {
     pub use warp_macros::{warp_kernel, WarpValue};
     pub use warp_runtime::value::{WarpValue, WarpWords};
-    pub use warp_runtime::{BarRed, Dim3, FloatRedux, GlobalSlice, SharedSlice, ShflMode, VoteMode, Warp, FULL_MASK};
+    pub use warp_runtime::{BarRed, Dim3, FloatRedux, GlobalSlice, Scope, Sem, SharedSlice, ShflMode, VoteMode, Warp, FULL_MASK};
     #[cfg(not(target_arch = "nvptx64"))]
     pub use warp_runtime::{Executor, GlobalBuffer, Grid, LaneOrder, Schedule, Target, WarpError};
 }

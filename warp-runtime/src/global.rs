@@ -314,17 +314,24 @@ mod host {
     /// [`to_vec`](GlobalBuffer::to_vec) afterwards.
     pub struct GlobalBuffer<T: GlobalValue> {
         cells: Box<[T::Cell]>,
+        /// The race detector's state of each element.
+        shadow: crate::race::Shadow,
     }
 
     impl<T: GlobalValue> GlobalBuffer<T> {
         /// A buffer holding a copy of `values` (a host-to-device copy).
         pub fn from_slice(values: &[T]) -> GlobalBuffer<T> {
-            GlobalBuffer { cells: values.iter().map(|&v| T::cell(v)).collect() }
+            GlobalBuffer::of(values.iter().map(|&v| T::cell(v)).collect())
         }
 
         /// A buffer of `len` copies of `value`.
         pub fn filled(value: T, len: usize) -> GlobalBuffer<T> {
-            GlobalBuffer { cells: (0..len).map(|_| T::cell(value)).collect() }
+            GlobalBuffer::of((0..len).map(|_| T::cell(value)).collect())
+        }
+
+        fn of(cells: Box<[T::Cell]>) -> GlobalBuffer<T> {
+            let shadow = crate::race::Shadow::new(cells.len());
+            GlobalBuffer { cells, shadow }
         }
 
         /// A buffer of `len` zeros (like `cudaMemset(0)`).
@@ -364,13 +371,13 @@ mod host {
 
         /// The view that kernels index: `Copy`, and shareable between warps and CPU threads.
         pub fn slice(&self) -> GlobalSlice<'_, T> {
-            GlobalSlice { cells: &self.cells }
+            GlobalSlice { cells: &self.cells, shadow: &self.shadow, base: 0 }
         }
     }
 
     impl<T: GlobalValue> Clone for GlobalBuffer<T> {
         fn clone(&self) -> Self {
-            GlobalBuffer { cells: self.cells.iter().map(|c| T::cell(T::load(c))).collect() }
+            GlobalBuffer::of(self.cells.iter().map(|c| T::cell(T::load(c))).collect())
         }
     }
 
@@ -391,9 +398,13 @@ mod host {
     pub struct GlobalSlice<'g, T: GlobalValue> {
         /// One std atomic per element.
         pub(super) cells: &'g [T::Cell],
+        /// The buffer's race-detector state.
+        pub(super) shadow: &'g crate::race::Shadow,
+        /// The index in the buffer of `cells[0]` (a subslice starts inside it).
+        pub(super) base: usize,
     }
 
-    impl<T: GlobalValue> GlobalSlice<'_, T> {
+    impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
         #[inline(always)]
         #[track_caller]
         pub(super) fn at(&self, i: usize) -> &T::Cell {
@@ -401,6 +412,12 @@ mod host {
                 Some(cell) => cell,
                 None => out_of_bounds(i, self.cells.len()),
             }
+        }
+
+        /// The race detector's location of elements `i..i + n` (checked by the caller).
+        #[inline(always)]
+        pub(crate) fn race_loc(&self, i: usize, n: usize) -> crate::race::Loc<'g> {
+            crate::race::Loc { shadow: self.shadow, space: crate::mem::Space::Global, first: self.base + i, units: n, index: i }
         }
     }
 
@@ -525,9 +542,11 @@ macro_rules! access {
 }
 
 /// The one place every host `atom`/`red` on global memory happens: checks the form against the
-/// run's target and the alignment of a vector, applies `f(k, old)` to elements `i..i + N` (each
-/// atomically on its own, as PTX guarantees for vectors), counts a write when one changed, and
-/// returns the old values. `f` must be pure: a contended element may call it again.
+/// run's target and the alignment of a vector, then, inside the race detector's hook (which sees
+/// the mnemonic, `.sem`, `.scope` and the old value of the first element), applies `f(k, old)` to
+/// elements `i..i + N` (each atomically on its own, as PTX guarantees for vectors), counts a write
+/// when one changed, and returns the old values. `f` must be pure: a contended element may call
+/// it again.
 #[cfg(not(target_arch = "nvptx64"))]
 impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
     #[inline(always)]
@@ -535,14 +554,17 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
     pub(crate) fn atom_host<const N: usize>(&self, i: usize, form: crate::atomic::Form, sem: Sem, scope: Scope, f: impl Fn(usize, T) -> T) -> [T; N] {
         let site = std::panic::Location::caller();
         crate::atomic::check_target(form, T::TY, crate::mem::Space::Global, sem, scope, site);
-        let last = self.at(i.saturating_add(N - 1)) as *const T::Cell;
-        // The device address of element `i` is the buffer's (256-byte aligned by `cudaMalloc`)
-        // plus `i` elements; the host cells have the elements' sizes for every vector type.
-        if N > 1 && (self.at(i) as *const T::Cell as usize) % (N * core::mem::size_of::<T::Cell>()) != 0 {
+        // Bounds first (the last element), then alignment: the device address of element `i` is
+        // the buffer's (256-byte aligned by `cudaMalloc`) plus `base + i` elements.
+        let _ = self.at(i.saturating_add(N - 1));
+        if N > 1 && (self.base + i) % N != 0 {
             crate::atomic::misaligned(form, T::TY, crate::mem::Space::Global, sem, scope, i, N * T::BYTES, site);
         }
-        let _ = last;
-        let old: [T; N] = core::array::from_fn(|k| T::rmw(self.at(i + k), sem, |o| f(k, o)));
+        let access = crate::race::Access { op: form.mnemonic(), kind: crate::race::Kind::Rmw, order: crate::race::Order::Strong { sem, scope } };
+        let old: [T; N] = crate::race::access(self.race_loc(i, N), access, site, || {
+            let old: [T; N] = core::array::from_fn(|k| T::rmw(self.at(i + k), sem, |o| f(k, o)));
+            (old, old[0].to_bits64())
+        });
         if (0..N).any(|k| f(k, old[k]).to_bits128() != old[k].to_bits128()) {
             crate::mem::wrote();
         }
@@ -595,7 +617,7 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
             subslice_out_of_bounds(start, len, total);
         }
         #[cfg(not(target_arch = "nvptx64"))]
-        return GlobalSlice { cells: &self.cells[start..start + len] };
+        return GlobalSlice { cells: &self.cells[start..start + len], shadow: self.shadow, base: self.base + start };
         // SAFETY: `start + len <= self.len`, inside the allocation `from_raw_parts` promised.
         #[cfg(target_arch = "nvptx64")]
         return unsafe { GlobalSlice::from_raw_parts(self.ptr.add(start), len) };
@@ -609,7 +631,13 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
     #[inline(always)]
     #[track_caller]
     pub fn load(&self, i: usize) -> T {
-        access!(self, i, |slot| host: T::load(slot), device: slot.read())
+        access!(self, i, |slot| host: {
+            let access = crate::race::Access { op: "ld.global", kind: crate::race::Kind::Load, order: crate::race::Order::Weak };
+            crate::race::access(self.race_loc(i, 1), access, std::panic::Location::caller(), || {
+                let v = T::load(slot);
+                (v, v.to_bits64())
+            })
+        }, device: slot.read())
     }
 
     /// Writes element `i` (`st.global`; a relaxed atomic store on the host).
@@ -624,7 +652,8 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
             if T::load(slot).to_bits64() != value.to_bits64() {
                 crate::mem::wrote();
             }
-            T::store(slot, value)
+            let access = crate::race::Access { op: "st.global", kind: crate::race::Kind::Store, order: crate::race::Order::Weak };
+            crate::race::access(self.race_loc(i, 1), access, std::panic::Location::caller(), || (T::store(slot, value), value.to_bits64()))
         }, device: slot.write(value))
     }
 
@@ -635,8 +664,13 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
     #[track_caller]
     pub fn load_volatile(&self, i: usize) -> Mem<T> {
         access!(self, i, |slot| host: {
-            let v = T::load(slot);
-            crate::mem::MemOp::new(v, "ld.volatile", crate::mem::Space::Global, i, v.to_bits64(), std::panic::Location::caller())
+            let site = std::panic::Location::caller();
+            let access = crate::race::Access { op: "ld.volatile.global", kind: crate::race::Kind::Load, order: crate::race::Order::VOLATILE };
+            let v = crate::race::access(self.race_loc(i, 1), access, site, || {
+                let v = T::load(slot);
+                (v, v.to_bits64())
+            });
+            crate::mem::MemOp::new(v, "ld.volatile", crate::mem::Space::Global, i, v.to_bits64(), site)
         }, device: device::ld_volatile(slot))
     }
 }

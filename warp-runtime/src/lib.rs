@@ -100,6 +100,7 @@ host! {
     pub use grid::{launch, Explored, Grid};
     pub use handle::{Intrinsic, Warp};
     pub use mem::{load_point, LaneFault, LoadPoint, MemOp, Space};
+    pub mod race;
     pub use schedule::Schedule;
     pub use target::{ArchSuffix, ParseTargetError, Target};
 }

@@ -150,6 +150,7 @@ mod host {
 
     use super::*;
     use crate::mem::{self, LaneFault, Space};
+    use crate::race::{self, Access, Kind, Loc, Order};
 
     /// One block's shared memory: static arrays from offset 0, dynamic shared memory from
     /// [`STATIC_SHARED_LIMIT`]. Allocated at the first access (a kernel without shared memory
@@ -165,6 +166,8 @@ mod host {
         static_end: Cell<usize>,
         /// The bytes of dynamic shared memory the launch gives each block.
         dynamic: usize,
+        /// The race detector's state of each 4-byte word.
+        shadow: crate::race::Shadow,
     }
 
     impl Arena {
@@ -175,6 +178,7 @@ mod host {
                 statics: RefCell::new(Vec::new()),
                 static_end: Cell::new(0),
                 dynamic,
+                shadow: crate::race::Shadow::new((STATIC_SHARED_LIMIT + dynamic).div_ceil(4)),
             }
         }
 
@@ -307,33 +311,53 @@ mod host {
             self.offset + i * T::BYTES
         }
 
-        /// Reads element `i`, reporting a read of bytes no thread of the block has written.
+        /// The race detector's location of element `i` (checked by the caller): the 4-byte words
+        /// it covers.
+        #[inline(always)]
+        pub(crate) fn race_loc(&self, i: usize) -> Loc<'w> {
+            let at = self.offset + i * T::BYTES;
+            Loc { shadow: &self.arena.shadow, space: Space::Shared, first: at / 4, units: (at + T::BYTES).div_ceil(4) - at / 4, index: i }
+        }
+
+        /// Element `i`'s bits, reporting a read of bytes no thread of the block has written.
         #[inline(always)]
         #[track_caller]
-        pub(super) fn read(&self, op: &'static str, i: usize) -> T {
+        fn read_raw(&self, op: &'static str, i: usize) -> u128 {
             let at = self.offset_of(op, i);
             if !self.arena.is_written(at, T::BYTES) {
                 mem::fault(LaneFault::SharedUninitialized { op, index: i, declared: self.decl, site: std::panic::Location::caller() });
             }
-            T::from_bits128(self.arena.read_bits(at, T::BYTES))
+            self.arena.read_bits(at, T::BYTES)
         }
 
+        /// Reads element `i` with a load of order `order`.
         #[inline(always)]
         #[track_caller]
-        pub(super) fn write(&self, op: &'static str, i: usize, value: T) {
+        pub(super) fn read(&self, op: &'static str, i: usize, order: Order) -> T {
+            let bits = self.read_raw(op, i);
+            let access = Access { op, kind: Kind::Load, order };
+            race::access(self.race_loc(i), access, std::panic::Location::caller(), || (T::from_bits128(bits), bits as u64))
+        }
+
+        /// Writes element `i` with a store of order `order`.
+        #[inline(always)]
+        #[track_caller]
+        pub(super) fn write(&self, op: &'static str, i: usize, value: T, order: Order) {
             let at = self.offset_of(op, i);
             let bits = value.to_bits128();
             if !self.arena.is_written(at, T::BYTES) || self.arena.read_bits(at, T::BYTES) != bits {
                 mem::wrote();
             }
-            self.arena.write_bits(at, T::BYTES, bits);
+            let access = Access { op, kind: Kind::Store, order };
+            race::access(self.race_loc(i), access, std::panic::Location::caller(), || (self.arena.write_bits(at, T::BYTES, bits), bits as u64));
         }
 
         /// The one place every host `atom`/`red` on shared memory happens: checks the form
-        /// against the run's target, reads element `i` (reporting uninitialized memory), writes
-        /// `f(0, old)` and counts the write when it changed. The block's memory lives on this
-        /// thread, so the read and the write are one step. `N` is 1: PTX has no vector `atom`
-        /// on shared memory.
+        /// against the run's target, reads element `i` (reporting uninitialized memory), and,
+        /// inside the race detector's hook (which sees the mnemonic, `.sem`, `.scope` and the old
+        /// value), writes `f(0, old)`, counting the write when it changed. The block's memory
+        /// lives on this thread, so the read and the write are one step. `N` is 1: PTX has no
+        /// vector `atom` on shared memory.
         #[inline(always)]
         #[track_caller]
         pub(crate) fn atom_host<const N: usize>(
@@ -346,14 +370,19 @@ mod host {
         ) -> [T; N] {
             let site = std::panic::Location::caller();
             crate::atomic::check_target(form, T::TY, Space::Shared, sem, scope, site);
+            let op = form.mnemonic();
             core::array::from_fn(|k| {
-                let old = self.read(form.mnemonic(), i + k);
-                let new = f(k, old).to_bits128();
-                if new != old.to_bits128() {
-                    mem::wrote();
-                    self.arena.write_bits(self.offset + (i + k) * T::BYTES, T::BYTES, new);
-                }
-                old
+                let bits = self.read_raw(op, i + k);
+                let access = Access { op, kind: Kind::Rmw, order: Order::Strong { sem, scope } };
+                race::access(self.race_loc(i + k), access, site, || {
+                    let old = T::from_bits128(bits);
+                    let new = f(k, old).to_bits128();
+                    if new != bits {
+                        mem::wrote();
+                        self.arena.write_bits(self.offset + (i + k) * T::BYTES, T::BYTES, new);
+                    }
+                    (old, bits as u64)
+                })
             })
         }
     }
@@ -513,7 +542,7 @@ impl<'w, T: GlobalValue + dev::SharedAsm> SharedSlice<'w, T> {
     #[track_caller]
     pub fn load(&self, i: usize) -> T {
         #[cfg(not(target_arch = "nvptx64"))]
-        return self.read("ld.shared", i);
+        return self.read("ld.shared", i, crate::race::Order::Weak);
         // SAFETY: `addr_of` checked the index.
         #[cfg(target_arch = "nvptx64")]
         return unsafe { T::ld(self.addr_of(i)) };
@@ -524,7 +553,7 @@ impl<'w, T: GlobalValue + dev::SharedAsm> SharedSlice<'w, T> {
     #[track_caller]
     pub fn store(&self, i: usize, value: T) {
         #[cfg(not(target_arch = "nvptx64"))]
-        self.write("st.shared", i, value);
+        self.write("st.shared", i, value, crate::race::Order::Weak);
         // SAFETY: `addr_of` checked the index.
         #[cfg(target_arch = "nvptx64")]
         unsafe {
@@ -539,7 +568,7 @@ impl<'w, T: GlobalValue + dev::SharedAsm> SharedSlice<'w, T> {
     pub fn load_volatile(&self, i: usize) -> Mem<T> {
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            let v = self.read("ld.volatile", i);
+            let v = self.read("ld.volatile.shared", i, crate::race::Order::VOLATILE);
             MemOp::new(v, "ld.volatile", crate::mem::Space::Shared, i, v.to_bits64(), std::panic::Location::caller())
         }
         // SAFETY: `addr_of` checked the index.
