@@ -22,10 +22,14 @@
 //! takes part. To add a kernel: add a [`Kind`], its parameters in [`Kind::params`], a generator in
 //! [`gen_case`] and its CPU run in [`cpu`].
 //!
+//! Then every `atom`/`red` form ([`atomics`]): each (space, type, operation) with all 16
+//! `.sem`/`.scope` pairs, random and edge operands, compared bitwise.
+//!
 //! After the instructions, every example kernel (`examples/*.rs`, `#[warp_kernel(entry)]`) runs on
 //! random grids on the GPU and in the CPU runtime, and every global buffer is compared: see
 //! [`examples`]. To add one: an `Ex` variant there, with its generator, CPU run and name.
 
+mod atomics;
 mod examples;
 mod rng;
 
@@ -1128,6 +1132,17 @@ fn main() -> ExitCode {
     rows.extend(example_rows);
     failed_launch |= example_failed;
 
+    // atom/red: every form on global and shared memory, every .sem/.scope pair.
+    let (atom_rows, atom_failed) = atomics::run(
+        examples::Side::Both(&gpu.sm90),
+        seed,
+        scale,
+        show,
+        FLIP.load(std::sync::atomic::Ordering::Relaxed),
+    );
+    rows.extend(atom_rows);
+    failed_launch |= atom_failed;
+
     // f32 redux: sm_90 has no redux.sync.f32; the native instruction is checked on the CPU only.
     for q in 0..8u32 {
         let fq = FloatRedux {
@@ -1239,7 +1254,8 @@ fn cpu_only(seed: u64, scale: usize) -> ExitCode {
             }
         }
     }
-    let (example_rows, _) = examples::run(examples::Side::Cpu, seed, scale, 3, false);
+    let (mut example_rows, _) = examples::run(examples::Side::Cpu, seed, scale, 3, false);
+    example_rows.extend(atomics::run(examples::Side::Cpu, seed, scale, 3, false).0);
     for r in &example_rows {
         total += r.cases;
         bad += r.disagree;

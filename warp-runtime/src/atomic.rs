@@ -484,6 +484,7 @@ mod device {
     use core::arch::asm;
 
     /// A `.cluster` scope on a target without clusters (below sm_90): `trap`.
+    #[cfg(not(target_feature = "sm_90"))]
     #[cold]
     #[inline(never)]
     pub(crate) fn no_cluster() -> ! {
@@ -542,50 +543,50 @@ mod device {
         };
     }
 
-    /// `atom{q}.<space>.<opty> d, [a], b`.
+    /// `atom{q}.<space>.<op>.<ty> d, [a], b`.
     macro_rules! a1 {
-        ($q:literal, $sp:expr, $opty:literal, $reg:ident, $t:ty, $a:expr, $b:expr) => {{
+        ($q:literal, $sp:expr, $op:literal, $ty:literal, $reg:ident, $t:ty, $a:expr, $b:expr) => {{
             let d: $t;
             match $sp {
                 Sp::Global => asm!(
                     "{{", ".reg .b64 %ga;", "cvta.to.global.u64 %ga, {a};",
-                    concat!("atom", $q, ".global.", $opty, " {d}, [%ga], {b};"), "}}",
+                    concat!("atom", $q, ".global.", $op, ".", $ty, " {d}, [%ga], {b};"), "}}",
                     a = in(reg64) $a, b = in($reg) $b, d = out($reg) d, options(nostack)),
                 Sp::Shared => asm!(
-                    concat!("atom", $q, ".shared.", $opty, " {d}, [{a}], {b};"),
+                    concat!("atom", $q, ".shared.", $op, ".", $ty, " {d}, [{a}], {b};"),
                     a = in(reg64) $a, b = in($reg) $b, d = out($reg) d, options(nostack)),
             }
             d
         }};
     }
 
-    /// `atom{q}.<space>.<opty> d, [a], b, c`.
+    /// `atom{q}.<space>.<op>.<ty> d, [a], b, c`.
     macro_rules! a2 {
-        ($q:literal, $sp:expr, $opty:literal, $reg:ident, $t:ty, $a:expr, $b:expr, $c:expr) => {{
+        ($q:literal, $sp:expr, $op:literal, $ty:literal, $reg:ident, $t:ty, $a:expr, $b:expr, $c:expr) => {{
             let d: $t;
             match $sp {
                 Sp::Global => asm!(
                     "{{", ".reg .b64 %ga;", "cvta.to.global.u64 %ga, {a};",
-                    concat!("atom", $q, ".global.", $opty, " {d}, [%ga], {b}, {c};"), "}}",
+                    concat!("atom", $q, ".global.", $op, ".", $ty, " {d}, [%ga], {b}, {c};"), "}}",
                     a = in(reg64) $a, b = in($reg) $b, c = in($reg) $c, d = out($reg) d, options(nostack)),
                 Sp::Shared => asm!(
-                    concat!("atom", $q, ".shared.", $opty, " {d}, [{a}], {b}, {c};"),
+                    concat!("atom", $q, ".shared.", $op, ".", $ty, " {d}, [{a}], {b}, {c};"),
                     a = in(reg64) $a, b = in($reg) $b, c = in($reg) $c, d = out($reg) d, options(nostack)),
             }
             d
         }};
     }
 
-    /// `red{q}.<space>.<opty> [a], b`.
+    /// `red{q}.<space>.<op>.<ty> [a], b`.
     macro_rules! r1 {
-        ($q:literal, $sp:expr, $opty:literal, $reg:ident, $a:expr, $b:expr) => {
+        ($q:literal, $sp:expr, $op:literal, $ty:literal, $reg:ident, $a:expr, $b:expr) => {
             match $sp {
                 Sp::Global => asm!(
                     "{{", ".reg .b64 %ga;", "cvta.to.global.u64 %ga, {a};",
-                    concat!("red", $q, ".global.", $opty, " [%ga], {b};"), "}}",
+                    concat!("red", $q, ".global.", $op, ".", $ty, " [%ga], {b};"), "}}",
                     a = in(reg64) $a, b = in($reg) $b, options(nostack)),
                 Sp::Shared => asm!(
-                    concat!("red", $q, ".shared.", $opty, " [{a}], {b};"),
+                    concat!("red", $q, ".shared.", $op, ".", $ty, " [{a}], {b};"),
                     a = in(reg64) $a, b = in($reg) $b, options(nostack)),
             }
         };
@@ -727,12 +728,12 @@ mod device {
                 #[inline(always)]
                 unsafe fn atom_add(sp: Sp, a: u64, v: $t, sem: Sem, scope: Scope) -> $t {
                     let b = v.to_reg();
-                    <$t>::from_reg(sem_scope!(sem, scope, a1!(sp, concat!("add.", $ty), $reg, <$t as RegBits>::B, a, b)))
+                    <$t>::from_reg(sem_scope!(sem, scope, a1!(sp, "add", $ty, $reg, <$t as RegBits>::B, a, b)))
                 }
                 #[inline(always)]
                 unsafe fn red_add(sp: Sp, a: u64, v: $t, sem: RedSem, scope: Scope) {
                     let b = v.to_reg();
-                    red_scope!(sem, scope, r1!(sp, concat!("add.", $ty), $reg, a, b))
+                    red_scope!(sem, scope, r1!(sp, "add", $ty, $reg, a, b))
                 }
             }
         )*};
@@ -757,54 +758,54 @@ mod device {
                 #[inline(always)]
                 unsafe fn atom_min(sp: Sp, a: u64, v: $t, sem: Sem, scope: Scope) -> $t {
                     let b = v.to_reg();
-                    <$t>::from_reg(sem_scope!(sem, scope, a1!(sp, concat!("min.", $ty), $reg, <$t as RegBits>::B, a, b)))
+                    <$t>::from_reg(sem_scope!(sem, scope, a1!(sp, "min", $ty, $reg, <$t as RegBits>::B, a, b)))
                 }
                 #[inline(always)]
                 unsafe fn atom_max(sp: Sp, a: u64, v: $t, sem: Sem, scope: Scope) -> $t {
                     let b = v.to_reg();
-                    <$t>::from_reg(sem_scope!(sem, scope, a1!(sp, concat!("max.", $ty), $reg, <$t as RegBits>::B, a, b)))
+                    <$t>::from_reg(sem_scope!(sem, scope, a1!(sp, "max", $ty, $reg, <$t as RegBits>::B, a, b)))
                 }
                 #[inline(always)]
                 unsafe fn red_min(sp: Sp, a: u64, v: $t, sem: RedSem, scope: Scope) {
                     let b = v.to_reg();
-                    red_scope!(sem, scope, r1!(sp, concat!("min.", $ty), $reg, a, b))
+                    red_scope!(sem, scope, r1!(sp, "min", $ty, $reg, a, b))
                 }
                 #[inline(always)]
                 unsafe fn red_max(sp: Sp, a: u64, v: $t, sem: RedSem, scope: Scope) {
                     let b = v.to_reg();
-                    red_scope!(sem, scope, r1!(sp, concat!("max.", $ty), $reg, a, b))
+                    red_scope!(sem, scope, r1!(sp, "max", $ty, $reg, a, b))
                 }
             }
             impl AtomicBits for $t {
                 #[inline(always)]
                 unsafe fn atom_and(sp: Sp, a: u64, v: $t, sem: Sem, scope: Scope) -> $t {
                     let b = v.to_reg();
-                    <$t>::from_reg(sem_scope!(sem, scope, a1!(sp, concat!("and.", $bits), $reg, <$t as RegBits>::B, a, b)))
+                    <$t>::from_reg(sem_scope!(sem, scope, a1!(sp, "and", $bits, $reg, <$t as RegBits>::B, a, b)))
                 }
                 #[inline(always)]
                 unsafe fn atom_or(sp: Sp, a: u64, v: $t, sem: Sem, scope: Scope) -> $t {
                     let b = v.to_reg();
-                    <$t>::from_reg(sem_scope!(sem, scope, a1!(sp, concat!("or.", $bits), $reg, <$t as RegBits>::B, a, b)))
+                    <$t>::from_reg(sem_scope!(sem, scope, a1!(sp, "or", $bits, $reg, <$t as RegBits>::B, a, b)))
                 }
                 #[inline(always)]
                 unsafe fn atom_xor(sp: Sp, a: u64, v: $t, sem: Sem, scope: Scope) -> $t {
                     let b = v.to_reg();
-                    <$t>::from_reg(sem_scope!(sem, scope, a1!(sp, concat!("xor.", $bits), $reg, <$t as RegBits>::B, a, b)))
+                    <$t>::from_reg(sem_scope!(sem, scope, a1!(sp, "xor", $bits, $reg, <$t as RegBits>::B, a, b)))
                 }
                 #[inline(always)]
                 unsafe fn red_and(sp: Sp, a: u64, v: $t, sem: RedSem, scope: Scope) {
                     let b = v.to_reg();
-                    red_scope!(sem, scope, r1!(sp, concat!("and.", $bits), $reg, a, b))
+                    red_scope!(sem, scope, r1!(sp, "and", $bits, $reg, a, b))
                 }
                 #[inline(always)]
                 unsafe fn red_or(sp: Sp, a: u64, v: $t, sem: RedSem, scope: Scope) {
                     let b = v.to_reg();
-                    red_scope!(sem, scope, r1!(sp, concat!("or.", $bits), $reg, a, b))
+                    red_scope!(sem, scope, r1!(sp, "or", $bits, $reg, a, b))
                 }
                 #[inline(always)]
                 unsafe fn red_xor(sp: Sp, a: u64, v: $t, sem: RedSem, scope: Scope) {
                     let b = v.to_reg();
-                    red_scope!(sem, scope, r1!(sp, concat!("xor.", $bits), $reg, a, b))
+                    red_scope!(sem, scope, r1!(sp, "xor", $bits, $reg, a, b))
                 }
             }
         )*};
@@ -820,19 +821,19 @@ mod device {
     impl AtomicIncDec for u32 {
         #[inline(always)]
         unsafe fn atom_inc(sp: Sp, a: u64, v: u32, sem: Sem, scope: Scope) -> u32 {
-            sem_scope!(sem, scope, a1!(sp, "inc.u32", reg32, u32, a, v))
+            sem_scope!(sem, scope, a1!(sp, "inc", "u32", reg32, u32, a, v))
         }
         #[inline(always)]
         unsafe fn atom_dec(sp: Sp, a: u64, v: u32, sem: Sem, scope: Scope) -> u32 {
-            sem_scope!(sem, scope, a1!(sp, "dec.u32", reg32, u32, a, v))
+            sem_scope!(sem, scope, a1!(sp, "dec", "u32", reg32, u32, a, v))
         }
         #[inline(always)]
         unsafe fn red_inc(sp: Sp, a: u64, v: u32, sem: RedSem, scope: Scope) {
-            red_scope!(sem, scope, r1!(sp, "inc.u32", reg32, a, v))
+            red_scope!(sem, scope, r1!(sp, "inc", "u32", reg32, a, v))
         }
         #[inline(always)]
         unsafe fn red_dec(sp: Sp, a: u64, v: u32, sem: RedSem, scope: Scope) {
-            red_scope!(sem, scope, r1!(sp, "dec.u32", reg32, a, v))
+            red_scope!(sem, scope, r1!(sp, "dec", "u32", reg32, a, v))
         }
     }
 
@@ -843,7 +844,7 @@ mod device {
                 #[inline(always)]
                 unsafe fn atom_cas(sp: Sp, a: u64, compare: $t, new: $t, sem: Sem, scope: Scope) -> $t {
                     let (b, c) = (compare.to_reg(), new.to_reg());
-                    <$t>::from_reg(sem_scope!(sem, scope, a2!(sp, concat!("cas.", $bits), $reg, <$t as RegBits>::B, a, b, c)))
+                    <$t>::from_reg(sem_scope!(sem, scope, a2!(sp, "cas", $bits, $reg, <$t as RegBits>::B, a, b, c)))
                 }
             }
         )*};
@@ -852,7 +853,7 @@ mod device {
                 #[inline(always)]
                 unsafe fn atom_exch(sp: Sp, a: u64, v: $t, sem: Sem, scope: Scope) -> $t {
                     let b = v.to_reg();
-                    <$t>::from_reg(sem_scope!(sem, scope, a1!(sp, concat!("exch.", $bits), $reg, <$t as RegBits>::B, a, b)))
+                    <$t>::from_reg(sem_scope!(sem, scope, a1!(sp, "exch", $bits, $reg, <$t as RegBits>::B, a, b)))
                 }
             }
         };
@@ -1038,11 +1039,14 @@ macro_rules! one_operand_methods {
     ($slice:ident, $space:literal, $Space:ident: $(
         $tr:ident, $op:ident, $atomic:ident, $atomic_with:ident, $red:ident, $red_with:ident, $dev_atom:ident, $dev_red:ident, $formula:literal;
     )*) => {$(
-        impl<'s, T: $crate::atomic::$tr> $slice<'s, T> {
+        impl<'s, T: $crate::global::GlobalValue> $slice<'s, T> {
             #[doc = concat!("`atom.", $space, ".", stringify!($op), "` (no `.sem`/`.scope`: `.relaxed`, `.gpu`): ", $formula, "; returns the old value.")]
             #[inline(always)]
             #[track_caller]
-            pub fn $atomic(&self, i: usize, value: T) -> $crate::shared::Mem<T> {
+            pub fn $atomic(&self, i: usize, value: T) -> $crate::shared::Mem<T>
+            where
+                T: $crate::atomic::$tr,
+            {
                 self.$atomic_with(i, value, $crate::sem::Sem::Relaxed, $crate::sem::Scope::Gpu)
             }
 
@@ -1051,7 +1055,10 @@ macro_rules! one_operand_methods {
             #[doc = "`sem` and `scope` become the instruction's qualifiers (see [`crate::atomic`])."]
             #[inline(always)]
             #[track_caller]
-            pub fn $atomic_with(&self, i: usize, value: T, sem: $crate::sem::Sem, scope: $crate::sem::Scope) -> $crate::shared::Mem<T> {
+            pub fn $atomic_with(&self, i: usize, value: T, sem: $crate::sem::Sem, scope: $crate::sem::Scope) -> $crate::shared::Mem<T>
+            where
+                T: $crate::atomic::$tr,
+            {
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
                     let op = $crate::semantics::atom::AtomOp::$op;
@@ -1069,14 +1076,20 @@ macro_rules! one_operand_methods {
             #[doc = concat!("`red.", $space, ".", stringify!($op), "` (`.relaxed`, `.gpu`): ", $formula, ", returning nothing (a scheduling point on the host).")]
             #[inline(always)]
             #[track_caller]
-            pub fn $red(&self, i: usize, value: T) -> $crate::shared::Mem<()> {
+            pub fn $red(&self, i: usize, value: T) -> $crate::shared::Mem<()>
+            where
+                T: $crate::atomic::$tr,
+            {
                 self.$red_with(i, value, $crate::atomic::RedSem::Relaxed, $crate::sem::Scope::Gpu)
             }
 
             #[doc = concat!("`red{.sem}{.scope}.", $space, ".", stringify!($op), "`: ", $formula, ". `red` takes only `.relaxed` or `.release` ([`RedSem`](crate::atomic::RedSem)).")]
             #[inline(always)]
             #[track_caller]
-            pub fn $red_with(&self, i: usize, value: T, sem: $crate::atomic::RedSem, scope: $crate::sem::Scope) -> $crate::shared::Mem<()> {
+            pub fn $red_with(&self, i: usize, value: T, sem: $crate::atomic::RedSem, scope: $crate::sem::Scope) -> $crate::shared::Mem<()>
+            where
+                T: $crate::atomic::$tr,
+            {
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
                     let op = $crate::semantics::atom::AtomOp::$op;
@@ -1098,18 +1111,24 @@ pub(crate) use one_operand_methods;
 /// `atomic_exch`/`atomic_cas` and their `_with` forms for `$slice` (see [`one_operand_methods`]).
 macro_rules! exch_cas_methods {
     ($slice:ident, $space:literal, $Space:ident) => {
-        impl<'s, T: $crate::atomic::AtomicExch> $slice<'s, T> {
+        impl<'s, T: $crate::global::GlobalValue> $slice<'s, T> {
             #[doc = concat!("`atom.", $space, ".exch`: stores `value` and returns the old value.")]
             #[inline(always)]
             #[track_caller]
-            pub fn atomic_exch(&self, i: usize, value: T) -> $crate::shared::Mem<T> {
+            pub fn atomic_exch(&self, i: usize, value: T) -> $crate::shared::Mem<T>
+            where
+                T: $crate::atomic::AtomicExch,
+            {
                 self.atomic_exch_with(i, value, $crate::sem::Sem::Relaxed, $crate::sem::Scope::Gpu)
             }
 
             #[doc = concat!("`atom{.sem}{.scope}.", $space, ".exch` (`.b32`, `.b64`, `.b128`): stores `value` and returns the old value.")]
             #[inline(always)]
             #[track_caller]
-            pub fn atomic_exch_with(&self, i: usize, value: T, sem: $crate::sem::Sem, scope: $crate::sem::Scope) -> $crate::shared::Mem<T> {
+            pub fn atomic_exch_with(&self, i: usize, value: T, sem: $crate::sem::Sem, scope: $crate::sem::Scope) -> $crate::shared::Mem<T>
+            where
+                T: $crate::atomic::AtomicExch,
+            {
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
                     let form = $crate::atomic::Form::atom($crate::semantics::atom::AtomOp::Exch);
@@ -1124,18 +1143,24 @@ macro_rules! exch_cas_methods {
             }
         }
 
-        impl<'s, T: $crate::atomic::AtomicCas> $slice<'s, T> {
+        impl<'s, T: $crate::global::GlobalValue> $slice<'s, T> {
             #[doc = concat!("`atom.", $space, ".cas`: `a[i] = (a[i] == compare) ? new : a[i]`, comparing bit patterns (so for floats `-0.0 != 0.0` and a NaN equals itself); returns the old value (equal to `compare`, bitwise, exactly when the swap happened).")]
             #[inline(always)]
             #[track_caller]
-            pub fn atomic_cas(&self, i: usize, compare: T, new: T) -> $crate::shared::Mem<T> {
+            pub fn atomic_cas(&self, i: usize, compare: T, new: T) -> $crate::shared::Mem<T>
+            where
+                T: $crate::atomic::AtomicCas,
+            {
                 self.atomic_cas_with(i, compare, new, $crate::sem::Sem::Relaxed, $crate::sem::Scope::Gpu)
             }
 
             #[doc = concat!("`atom{.sem}{.scope}.", $space, ".cas` (`.b16`, `.b32`, `.b64`, `.b128`): `cas(r,s,t) = (r == s) ? t : r` on bit patterns; returns the old value.")]
             #[inline(always)]
             #[track_caller]
-            pub fn atomic_cas_with(&self, i: usize, compare: T, new: T, sem: $crate::sem::Sem, scope: $crate::sem::Scope) -> $crate::shared::Mem<T> {
+            pub fn atomic_cas_with(&self, i: usize, compare: T, new: T, sem: $crate::sem::Sem, scope: $crate::sem::Scope) -> $crate::shared::Mem<T>
+            where
+                T: $crate::atomic::AtomicCas,
+            {
                 #[cfg(not(target_arch = "nvptx64"))]
                 {
                     let op = $crate::semantics::atom::AtomOp::Cas;

@@ -996,6 +996,7 @@ fn check_instruction_counts(
                 && !conformance_kernels().iter().any(|(c, _)| c == *k)
                 && !EXAMPLE_KERNELS.contains(&k.as_str())
                 && !BENCH_KERNELS.contains(&k.as_str())
+                && !k.starts_with("conf_atom_")
         })
         .collect();
     if !unknown.is_empty() {
