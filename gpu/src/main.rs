@@ -1255,7 +1255,9 @@ fn cpu_only(seed: u64, scale: usize) -> ExitCode {
         }
     }
     let (mut example_rows, _) = examples::run(examples::Side::Cpu, seed, scale, 3, false);
-    example_rows.extend(atomics::run(examples::Side::Cpu, seed, scale, 3, false).0);
+    let (atom_rows, _) = atomics::run(examples::Side::Cpu, seed, scale, 3, false);
+    println!("cpu-only: atom/red: {} rows, {} cases", atom_rows.len(), atom_rows.iter().map(|r| r.cases).sum::<usize>());
+    example_rows.extend(atom_rows);
     for r in &example_rows {
         total += r.cases;
         bad += r.disagree;
@@ -1263,7 +1265,7 @@ fn cpu_only(seed: u64, scale: usize) -> ExitCode {
             println!("{} ({}): the CPU runtime rejects a generated case:\n{s}", r.name, r.kernel);
         }
     }
-    println!("cpu-only: {total} cases generated ({} of them example grids), {bad} rejected by the CPU runtime", example_rows.iter().map(|r| r.cases).sum::<usize>());
+    println!("cpu-only: {total} cases generated ({} of them example grids and atom/red elements), {bad} rejected by the CPU runtime", example_rows.iter().map(|r| r.cases).sum::<usize>());
     if bad == 0 {
         ExitCode::SUCCESS
     } else {

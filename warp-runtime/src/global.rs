@@ -47,30 +47,27 @@
 //! cas(r,s,t) = (r == s) ? t : r;
 //! ```
 //!
-//! | method | types | PTX instruction |
-//! |---|---|---|
-//! | [`atomic_add`](GlobalSlice::atomic_add) | `u32`, `i32`, `u64`, `i64`, `f32`, `f64` | `atom.global.add.{u32,s32,u64,u64,f32,f64}` (wrapping for integers) |
-//! | [`atomic_min`](GlobalSlice::atomic_min), [`atomic_max`](GlobalSlice::atomic_max) | `u32`, `i32`, `u64`, `i64` | `atom.global.{min,max}.{u32,s32,u64,s64}` |
-//! | [`atomic_and`](GlobalSlice::atomic_and), [`atomic_or`](GlobalSlice::atomic_or), [`atomic_xor`](GlobalSlice::atomic_xor) | `u32`, `i32`, `u64`, `i64` | `atom.global.{and,or,xor}.{b32,b64}` |
-//! | [`atomic_inc`](GlobalSlice::atomic_inc), [`atomic_dec`](GlobalSlice::atomic_dec) | `u32` | `atom.global.{inc,dec}.u32` |
-//! | [`atomic_exch`](GlobalSlice::atomic_exch) | all six | `atom.global.exch.{b32,b64}` |
-//! | [`atomic_cas`](GlobalSlice::atomic_cas) | all six | `atom.global.cas.{b32,b64}`: compares **bit patterns** (so for floats `-0.0 != 0.0` and a NaN equals itself) |
-//!
-//! `atomic_add` on `f32` rounds to nearest even and, as the PTX ISA says of the global-memory
-//! instruction, "flushes subnormal inputs and results to sign-preserving zero"; the host does the
-//! same, and, as measured on an H100, gives the canonical NaN `0x7fffffff` for every NaN result
-//! (the `f64` NaN payload is not yet checked against hardware). `i64` addition uses `atom.add.u64`: two's-complement addition is the same operation.
+//! Every operation of `atom` and `red` is here, for every element type the spec allows, with
+//! `.sem`/`.scope` forms (`atomic_add_with`), `red` forms (`red_add`, `red_add_with`) and, on
+//! global memory only, the vector forms (`atomic_add_vec`): see [`crate::atomic`] for the table of
+//! operations and types, the targets each needs, and the qualifiers; the results are
+//! [`crate::semantics::atom`]'s. `atomic_add` on `f32` rounds to nearest even and, as the PTX ISA
+//! says of the global-memory instruction, "flushes subnormal inputs and results to sign-preserving
+//! zero"; the host does the same, and, as measured on an H100, gives the canonical NaN
+//! `0x7fffffff` for every NaN result. An `f64` add with a NaN returns operand `b`'s NaN unchanged
+//! (H100). `i64` addition uses `atom.add.u64`: two's-complement addition is the same operation.
 //!
 //! Using one type for bits that another type wrote (a `u32` buffer read as `f32`) is not offered:
 //! a buffer has one element type, like a typed device pointer.
 //!
 //! # Ordering and concurrency
 //!
-//! None of the atomics specifies `.sem` or `.scope`, so each is `.relaxed` at `.gpu` scope: atomic
-//! with respect to every other atomic on the element, with no ordering of other memory accesses. On
-//! the host each element is a `std::sync::atomic` integer and every access, plain `load`/`store`
-//! included, uses [`Ordering::Relaxed`](core::sync::atomic::Ordering::Relaxed), the C++/Rust
-//! counterpart of PTX `.relaxed`. That makes a buffer safe to share between warps that run on
+//! The plain atomics specify no `.sem` or `.scope`, so each is `.relaxed` at `.gpu` scope: atomic
+//! with respect to every other atomic on the element, with no ordering of other memory accesses;
+//! the `_with` forms take both. On the host each element is a `std::sync::atomic` integer (a
+//! sequence lock for `u128`); plain `load`/`store` use
+//! [`Ordering::Relaxed`](core::sync::atomic::Ordering::Relaxed), the C++/Rust counterpart of PTX
+//! `.relaxed`, and an atomic the Rust ordering of its `.sem`. That makes a buffer safe to share between warps that run on
 //! different OS threads (see [`Grid::cpu_threads`](crate::grid::Grid::cpu_threads)): two warps
 //! storing to one element is not a Rust data race, although on a GPU two plain accesses to one
 //! location from different threads, one of them a write, are a data race under the PTX memory
