@@ -76,6 +76,8 @@ pub const MEMORY: &[&str] = &[
     "atomic_exch",
     "atomic_cas",
     "load_volatile",
+    "load_relaxed",
+    "load_acquire",
 ];
 
 /// Plain loads: a scheduling point every so many on the host (`load_point`), so that a lane

@@ -68,6 +68,8 @@ pub mod shared;
 pub use shared::{Mem, SharedInt, SharedSlice};
 pub mod sem;
 pub use sem::{Scope, Sem};
+pub mod ordered;
+pub use ordered::FenceSem;
 
 macro_rules! host {
     ($($item:item)*) => {$( #[cfg(not(target_arch = "nvptx64"))] $item )*};
@@ -90,7 +92,7 @@ host! {
     pub mod unawaited;
     mod warp;
 
-    pub use error::{BarrierRule, BlockReport, Conflict, LaneSet, LaneState, MemWait, Report, ShflFault, Site, Unawaited, WaitEdge, WarpError};
+    pub use error::{BarrierRule, BlockReport, Conflict, LaneSet, LaneState, MemWait, Race, RaceAccess, RaceKind, Report, ShflFault, Site, Unawaited, WaitEdge, WarpError};
     pub use call::{call, Call};
     pub use exec::{Executor, LaneOrder, DEFAULT_TIME_LIMIT, DEFAULT_WARP_SPIN_LIMIT};
     pub use footprint::{warp_footprint, Footprint};

@@ -127,6 +127,18 @@ pub enum LaneFault {
         /// Where the read was made.
         site: Site,
     },
+    /// A memory instruction (an ordered load or store, a fence) that the run's target does not
+    /// have.
+    Unsupported {
+        /// The instruction (`ld.acquire.gpu.global`, `fence.sc.cluster`, ...).
+        op: &'static str,
+        /// The lowest target that has it.
+        min: &'static str,
+        /// The run's target.
+        target: crate::target::Target,
+        /// Where it was executed.
+        site: Site,
+    },
     /// A view of dynamic shared memory that does not fit what the launch provides, or is not
     /// aligned for its element type; or static shared arrays larger than a block may have.
     SharedLayout {
@@ -149,6 +161,9 @@ impl fmt::Display for LaneFault {
                 "`{op}` at {site} reads element {index} of the shared array declared at {declared}, which no thread of the block has written: shared memory is uninitialized when a block starts"
             ),
             LaneFault::SharedLayout { what, site } => write!(f, "{what} (at {site})"),
+            LaneFault::Unsupported { op, min, target, site } => {
+                write!(f, "`{op}` at {site} is not available on {target}: it requires {min} or higher")
+            }
         }
     }
 }
