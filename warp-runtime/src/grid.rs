@@ -391,7 +391,7 @@ impl Grid {
     ///     grid.run(async |w: &Warp<'_>| {
     ///         if w.lane_id() == 0 {
     ///             let seen = c.load_volatile(0).await;
-    ///             c.store(0, seen + 1);
+    ///             c.store_volatile(0, seen + 1);
     ///         }
     ///     })
     ///     .map_err(|e| e.to_string())?;

@@ -605,25 +605,27 @@ const PAGE: usize = 256;
 
 /// The shadow state of one buffer (global) or one block's shared memory.
 pub(crate) struct Shadow {
-    pages: Box<[OnceLock<Box<[Unit]>>]>,
+    units: usize,
+    pages: OnceLock<Box<[OnceLock<Box<[Unit]>>]>>,
 }
 
 impl Shadow {
-    /// The shadow of `units` units (global: elements; shared: 4-byte words). Allocates only the
-    /// pages accesses reach, when the detector records them.
-    pub(crate) fn new(units: usize) -> Shadow {
-        Shadow { pages: (0..units.div_ceil(PAGE)).map(|_| OnceLock::new()).collect() }
+    /// The shadow of `units` units (global: elements; shared: 4-byte words). Allocates nothing
+    /// until the detector records an access, and then only the pages accesses reach.
+    pub(crate) const fn new(units: usize) -> Shadow {
+        Shadow { units, pages: OnceLock::new() }
     }
 
     fn unit(&self, u: usize) -> Option<&Unit> {
-        let page = self.pages.get(u / PAGE)?;
+        let pages = self.pages.get_or_init(|| (0..self.units.div_ceil(PAGE)).map(|_| OnceLock::new()).collect());
+        let page = pages.get(u / PAGE)?;
         let units = page.get_or_init(|| (0..PAGE).map(|_| Unit { lock: AtomicBool::new(false), state: UnsafeCell::new(UnitState::default()) }).collect());
         units.get(u % PAGE)
     }
 
     /// The bytes of shadow state allocated so far.
     pub(crate) fn allocated_bytes(&self) -> usize {
-        self.pages.iter().filter(|p| p.get().is_some()).count() * PAGE * core::mem::size_of::<Unit>()
+        self.pages.get().map_or(0, |pages| pages.iter().filter(|p| p.get().is_some()).count() * PAGE * core::mem::size_of::<Unit>())
     }
 }
 
