@@ -376,7 +376,9 @@ impl Executor {
             let pos = regs.pos();
             crate::race::RunRaces::new(pos.nctaid, pos.ntid, !self.target.independent_scheduling())
         });
-        regs.block().races.start(races.as_ref(), regs.pos().warp);
+        if let Some(races) = &races {
+            regs.block().races.start(Some(races), regs.pos().warp);
+        }
         let current = crate::mem::Current::enter(regs);
         let result = loop {
             clock -= 1;

@@ -75,11 +75,15 @@ pub(crate) enum Order {
         /// Its scope.
         scope: Scope,
     },
+    /// A `.volatile` access: `.relaxed` at `.sys` scope for the memory model, but between lanes
+    /// of one warp the pre-Volta idiom of warp-synchronous code: there an unordered conflict
+    /// with it is an intra-warp hazard.
+    Volatile,
 }
 
 impl Order {
-    /// A `.volatile` access: `.relaxed` at `.sys` scope for the memory model.
-    pub(crate) const VOLATILE: Order = Order::Strong { sem: Sem::Relaxed, scope: Scope::Sys };
+    /// A `.volatile` access.
+    pub(crate) const VOLATILE: Order = Order::Volatile;
     /// An atomic without qualifiers: `.relaxed` at `.gpu` scope.
     pub(crate) const ATOMIC: Order = Order::Strong { sem: Sem::Relaxed, scope: Scope::Gpu };
 }
@@ -545,6 +549,7 @@ impl BarrierJoin {
 const READ: u8 = 1;
 const WRITE: u8 = 2;
 const STRONG: u8 = 4;
+const VOLATILE: u8 = 8;
 
 /// One access as a location remembers it.
 #[derive(Clone, Copy)]
@@ -572,6 +577,9 @@ impl Rec {
     }
     fn writes(&self) -> bool {
         self.flags & WRITE != 0
+    }
+    fn volatile(&self) -> bool {
+        self.flags & VOLATILE != 0
     }
 }
 
@@ -700,12 +708,15 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
     let (strong, sem, scope) = match access.order {
         Order::Weak => (false, Sem::Relaxed, Scope::Sys),
         Order::Strong { sem, scope } => (true, sem, scope),
+        Order::Volatile => (true, Sem::Relaxed, Scope::Sys),
     };
+    let volatile = access.order == Order::Volatile;
     let flags = match access.kind {
         Kind::Load => READ,
         Kind::Store => WRITE,
         Kind::Rmw => READ | WRITE,
-    } | if strong { STRONG } else { 0 };
+    } | if strong { STRONG } else { 0 }
+        | if volatile { VOLATILE } else { 0 };
     let me = Rec {
         block: w.block,
         tib: w.tib(lane),
@@ -736,8 +747,12 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
         prior.clock <= w.knows(lane, prior.block, prior.tib)
     };
     let morally_strong = |prior: &Rec| -> bool {
+        // Between lanes of one warp, volatile accesses are the pre-Volta warp-synchronous idiom:
+        // strong for the memory model, but a hazard without `bar.warp.sync` since Volta.
+        let same_warp = prior.block == me.block && prior.tib / 32 == me.tib / 32;
         prior.strong()
             && strong
+            && !(same_warp && (volatile || prior.volatile()))
             && prior.first == me.first
             && prior.units == me.units
             && prior.scope.includes(prior.block as u64, me.block as u64)
@@ -907,9 +922,14 @@ fn report(w: &WarpRaces, _lane: u32, loc: &Loc<'_>, prior: Rec, me: Rec) {
             m.read_scope.map_or(String::new(), |s| format!(" (`.{}`)", s.name()))
         ),
         (None, RaceKind::IntraWarp) => format!(
-            "lanes {} and {} of one warp: independent thread scheduling (sm_70 and later) runs them in any order between `bar.warp.sync`s; a `__syncwarp()` between them would order them",
+            "lanes {} and {} of one warp: independent thread scheduling (sm_70 and later) runs them in any order between `bar.warp.sync`s; a `__syncwarp()` between them would order them{}",
             prior.tib % 32,
-            me.tib % 32
+            me.tib % 32,
+            if prior.volatile() || me.volatile() {
+                " (`volatile` keeps the compiler from caching the value, but does not make the lanes of a warp execute together: the warp-synchronous idiom that CUDA 9 broke)"
+            } else {
+                ""
+            }
         ),
         (None, RaceKind::IntraBlock) => {
             "warps of one block: a `__syncthreads()` (`bar.sync`) both take part in between them would order them, or a release/acquire on a flag".to_string()

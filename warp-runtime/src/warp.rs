@@ -350,6 +350,10 @@ impl Regs {
     /// Counts a plain load of `lane`; true when it is the lane's turn to yield.
     #[inline]
     pub(crate) fn count_load(&self, lane: u32) -> bool {
+        // Below sm_70 every load is one (lockstep: every lane's load before any lane goes on).
+        if !self.target().independent_scheduling() {
+            return true;
+        }
         let cell = at(&self.loads, lane as usize & 31);
         let n = cell.get() + 1;
         if n >= crate::mem::LOADS_PER_POINT {

@@ -3,7 +3,7 @@
 //! resident are reported, and the schedules that interleave warps and blocks replay from their
 //! seeds.
 
-use warp_runtime::{Dim3, Executor, GlobalBuffer, Grid, LaneOrder, LaneState, Schedule, Warp, WarpError};
+use warp_runtime::{Dim3, Executor, GlobalBuffer, Grid, LaneOrder, LaneState, Schedule, Scope, Warp, WarpError};
 
 const SCHEDULES: [Schedule; 5] = [
     Schedule::InOrder,
@@ -25,13 +25,13 @@ fn a_lane_spinning_on_another_lane_of_its_warp_completes() {
             .run(async |w: &Warp<'_>| {
                 if w.lane_id() == 0 {
                     let mut spins = 0u32;
-                    while f.load_volatile(0).await == 0 {
+                    while f.load_relaxed(0, Scope::Cta).await == 0 {
                         spins += 1;
                     }
                     spins
                 } else {
                     if w.lane_id() == 31 {
-                        f.store_volatile(0, 1);
+                        f.store_relaxed(0, 1, Scope::Cta);
                     }
                     0
                 }
@@ -57,6 +57,8 @@ fn warps_of_a_block_waiting_on_each_other_complete() {
                 if w.lane_id() == 0 {
                     f.store_volatile(k, k as u32 + 1);
                 }
+                // Lane 0 wrote it: the other lanes read it after a `__syncwarp()`.
+                w.syncwarp().await;
                 f.load_volatile(k).await
             })
             .unwrap();
@@ -85,6 +87,7 @@ fn a_polling_loop_with_a_vote_in_it_completes() {
                 if w.lane_id() == 0 {
                     f.store_volatile(k, k as u32 + 1);
                 }
+                w.syncwarp().await;
                 f.load_volatile(k).await
             })
             .unwrap();
@@ -413,7 +416,7 @@ fn lanes_computing_while_another_lane_polls_are_not_spinning() {
     let f = flag.slice();
     let kernel = async |w: &Warp<'_>| {
         if w.lane_id() == 0 {
-            while f.load_volatile(0).await == 0 {}
+            while f.load_relaxed(0, Scope::Cta).await == 0 {}
             0u32
         } else {
             let g = w.group(0xffff_fffe);
@@ -422,7 +425,7 @@ fn lanes_computing_while_another_lane_polls_are_not_spinning() {
                 v = v.wrapping_add(g.redux_add(v).await);
             }
             if w.lane_id() == 1 {
-                f.store_volatile(0, 1);
+                f.store_relaxed(0, 1, Scope::Cta);
             }
             v
         }
