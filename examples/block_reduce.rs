@@ -29,7 +29,8 @@ pub fn warp_sum(w: &Warp, x: u32, last_lane: u32) -> u32 {
 }
 
 /// The wrapping sum of `x` over the block's threads, in thread 0 (other threads get partial
-/// sums). Blocks of up to 1024 threads, of any size.
+/// sums). Blocks of up to 1024 threads, of any size. Its shared array is the same on every
+/// call: a block that calls it again must `sync_threads()` in between.
 #[warp_kernel]
 pub fn block_sum(w: &Warp, x: u32) -> u32 {
     let partials = w.shared_array::<u32, 32>();
@@ -77,6 +78,11 @@ pub fn block_reduce_entry(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlic
     if w.thread_rank() == 0 {
         out.store(w.block_rank() as usize, sum);
     }
+    // `block_sum_all` reuses `block_sum`'s shared array: warp 0 may still be reading the
+    // partials of the first sum when another warp writes its partial of the second. The race
+    // detector found this missing barrier (as CUB says of its temporary storage: a
+    // `__syncthreads()` before reuse).
+    w.sync_threads();
     let total = block_sum_all(w, x);
     if i < all.len() {
         all.store(i, total);

@@ -21,9 +21,16 @@ fn a_lane_spinning_on_a_plain_load_lets_the_other_lanes_run() {
     for order in [LaneOrder::Ascending, LaneOrder::Descending, LaneOrder::Seeded(3)] {
         let (flag, out) = (GlobalBuffer::<u32>::zeroed(1), GlobalBuffer::<u32>::zeroed(1));
         let (f, o) = (flag.slice(), out.slice());
-        Executor::new().order(order).run(async |w: &Warp<'_>| lane_waits_for_lane(w, f, o).await).unwrap();
+        // The scheduling is under test here: a spin on a plain load is a data race, which the
+        // detector reports (below).
+        Executor::new().order(order).races(false).run(async |w: &Warp<'_>| lane_waits_for_lane(w, f, o).await).unwrap();
         assert_eq!(out.to_vec(), vec![42], "{order:?}");
     }
+    let (flag, out) = (GlobalBuffer::<u32>::zeroed(1), GlobalBuffer::<u32>::zeroed(1));
+    let (f, o) = (flag.slice(), out.slice());
+    let err = Executor::new().races(true).run(async |w: &Warp<'_>| lane_waits_for_lane(w, f, o).await).unwrap_err();
+    let WarpError::Race { races, .. } = &err else { panic!("{err}") };
+    assert!(races.iter().any(|r| r.first.op == "ld.global" && r.second.op == "st.global" && (r.first.lane, r.second.lane) == (0, 31)), "{err}");
 }
 
 /// Warp k waits for warp k + 1 (one block each in `Grid::new`): warp 7 sets the first flag. This
@@ -44,7 +51,7 @@ fn a_warp_spinning_on_a_plain_load_lets_later_warps_run() {
     for threads in [1, 2] {
         let flags = GlobalBuffer::<u32>::zeroed(8);
         let f = flags.slice();
-        Grid::new(8 * 32).cpu_threads(threads).run(async |w: &Warp<'_>| warp_waits_for_next(w, f).await).unwrap();
+        Grid::new(8 * 32).cpu_threads(threads).races(false).run(async |w: &Warp<'_>| warp_waits_for_next(w, f).await).unwrap();
         assert_eq!(flags.to_vec(), vec![1; 8], "{threads} CPU threads");
     }
 }

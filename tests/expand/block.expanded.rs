@@ -10,7 +10,8 @@ pub async fn block_total(w: &Warp<'_>, x: u32, total: GlobalSlice<'_, u32>) -> u
         v = v.wrapping_add(w.shfl_xor(v, offset).await);
     }
     if w.lane_id() == 0 {
-        partials.store(w.warp_in_block() as usize, v);
+        ::warpkit::__private::store_point(partials.store(w.warp_in_block() as usize, v))
+            .await;
     }
     w.sync_threads().await;
     let mut sum = 0u32;

@@ -17,7 +17,7 @@ pub async fn warp_sums(
         __warpkit_value => w.redux_add(__warpkit_value).await,
     };
     if i < out.len() {
-        out.store(i, s * scale);
+        ::warpkit::__private::store_point(out.store(i, s * scale)).await;
     }
 }
 #[cfg(target_arch = "nvptx64")]

@@ -8,7 +8,7 @@ use syn::visit::{self, Visit};
 use syn::{Expr, ExprAwait, ExprClosure, ExprMethodCall, FnArg, Ident, ItemFn, Meta, Pat, PatType, Token, Type};
 
 use crate::ctxt::Ctxt;
-use crate::intrinsics::{is_copying, is_deriving, is_load, is_memory, is_suspending, SHARED_DECL};
+use crate::intrinsics::{is_copying, is_deriving, is_load, is_memory, is_store, is_suspending, SHARED_DECL};
 
 /// A `#[warp_kernel]` function.
 pub struct Kernel<'a> {
@@ -641,7 +641,7 @@ impl<'a> Visit<'a> for Analyzer<'a> {
                     self.push(UseKind::WarpCall { expr: e });
                 } else if is_memory(&m.method.to_string()) {
                     self.push(UseKind::MemoryOp { expr: e, call: m });
-                } else if is_load(&m.method.to_string()) && matches!(self.context, Context::Body) {
+                } else if (is_load(&m.method.to_string()) || is_store(&m.method.to_string())) && matches!(self.context, Context::Body) {
                     self.push(UseKind::LoadOp { expr: e });
                 }
             }

@@ -216,6 +216,11 @@ impl VisitMut for AwaitSuspensions<'_> {
                 let whole = base.span();
                 let krate = crate::krate::facade_at(whole);
                 awaited(attrs, syn::parse_quote_spanned!(whole=> #krate::__private::load_point(#base)), span)
+            } else if crate::intrinsics::is_store(&method) {
+                // A store: below sm_70, a scheduling point (lockstep warps).
+                let whole = base.span();
+                let krate = crate::krate::facade_at(whole);
+                awaited(attrs, syn::parse_quote_spanned!(whole=> #krate::__private::store_point(#base)), span)
             } else if crate::intrinsics::is_memory(&method) {
                 // An atomic or volatile load: a scheduling point. The trait says so when the
                 // receiver's method is not one of warpkit's memory operations.

@@ -114,6 +114,8 @@ pub const MEMORY: &[&str] = &[
     "red_max_vec",
     "red_max_vec_with",
     "load_volatile",
+    "load_relaxed",
+    "load_acquire",
 ];
 
 /// Plain loads: a scheduling point every so many on the host (`load_point`), so that a lane
@@ -124,6 +126,15 @@ pub const LOADS: &[&str] = &["load"];
 
 pub fn is_load(name: &str) -> bool {
     LOADS.contains(&name)
+}
+
+/// Stores: below sm_70 a scheduling point each (`store_point`), so that the lanes of a warp
+/// execute each store together, as lockstep hardware does, before any of them goes on; on sm_70+
+/// nothing. Any receiver, as for loads.
+pub const STORES: &[&str] = &["store", "store_volatile", "store_relaxed", "store_release"];
+
+pub fn is_store(name: &str) -> bool {
+    STORES.contains(&name)
 }
 
 /// The handle method that declares a static shared array (rewritten into a `.shared` variable on

@@ -368,42 +368,15 @@ pub(crate) use host::*;
 
 #[cfg(not(target_arch = "nvptx64"))]
 mod host {
-    use core::cell::Cell;
     use core::sync::atomic::{fence, AtomicU64, Ordering};
 
     use crate::target::Target;
 
-    std::thread_local! {
-        /// The target of the run whose lanes are polled on this thread (`None` outside a run).
-        static TARGET: Cell<Option<Target>> = const { Cell::new(None) };
-    }
-
-    /// While alive, `target` is the modelled target of the atomics executed on this thread; on
-    /// drop the previous one is restored (a lane may run a warp of its own).
-    pub struct RunTarget {
-        previous: Option<Target>,
-    }
-
-    impl RunTarget {
-        /// Makes `target` the current run's target.
-        #[inline(always)]
-        pub fn enter(target: Target) -> RunTarget {
-            RunTarget { previous: TARGET.with(|t| t.replace(Some(target))) }
-        }
-    }
-
-    impl Drop for RunTarget {
-        #[inline(always)]
-        fn drop(&mut self) {
-            TARGET.with(|t| t.set(self.previous));
-        }
-    }
-
-    /// The target atomics are checked against: the current run's, or (outside a run, on a
-    /// buffer the host updates directly) none.
+    /// The target atomics are checked against: the running lane's warp's (outside a run, on a
+    /// buffer the host updates directly, none).
     #[inline(always)]
     pub(crate) fn run_target() -> Option<Target> {
-        TARGET.with(Cell::get)
+        crate::mem::current().map(|(regs, _)| regs.target())
     }
 
     /// The Rust orderings of a read-modify-write with PTX `.sem` `sem`: (the update, the load of

@@ -21,11 +21,13 @@ use crate::warp::WarpRun;
 pub(crate) struct BlockCtx {
     /// The block's shared memory.
     pub(crate) arena: Arena,
+    /// The race detector's view of the block.
+    pub(crate) races: crate::race::BlockRaces,
 }
 
 impl BlockCtx {
     pub(crate) fn new(dynamic_shared: usize) -> BlockCtx {
-        BlockCtx { arena: Arena::new(dynamic_shared) }
+        BlockCtx { arena: Arena::new(dynamic_shared), races: crate::race::BlockRaces::off() }
     }
 }
 
@@ -60,6 +62,8 @@ pub(crate) struct Barriers {
     /// Whether `.aligned` rules apply to every barrier (below sm_70: "barrier{.cta} instruction
     /// without .aligned modifier is equivalent to .aligned variant").
     all_aligned: bool,
+    /// For the race detector: what the threads arriving at each barrier's phase knew.
+    joins: [crate::race::BarrierJoin; BARRIERS as usize],
 }
 
 /// Said of two arrivals at one call site reached through different warp-function calls: on a GPU
@@ -80,13 +84,14 @@ struct Arrival {
 
 impl Barriers {
     pub(crate) fn new(warps: u32, independent_scheduling: bool) -> Barriers {
-        Barriers { bars: [Barrier::default(); BARRIERS as usize], warps, exited: 0, all_aligned: !independent_scheduling }
+        Barriers { bars: [Barrier::default(); BARRIERS as usize], warps, exited: 0, all_aligned: !independent_scheduling, joins: Default::default() }
     }
 
     /// Makes the barriers fresh for the next block of a slot.
     pub(crate) fn reset(&mut self) {
         self.bars = [Barrier::default(); BARRIERS as usize];
         self.exited = 0;
+        self.joins = Default::default();
     }
 
     /// Warp `w` arrived: every non-exited lane of `runs[w]` waits at a barrier instruction (the
@@ -171,6 +176,10 @@ impl Barriers {
             }
             _ => bar.plain = true,
         }
+        // Every arrival releases: what its threads did before it happens before what the waiting
+        // threads do after the barrier completes.
+        let regs = runs[w].regs;
+        regs.races.barrier_arrive(&regs.block().races, regs.pos().warp_in_block, lanes, &mut self.joins[id as usize]);
         if form.kind == BarKind::Arrive {
             runs[w].complete_barrier(lanes, 0);
         } else {
@@ -208,8 +217,13 @@ impl Barriers {
         }
         if arrived == expected {
             let d = bar.red.map_or(0, |op| barrier::reduce(op, bar.threads, bar.true_threads));
+            let join = &mut self.joins[id as usize];
+            let acquired = (!join.is_empty()).then(|| join.take());
             for w in crate::semantics::lanes(bar.waiting) {
                 let lanes = runs[w as usize].taken;
+                if let Some(vc) = &acquired {
+                    runs[w as usize].regs.races.barrier_complete(lanes, vc);
+                }
                 runs[w as usize].complete_barrier(lanes, d);
             }
             self.bars[id as usize] = Barrier::default();

@@ -743,6 +743,119 @@ pub enum WarpError {
         /// Every lane's state.
         report: Box<Report>,
     },
+
+    /// The run completed, and the race detector found data races: pairs of conflicting
+    /// accesses (overlapping, at least one a write, not both morally strong) that nothing
+    /// orders. On a GPU their result depends on timing. Each race is listed once per pair of
+    /// call sites, with both accesses and what would order them.
+    #[error("{}", Races { races, total: *total })]
+    Race {
+        /// The distinct races (first occurrence of each pair of call sites), at most 64.
+        races: Vec<Race>,
+        /// How many racing pairs of accesses the run saw in all.
+        total: u64,
+    },
+}
+
+/// Where a race happened: between threads of one warp, of one block, or of two blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RaceKind {
+    /// Two lanes of one warp: an intra-warp hazard that independent thread scheduling makes real
+    /// (on sm_70 and later lanes of a warp run in any order between `bar.warp.sync`s).
+    IntraWarp,
+    /// Two warps of one block.
+    IntraBlock,
+    /// Two blocks.
+    InterBlock,
+}
+
+/// One access of a race.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RaceAccess {
+    /// The block (`%ctaid`).
+    pub block: Dim3,
+    /// The warp's index in its block.
+    pub warp: u32,
+    /// The warp's index in the launch.
+    pub global_warp: u64,
+    /// The lane.
+    pub lane: u32,
+    /// The operation (`st.global`, `ld.shared`, `atom.add`, `ld.acquire`, ...).
+    pub op: &'static str,
+    /// Whether it wrote.
+    pub write: bool,
+    /// Its `.sem` and `.scope` if it was strong; `None` for a plain (weak) access.
+    pub order: Option<(crate::sem::Sem, crate::sem::Scope)>,
+    /// The value it read or wrote (for an atomic, the old value), as bits.
+    pub value: u64,
+    /// The element index the kernel used.
+    pub index: usize,
+    /// Where it was made.
+    pub site: Site,
+}
+
+impl fmt::Display for RaceAccess {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.block;
+        write!(f, "lane {} of warp {} (block ({}, {}, {}), warp {} of the launch): `{}`", self.lane, self.warp, b.x, b.y, b.z, self.global_warp, self.op)?;
+        if let Some((sem, scope)) = self.order {
+            if !self.op.contains(sem.name()) && !self.op.contains("volatile") {
+                write!(f, " (.{}.{})", sem.name(), scope.name())?;
+            }
+        }
+        write!(f, " {} element {} {} {:#x} at {}", if self.write { "wrote" } else { "read" }, self.index, if self.write { "=" } else { "->" }, self.value, self.site)
+    }
+}
+
+/// A data race: two conflicting accesses that nothing orders.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Race {
+    /// The memory space.
+    pub space: Space,
+    /// The earlier access.
+    pub first: RaceAccess,
+    /// The later access (in the CPU run's order; on a GPU either may come first).
+    pub second: RaceAccess,
+    /// Between lanes of a warp, warps of a block, or blocks.
+    pub kind: RaceKind,
+    /// What would order them.
+    pub fix: String,
+    /// How many racing pairs of accesses these two call sites made.
+    pub count: u64,
+}
+
+impl fmt::Display for Race {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.kind {
+            RaceKind::IntraWarp => "intra-warp hazard",
+            RaceKind::IntraBlock => "data race between warps of a block",
+            RaceKind::InterBlock => "data race between blocks",
+        };
+        writeln!(f, "{what} on {} memory:", self.space.name())?;
+        writeln!(f, "    {}", self.first)?;
+        writeln!(f, "    {}", self.second)?;
+        write!(f, "  {}", self.fix)?;
+        if self.count > 1 {
+            write!(f, "\n  ({} racing pairs at these two call sites)", self.count)?;
+        }
+        Ok(())
+    }
+}
+
+/// The text of [`WarpError::Race`].
+struct Races<'a> {
+    races: &'a [Race],
+    total: u64,
+}
+
+impl fmt::Display for Races<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "data races: {} racing pairs of accesses at {} pairs of call sites", self.total, self.races.len())?;
+        for race in self.races {
+            write!(f, "\n  {race}")?;
+        }
+        Ok(())
+    }
 }
 
 impl WarpError {
@@ -764,7 +877,7 @@ impl WarpError {
             WarpError::Barrier { report, .. } => report.warps.first(),
             WarpError::ForwardProgress { blocks, .. } | WarpError::TimeLimit { blocks, .. } => blocks.first().and_then(|b| b.warps.first()),
             WarpError::Aborted { report, .. } => report.as_deref(),
-            WarpError::Launch { .. } => None,
+            WarpError::Launch { .. } | WarpError::Race { .. } => None,
         }
     }
 }

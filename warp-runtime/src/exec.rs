@@ -115,6 +115,7 @@ pub struct Executor {
     spin_limit: u32,
     time_limit: Option<Duration>,
     isolated: bool,
+    races: Option<bool>,
 }
 
 impl Default for Executor {
@@ -127,6 +128,7 @@ impl Default for Executor {
             spin_limit: DEFAULT_WARP_SPIN_LIMIT,
             time_limit: Some(DEFAULT_TIME_LIMIT),
             isolated: false,
+            races: None,
         }
     }
 }
@@ -186,6 +188,21 @@ impl Executor {
     pub fn isolated(mut self, isolated: bool) -> Executor {
         self.isolated = isolated;
         self
+    }
+
+    /// Checks every memory access for data races (the race detector, [`crate::race`]): a run
+    /// whose kernel races ends with [`WarpError::Race`], each race with both accesses. The
+    /// default is [`race::default_on`](crate::race::default_on): on in debug builds (`cargo
+    /// test`), off in release builds; the environment variable `WARPKIT_RACES=0` or `=1`
+    /// overrides it. Off, a memory access costs what it did without the detector.
+    pub fn races(mut self, on: bool) -> Executor {
+        self.races = Some(on);
+        self
+    }
+
+    /// Whether runs check for races.
+    pub fn current_races(&self) -> bool {
+        self.races.unwrap_or_else(crate::race::default_on)
     }
 
     /// Whether runs are isolated.
@@ -355,9 +372,14 @@ impl Executor {
         let mut barriers: Option<Barriers> = None;
         let mut idle_steps = 0;
         let (deadline, mut clock) = (Deadline::start(self.time_limit), CLOCK_EVERY);
+        let races = self.current_races().then(|| {
+            let pos = regs.pos();
+            crate::race::RunRaces::new(pos.nctaid, pos.ntid, !self.target.independent_scheduling())
+        });
+        if let Some(races) = &races {
+            regs.block().races.start(Some(races), regs.pos().warp);
+        }
         let current = crate::mem::Current::enter(regs);
-        // The target the atomics executed on this thread are checked against.
-        let _target = crate::atomic::RunTarget::enter(self.target);
         let result = loop {
             clock -= 1;
             if clock == 0 {
@@ -400,6 +422,9 @@ impl Executor {
             // whose `Drop` panics must not reach the host.
             lanes.as_mut().drop_all();
             return Err(e);
+        }
+        if let Some(races) = races {
+            races.result()?;
         }
         Ok(outs)
     }

@@ -404,7 +404,7 @@ mod host {
     impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
         #[inline(always)]
         #[track_caller]
-        pub(super) fn at(&self, i: usize) -> &T::Cell {
+        pub(crate) fn at(&self, i: usize) -> &T::Cell {
             match self.cells.get(i) {
                 Some(cell) => cell,
                 None => out_of_bounds(i, self.cells.len()),
@@ -473,7 +473,7 @@ mod device {
         }
 
         #[inline(always)]
-        pub(super) fn at(&self, i: usize) -> *mut T {
+        pub(crate) fn at(&self, i: usize) -> *mut T {
             if i >= self.len {
                 out_of_bounds();
             }

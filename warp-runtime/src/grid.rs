@@ -105,7 +105,9 @@ where
 {
     let grid = Grid::new(threads);
     let mut blocks = 0..grid.block_count();
-    grid.worker(&kernel, &mut || blocks.next().map(|b| (b, ())), &|_: &mut (), _, _| {}, grid.resident, None).map_err(|(_, e)| e)
+    let races = grid.executor.current_races().then(|| crate::race::RunRaces::new(grid.grid, grid.block, false));
+    grid.worker(&kernel, &mut || blocks.next().map(|b| (b, ())), &|_: &mut (), _, _| {}, grid.resident, None, races.as_ref()).map_err(|(_, e)| e)?;
+    races.map_or(Ok(()), |r| r.result())
 }
 
 /// The shape of a launch and how it runs: the grid and block sizes, dynamic shared memory, how
@@ -251,6 +253,13 @@ impl Grid {
         self
     }
 
+    /// Checks every memory access for data races: see
+    /// [`Executor::races`](crate::Executor::races), which this sets on the launch's executor.
+    pub fn races(mut self, on: bool) -> Grid {
+        self.executor = self.executor.races(on);
+        self
+    }
+
     /// In an isolated launch, the child's run first.
     fn probe(&self, child: impl FnOnce(&Grid) -> bool) -> Result<(), WarpError> {
         match self.executor.isolation(self.schedule) {
@@ -382,7 +391,7 @@ impl Grid {
     ///     grid.run(async |w: &Warp<'_>| {
     ///         if w.lane_id() == 0 {
     ///             let seen = c.load_volatile(0).await;
-    ///             c.store(0, seen + 1);
+    ///             c.store_volatile(0, seen + 1);
     ///         }
     ///     })
     ///     .map_err(|e| e.to_string())?;
@@ -453,9 +462,14 @@ impl Grid {
         // results, 1.5 MiB overflowed and 1.75 MiB did not).
         let footprint = crate::footprint::warp_footprint(kernel);
         let stack = crate::stack::needed(self.executor.current_lane_stack(), crate::stack::RESULT_COPIES * footprint.results, footprint.lane_future);
+        let races = self
+            .executor
+            .current_races()
+            .then(|| crate::race::RunRaces::new(self.grid, self.block, !self.executor.current_target().independent_scheduling()));
+        let races = races.as_ref();
         if self.cpu_threads == 1 || self.block_count() <= 1 {
-            return crate::stack::with_stack(stack, || self.worker(kernel, &mut || blocks.next(), &store, self.resident, None))
-                .map_err(|(_, e)| e);
+            crate::stack::with_stack(stack, || self.worker(kernel, &mut || blocks.next(), &store, self.resident, None, races)).map_err(|(_, e)| e)?;
+            return races.map_or(Ok(()), |r| r.result());
         }
 
         // Workers take batches of consecutive blocks from `queue` in increasing order. After a
@@ -490,7 +504,7 @@ impl Grid {
                 let (b, s) = batch.pop()?;
                 (b <= lowest_failed.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed)).then_some((b, s))
             };
-            if let Err((block, e)) = self.worker(kernel, &mut next, &store, resident, Some(&progress)) {
+            if let Err((block, e)) = self.worker(kernel, &mut next, &store, resident, Some(&progress), races) {
                 lowest_failed.fetch_min(block, Ordering::Relaxed);
                 let mut slot = error.lock().unwrap_or_else(|e| e.into_inner());
                 if slot.as_ref().is_none_or(|(b, _)| block < *b) {
@@ -516,7 +530,7 @@ impl Grid {
         }
         match error.into_inner().unwrap_or_else(|e| e.into_inner()) {
             Some((_, e)) => Err(e),
-            None => Ok(()),
+            None => races.map_or(Ok(()), |r| r.result()),
         }
     }
 
@@ -530,6 +544,7 @@ impl Grid {
         store: &(impl Fn(&mut S, u32, [Option<R>; 32]) + ?Sized),
         resident: usize,
         progress: Option<&AtomicU64>,
+        races: Option<&std::sync::Arc<crate::race::RunRaces>>,
     ) -> Result<(), (u64, WarpError)>
     where
         K: AsyncFn(&Warp<'_>) -> R,
@@ -543,8 +558,6 @@ impl Grid {
         let nslots = resident.min(self.block_count().min(usize::MAX as u64) as usize).max(1);
         let ntasks = nslots * wpb;
         let target = self.executor.current_target();
-        // The target the atomics executed on this thread are checked against.
-        let _target = crate::atomic::RunTarget::enter(target);
 
         // Storage, in borrowing order: blocks, registers (which point to their block), handles
         // (which borrow registers), then lane futures (which borrow handles). Nothing here moves
@@ -580,7 +593,7 @@ impl Grid {
                     match next() {
                         None => pending = false,
                         Some((block, sink)) => {
-                            self.admit(block, slot, wpb, &ctxs, &regs, &mut runs, &mut bars, &mut runnable, &mut sched);
+                            self.admit(block, slot, wpb, &ctxs, &regs, &mut runs, &mut bars, &mut runnable, &mut sched, races);
                             slots[slot] = Some((block, sink));
                             active += 1;
                             stalls = 0;
@@ -733,8 +746,10 @@ impl Grid {
         bars: &mut [Barriers],
         runnable: &mut [bool],
         sched: &mut Scheduler,
+        races: Option<&std::sync::Arc<crate::race::RunRaces>>,
     ) {
         ctxs[slot].arena.reset();
+        ctxs[slot].races.start(races, block);
         bars[slot].reset();
         let ctaid = self.grid.index_of(block);
         for w in 0..wpb {

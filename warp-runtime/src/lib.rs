@@ -70,6 +70,8 @@ pub mod sem;
 pub use sem::{Scope, Sem};
 pub mod atomic;
 pub use atomic::{bf16, f16, AtomicCas, AtomicExch, AtomicIncDec, AtomicVecAdd, AtomicVecMinMax, Bf16x2, F16x2, RedSem};
+pub mod ordered;
+pub use ordered::FenceSem;
 
 macro_rules! host {
     ($($item:item)*) => {$( #[cfg(not(target_arch = "nvptx64"))] $item )*};
@@ -92,14 +94,14 @@ host! {
     pub mod unawaited;
     mod warp;
 
-    pub use error::{BarrierRule, BlockReport, Conflict, LaneSet, LaneState, MemWait, Report, ShflFault, Site, Unawaited, WaitEdge, WarpError};
+    pub use error::{BarrierRule, BlockReport, Conflict, LaneSet, LaneState, MemWait, Race, RaceAccess, RaceKind, Report, ShflFault, Site, Unawaited, WaitEdge, WarpError};
     pub use call::{call, Call};
     pub use exec::{Executor, LaneOrder, DEFAULT_TIME_LIMIT, DEFAULT_WARP_SPIN_LIMIT};
     pub use footprint::{warp_footprint, Footprint};
     pub use global::GlobalBuffer;
     pub use grid::{launch, Explored, Grid};
     pub use handle::{Intrinsic, Warp};
-    pub use mem::{load_point, LaneFault, LoadPoint, MemOp, Space};
+    pub use mem::{load_point, store_point, LaneFault, LoadPoint, MemOp, Space};
     pub mod race;
     pub use schedule::Schedule;
     pub use target::{ArchSuffix, ParseTargetError, Target};

@@ -127,6 +127,18 @@ pub enum LaneFault {
         /// Where the read was made.
         site: Site,
     },
+    /// A memory instruction (an ordered load or store, a fence) that the run's target does not
+    /// have.
+    Unsupported {
+        /// The instruction (`ld.acquire.gpu.global`, `fence.sc.cluster`, ...).
+        op: &'static str,
+        /// The lowest target that has it.
+        min: &'static str,
+        /// The run's target.
+        target: crate::target::Target,
+        /// Where it was executed.
+        site: Site,
+    },
     /// A view of dynamic shared memory that does not fit what the launch provides, or is not
     /// aligned for its element type; or static shared arrays larger than a block may have.
     SharedLayout {
@@ -179,6 +191,9 @@ impl fmt::Display for LaneFault {
                 f,
                 "`{instruction}` at {site} on element {index} is not aligned to its {align} bytes: a vector access must be aligned to its whole size"
             ),
+            LaneFault::Unsupported { op, min, target, site } => {
+                write!(f, "`{op}` at {site} is not available on {target}: it requires {min} or higher")
+            }
         }
     }
 }
@@ -283,3 +298,43 @@ impl<T> Future for LoadPoint<T> {
         Poll::Ready(this.value.take().expect("a LoadPoint is polled to completion once"))
     }
 }
+
+/// A store's result, as a scheduling point below sm_70: the lanes of a warp there execute in
+/// lockstep, every lane's store before any lane's next instruction, so each store suspends the
+/// lane once (as does every plain load there). On sm_70 and later it is
+/// ready at once. `#[warp_kernel]` wraps every `x.store(..)` (and the ordered stores) of a kernel
+/// body in it; outside a run it is ready at once.
+#[track_caller]
+#[inline(always)]
+pub fn store_point<T>(value: T) -> StorePoint<T> {
+    StorePoint { value: Some(value), site: core::panic::Location::caller(), polled: false }
+}
+
+/// The future of [`store_point`].
+#[must_use = "await it (`#[warp_kernel]` does)"]
+pub struct StorePoint<T> {
+    value: Option<T>,
+    site: Site,
+    polled: bool,
+}
+
+impl<T> Future for StorePoint<T> {
+    type Output = T;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
+        // SAFETY: nothing of `StorePoint` is structurally pinned: the value is moved out once.
+        let this = unsafe { self.get_unchecked_mut() };
+        if !this.polled {
+            this.polled = true;
+            if let Some((regs, _)) = current() {
+                if !regs.target().independent_scheduling() {
+                    regs.note_yield(MemWait { site: this.site, op: "st", space: Space::Generic, index: 0, value: 0 });
+                    return Poll::Pending;
+                }
+            }
+        }
+        Poll::Ready(this.value.take().expect("a StorePoint is polled to completion once"))
+    }
+}
+

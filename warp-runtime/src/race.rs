@@ -1,9 +1,53 @@
 //! The race detector: shadow state for shared and global memory, at lane granularity.
 //!
-//! Every host memory access of a kernel (plain, volatile, relaxed/acquire/release, atomic)
-//! calls [`access`] with its location ([`Loc`]) and what it is ([`Access`]).
+//! Every host memory access of a kernel (plain, volatile, relaxed/acquire/release, atomic) goes
+//! through [`access`] with its location ([`Loc`]) and what it is ([`Access`]). With the detector
+//! on (the default in debug builds, so in `cargo test`; see [`default_on`]), each access is
+//! checked against the location's history and recorded; the races found are reported when the
+//! run ends, as [`WarpError::Race`](crate::WarpError::Race), each with both accesses.
+//!
+//! # The model (PTX ISA 8, "Memory Consistency Model")
+//!
+//! Two accesses *conflict* when they overlap and at least one writes. They *race* when they
+//! conflict, are not *morally strong* (both strong, each one's scope including the other's
+//! thread, covering the same bytes), and neither *happens before* the other. Happens-before is
+//! built from:
+//!
+//! - program order within a thread (a lane);
+//! - `bar.warp.sync` among its participating lanes (only it: `shfl.sync`, `vote.sync` and the
+//!   other warp instructions order no memory);
+//! - a CTA barrier (`bar`/`barrier` `.sync`/`.red`/`.arrive`): each arriving thread's earlier
+//!   accesses happen before what the threads that wait at it (`.sync`, `.red`) do afterwards;
+//! - a release (a `.release` store or atomic, or a `fence`/`membar` followed by a strong write)
+//!   read by an acquire (an `.acquire` load or atomic, or a strong read followed by a fence) on
+//!   the same location, when the scope of each includes the other's thread. Atomics after the
+//!   release continue its release sequence; a plain or relaxed store by another thread ends it.
+//! - below sm_70, the lockstep execution of a warp: lanes of a warp execute each instruction
+//!   together, so their accesses at different steps are ordered (same-step conflicting accesses,
+//!   such as 32 lanes storing to one element, still race).
+//!
+//! Each thread carries a vector clock, compressed for the GPU's hierarchy (FastTrack's epochs,
+//! Flanagan & Freund, PLDI'09): its own clock, what it knows of its warp's lanes (32 clocks),
+//! and, shared between the threads that learnt it together at a barrier, what it knows of the
+//! threads of its block and of other blocks. A location keeps its last write and its reads since
+//! (one epoch while they are ordered, a list when concurrent), each with the access's lane,
+//! warp, block, call site, operation and value, and the release clock a later acquire of it
+//! joins.
+//!
+//! # Granularity and limits
+//!
+//! Global memory is shadowed per element, shared memory per 4-byte word (an 8-byte element covers
+//! two). Two 2-byte elements of one shared word written by different lanes do not race, but the
+//! word keeps only the last write, so a later unordered read of the other half goes unreported.
+//! `fence.sc` is modelled as `fence.acq_rel` (the SC total order only adds ordering among strong
+//! operations, which do not race). Accesses of earlier launches happen before a launch.
+
+use core::cell::{Cell, RefCell, UnsafeCell};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::Site;
+use crate::geom::Dim3;
 use crate::mem::Space;
 use crate::sem::{Scope, Sem};
 
@@ -31,11 +75,15 @@ pub(crate) enum Order {
         /// Its scope.
         scope: Scope,
     },
+    /// A `.volatile` access: `.relaxed` at `.sys` scope for the memory model, but between lanes
+    /// of one warp the pre-Volta idiom of warp-synchronous code: there an unordered conflict
+    /// with it is an intra-warp hazard.
+    Volatile,
 }
 
 impl Order {
-    /// A `.volatile` access: `.relaxed` at `.sys` scope for the memory model.
-    pub(crate) const VOLATILE: Order = Order::Strong { sem: Sem::Relaxed, scope: Scope::Sys };
+    /// A `.volatile` access.
+    pub(crate) const VOLATILE: Order = Order::Volatile;
     /// An atomic without qualifiers: `.relaxed` at `.gpu` scope.
     pub(crate) const ATOMIC: Order = Order::Strong { sem: Sem::Relaxed, scope: Scope::Gpu };
 }
@@ -43,7 +91,7 @@ impl Order {
 /// What an access is: its mnemonic (for reports), whether it reads or writes, and its order.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Access {
-    /// The PTX mnemonic, as reports show it (`st.global.u32`, `atom.add`, `ld.acquire.gpu`).
+    /// The PTX mnemonic, as reports show it (`st.global`, `atom.add`, `ld.acquire.gpu`).
     pub op: &'static str,
     /// Load, store or read-modify-write.
     pub kind: Kind,
@@ -51,16 +99,566 @@ pub(crate) struct Access {
     pub order: Order,
 }
 
+// ---------------------------------------------------------------------------------------------
+// Whether the detector runs.
+// ---------------------------------------------------------------------------------------------
+
+/// Whether runs check for races unless told otherwise: the environment variable `WARPKIT_RACES`
+/// (`0`/`off` or `1`/`on`) if set, else on in builds with debug assertions (`cargo test`, `cargo
+/// run`) and off in release builds (`cargo bench`, `--release`).
+pub fn default_on() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| match std::env::var("WARPKIT_RACES").as_deref() {
+        Ok("0" | "off" | "false") => false,
+        Ok("1" | "on" | "true") => true,
+        _ => cfg!(debug_assertions),
+    })
+}
+
+/// Generations: a launch's global memory and a block's shared memory start empty when their
+/// generation is new, without clearing anything.
+static GENERATION: AtomicU32 = AtomicU32::new(1);
+
+fn next_generation() -> u32 {
+    // Skips 0, the generation of a never-used unit.
+    loop {
+        let g = GENERATION.fetch_add(1, Ordering::Relaxed);
+        if g != 0 {
+            return g;
+        }
+    }
+}
+
+/// The most distinct races (pairs of call sites) a run keeps; further ones are only counted.
+const MAX_RACES: usize = 64;
+
+/// One launch's detector: its generation, its geometry (for reports) and the races found.
+pub(crate) struct RunRaces {
+    generation: u32,
+    grid: Dim3,
+    block: Dim3,
+    lockstep: bool,
+    found: AtomicBool,
+    sink: Mutex<Sink>,
+}
+
+#[derive(Default)]
+struct Sink {
+    races: Vec<crate::error::Race>,
+    total: u64,
+    /// Releases whose scope did not include a thread that read them: (releasing block and
+    /// thread, reading block and thread, the release's site and scope, the read's site).
+    misses: Vec<Miss>,
+}
+
+#[derive(Clone, Copy)]
+struct Miss {
+    from: (u32, u32),
+    to: (u32, u32),
+    release: Site,
+    scope: Scope,
+    read: Site,
+    read_scope: Option<Scope>,
+}
+
+impl RunRaces {
+    /// A launch of `grid` blocks of `block` threads; `lockstep` below sm_70.
+    pub(crate) fn new(grid: Dim3, block: Dim3, lockstep: bool) -> Arc<RunRaces> {
+        Arc::new(RunRaces { generation: next_generation(), grid, block, lockstep, found: AtomicBool::new(false), sink: Mutex::new(Sink::default()) })
+    }
+
+    /// The races found, as the run's error, if any.
+    pub(crate) fn result(&self) -> Result<(), crate::WarpError> {
+        if !self.found.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let sink = self.sink.lock().unwrap_or_else(|e| e.into_inner());
+        Err(crate::WarpError::Race { races: sink.races.clone(), total: sink.total })
+    }
+}
+
+/// What a block's warps share of the detector: the launch's, and the block's own generation.
+pub(crate) struct BlockRaces {
+    run: RefCell<Option<Arc<RunRaces>>>,
+    /// The block's linear index in its launch.
+    block: Cell<u32>,
+    /// The generation of the block's shared memory.
+    generation: Cell<u32>,
+    /// The block's threads.
+    threads: Cell<u32>,
+}
+
+impl BlockRaces {
+    pub(crate) fn off() -> BlockRaces {
+        BlockRaces { run: RefCell::new(None), block: Cell::new(0), generation: Cell::new(0), threads: Cell::new(32) }
+    }
+
+    /// The block of linear index `block` of `run` starts (`None`: no detection).
+    pub(crate) fn start(&self, run: Option<&Arc<RunRaces>>, block: u64) {
+        *self.run.borrow_mut() = run.cloned();
+        if let Some(run) = run {
+            self.block.set(block as u32);
+            self.generation.set(next_generation());
+            self.threads.set(run.block.x * run.block.y * run.block.z);
+        }
+    }
+
+    fn is_on(&self) -> bool {
+        self.run.borrow().is_some()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vector clocks.
+// ---------------------------------------------------------------------------------------------
+
+/// What a thread knows of other threads' clocks: per block (linear index), a clock per thread of
+/// the block (indexed by thread rank). Blocks it knows nothing of are absent.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Vc {
+    blocks: Vec<(u32, Arc<[u32]>)>,
+}
+
+impl Vc {
+    #[inline]
+    fn get(&self, block: u32, tib: u32) -> u32 {
+        for (b, clocks) in &self.blocks {
+            if *b == block {
+                return clocks.get(tib as usize).copied().unwrap_or(0);
+            }
+        }
+        0
+    }
+
+    /// The element-wise maximum of `self` and `other`.
+    fn join(&self, other: &Vc) -> Vc {
+        let mut out = self.clone();
+        for (b, theirs) in &other.blocks {
+            match out.blocks.iter_mut().find(|(ob, _)| ob == b) {
+                None => out.blocks.push((*b, theirs.clone())),
+                Some((_, ours)) if Arc::ptr_eq(ours, theirs) => {}
+                Some((_, ours)) => {
+                    let len = ours.len().max(theirs.len());
+                    let merged: Arc<[u32]> =
+                        (0..len).map(|i| ours.get(i).copied().unwrap_or(0).max(theirs.get(i).copied().unwrap_or(0))).collect();
+                    *ours = merged;
+                }
+            }
+        }
+        out
+    }
+
+    /// `self` with the clocks of block `block` raised by `f(clocks)`.
+    fn with_block(&self, block: u32, threads: usize, f: impl FnOnce(&mut [u32])) -> Vc {
+        let mut out = self.clone();
+        let mut clocks: Vec<u32> = match out.blocks.iter().find(|(b, _)| *b == block) {
+            Some((_, c)) => c.to_vec(),
+            None => vec![0; threads],
+        };
+        if clocks.len() < threads {
+            clocks.resize(threads, 0);
+        }
+        f(&mut clocks);
+        let clocks: Arc<[u32]> = clocks.into();
+        match out.blocks.iter_mut().find(|(b, _)| *b == block) {
+            Some((_, c)) => *c = clocks,
+            None => out.blocks.push((block, clocks)),
+        }
+        out
+    }
+}
+
+/// A release's clock as a location keeps it: what the releasing thread knew, and who released
+/// with which scope (for the scope rule and for reports).
+#[derive(Clone)]
+struct Release {
+    vc: Arc<Vc>,
+    block: u32,
+    tib: u32,
+    scope: Scope,
+    site: Site,
+}
+
+/// One lane's detector state.
+struct Lane {
+    /// Its own clock: the epoch of its accesses since its last release.
+    clock: u32,
+    /// What it knows of its warp's lanes.
+    warp: [u32; 32],
+    /// What it knows of its block's and other blocks' threads.
+    known: Arc<Vc>,
+    /// The release clock of its last `fence` (a strong write after it releases with it).
+    fence: Option<Release>,
+    /// Releases its strong reads saw since its last fence (its next fence acquires them).
+    pending: Option<Arc<Vc>>,
+    /// The last release clock it acquired (acquiring it again learns nothing).
+    last_acquired: *const Vc,
+}
+
+impl Lane {
+    fn fresh(empty: &Arc<Vc>) -> Lane {
+        Lane { clock: 1, warp: [0; 32], known: empty.clone(), fence: None, pending: None, last_acquired: core::ptr::null() }
+    }
+}
+
+/// A warp's detector state (in its registers; made at its first access with the detector on).
+pub(crate) struct WarpRaces {
+    run: Arc<RunRaces>,
+    block: u32,
+    warp: u32,
+    threads: u32,
+    shared_generation: u32,
+    /// The warp's step (below sm_70, accesses of its lanes at different steps are ordered).
+    step: u32,
+    lanes: [Lane; 32],
+}
+
+impl WarpRaces {
+    fn new(block: &BlockRaces, warp: u32) -> Option<Box<WarpRaces>> {
+        let run = block.run.borrow().clone()?;
+        let empty = Arc::new(Vc::default());
+        Some(Box::new(WarpRaces {
+            run,
+            block: block.block.get(),
+            warp,
+            threads: block.threads.get(),
+            shared_generation: block.generation.get(),
+            step: 0,
+            lanes: core::array::from_fn(|_| Lane::fresh(&empty)),
+        }))
+    }
+
+    fn tib(&self, lane: u32) -> u32 {
+        self.warp * 32 + lane
+    }
+
+    /// What lane `lane` knows of thread `tib` of block `block`.
+    #[inline]
+    fn knows(&self, lane: u32, block: u32, tib: u32) -> u32 {
+        let l = &self.lanes[lane as usize];
+        let k = l.known.get(block, tib);
+        if block == self.block && tib / 32 == self.warp {
+            k.max(l.warp[(tib % 32) as usize])
+        } else {
+            k
+        }
+    }
+
+    /// Lane `lane`'s vector clock as a release publishes it.
+    fn snapshot(&self, lane: u32) -> Arc<Vc> {
+        let l = &self.lanes[lane as usize];
+        let base = self.warp as usize * 32;
+        Arc::new(l.known.with_block(self.block, self.threads as usize, |clocks| {
+            for (i, &c) in l.warp.iter().enumerate() {
+                if let Some(slot) = clocks.get_mut(base + i) {
+                    *slot = (*slot).max(c);
+                }
+            }
+            if let Some(slot) = clocks.get_mut(base + lane as usize) {
+                *slot = (*slot).max(l.clock);
+            }
+        }))
+    }
+
+    /// Lane `lane` acquires `vc`.
+    fn acquire(&mut self, lane: u32, vc: &Arc<Vc>) {
+        let l = &mut self.lanes[lane as usize];
+        if core::ptr::eq(Arc::as_ptr(vc), l.last_acquired) {
+            return;
+        }
+        l.known = Arc::new(l.known.join(vc));
+        l.last_acquired = Arc::as_ptr(vc);
+    }
+}
+
+/// The detector state of a warp's registers.
+pub(crate) struct RegsRaces {
+    state: RefCell<Option<Box<WarpRaces>>>,
+}
+
+impl RegsRaces {
+    pub(crate) const fn new() -> RegsRaces {
+        RegsRaces { state: RefCell::new(None) }
+    }
+
+    /// A new block starts in these registers.
+    pub(crate) fn reset(&self) {
+        *self.state.borrow_mut() = None;
+    }
+
+    /// The warp's state, made at the first call while its block detects races.
+    #[inline]
+    fn with<R>(&self, block: &BlockRaces, warp: u32, f: impl FnOnce(&mut WarpRaces) -> R) -> Option<R> {
+        let mut state = self.state.borrow_mut();
+        if state.is_none() {
+            if !block.is_on() {
+                return None;
+            }
+            *state = WarpRaces::new(block, warp);
+        }
+        state.as_deref_mut().map(f)
+    }
+
+    /// A new step of the warp begins (below sm_70: its lanes' accesses of earlier steps are
+    /// ordered before the next ones).
+    #[inline(always)]
+    pub(crate) fn step(&self) {
+        if let Some(w) = self.state.borrow_mut().as_deref_mut() {
+            w.step = w.step.wrapping_add(1);
+        }
+    }
+
+    /// `bar.warp.sync` completed for the lanes of `group`: each learns what every other knew,
+    /// and their accesses before it happen before their accesses after it.
+    pub(crate) fn warp_sync(&self, block: &BlockRaces, warp: u32, group: u32) {
+        self.with(block, warp, |w| Self::warp_sync_in(w, group));
+    }
+
+    fn warp_sync_in(w: &mut WarpRaces, group: u32) {
+        let mut joined = [0u32; 32];
+        let mut known: Option<Arc<Vc>> = None;
+        let mut differs = false;
+        for l in crate::semantics::lanes(group) {
+            let lane = &w.lanes[l as usize];
+            for (j, c) in joined.iter_mut().zip(lane.warp) {
+                *j = (*j).max(c);
+            }
+            joined[l as usize] = joined[l as usize].max(lane.clock);
+            match &known {
+                None => known = Some(lane.known.clone()),
+                Some(k) if Arc::ptr_eq(k, &lane.known) => {}
+                Some(_) => differs = true,
+            }
+        }
+        let known = if differs {
+            let mut vc = Vc::default();
+            for l in crate::semantics::lanes(group) {
+                vc = vc.join(&w.lanes[l as usize].known);
+            }
+            Some(Arc::new(vc))
+        } else {
+            known
+        };
+        for l in crate::semantics::lanes(group) {
+            let lane = &mut w.lanes[l as usize];
+            lane.warp = joined;
+            if let Some(k) = &known {
+                lane.known = k.clone();
+            }
+            lane.clock += 1;
+        }
+    }
+
+    /// Lanes `lanes` arrive at a CTA barrier: adds what they know to the barrier's `join` and
+    /// starts their next epoch (what they do after arriving is not ordered before the others).
+    pub(crate) fn barrier_arrive(&self, block: &BlockRaces, warp: u32, lanes: u32, join: &mut BarrierJoin) {
+        self.with(block, warp, |w| Self::barrier_arrive_in(w, lanes, join));
+    }
+
+    fn barrier_arrive_in(w: &mut WarpRaces, lanes: u32, join: &mut BarrierJoin) {
+        let base = w.warp as usize * 32;
+        if join.own.len() < w.threads as usize {
+            join.own.resize(w.threads as usize, 0);
+        }
+        join.block = w.block;
+        for l in crate::semantics::lanes(lanes) {
+            let lane = &mut w.lanes[l as usize];
+            if !join.seen.contains(&Arc::as_ptr(&lane.known)) {
+                join.seen.push(Arc::as_ptr(&lane.known));
+                for (b, clocks) in &lane.known.blocks {
+                    if *b == w.block {
+                        for (o, c) in join.own.iter_mut().zip(clocks.iter()) {
+                            *o = (*o).max(*c);
+                        }
+                    } else {
+                        join.others = join.others.join(&Vc { blocks: vec![(*b, clocks.clone())] });
+                    }
+                }
+            }
+            for (i, &c) in lane.warp.iter().enumerate() {
+                if let Some(o) = join.own.get_mut(base + i) {
+                    *o = (*o).max(c);
+                }
+            }
+            if let Some(o) = join.own.get_mut(base + l as usize) {
+                *o = (*o).max(lane.clock);
+            }
+            lane.clock += 1;
+        }
+    }
+
+    /// The barrier completed for lanes `lanes` that waited at it: they acquire its join.
+    pub(crate) fn barrier_complete(&self, lanes: u32, vc: &Arc<Vc>) {
+        let mut state = self.state.borrow_mut();
+        let Some(w) = state.as_deref_mut() else { return };
+        for l in crate::semantics::lanes(lanes) {
+            w.lanes[l as usize].known = vc.clone();
+            w.lanes[l as usize].last_acquired = core::ptr::null();
+        }
+    }
+
+    /// A `fence` (or `membar`) of semantics `sem` and scope `scope` by lane `lane`.
+    pub(crate) fn fence(&self, block: &BlockRaces, warp: u32, lane: u32, sem: Sem, scope: Scope, site: Site) {
+        self.with(block, warp, |w| {
+            if sem.acquires() {
+                if let Some(p) = w.lanes[lane as usize].pending.take() {
+                    w.acquire(lane, &p);
+                }
+            }
+            if sem.releases() {
+                let vc = w.snapshot(lane);
+                let (block, tib) = (w.block, w.tib(lane));
+                let l = &mut w.lanes[lane as usize];
+                l.fence = Some(Release { vc, block, tib, scope, site });
+                l.clock += 1;
+            }
+        });
+    }
+}
+
+/// What the threads arriving at one CTA barrier phase knew, joined.
+#[derive(Default)]
+pub(crate) struct BarrierJoin {
+    block: u32,
+    own: Vec<u32>,
+    others: Vc,
+    seen: Vec<*const Vc>,
+}
+
+impl BarrierJoin {
+    /// Whether no thread with the detector on has arrived.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.own.is_empty() && self.seen.is_empty()
+    }
+
+    /// The join, as the waiting threads acquire it; the barrier starts its next phase empty.
+    pub(crate) fn take(&mut self) -> Arc<Vc> {
+        let mut vc = core::mem::take(&mut self.others);
+        let own: Arc<[u32]> = core::mem::take(&mut self.own).into();
+        vc.blocks.retain(|(b, _)| *b != self.block);
+        vc.blocks.insert(0, (self.block, own));
+        self.seen.clear();
+        Arc::new(vc)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shadow memory.
+// ---------------------------------------------------------------------------------------------
+
+const READ: u8 = 1;
+const WRITE: u8 = 2;
+const STRONG: u8 = 4;
+const VOLATILE: u8 = 8;
+
+/// One access as a location remembers it.
+#[derive(Clone, Copy)]
+struct Rec {
+    block: u32,
+    tib: u32,
+    clock: u32,
+    step: u32,
+    /// The first unit and the number of units of the access (morally strong accesses cover the
+    /// same bytes).
+    first: u32,
+    units: u8,
+    flags: u8,
+    scope: Scope,
+    sem: Sem,
+    site: Site,
+    value: u64,
+    op: &'static str,
+    index: u32,
+}
+
+impl Rec {
+    fn strong(&self) -> bool {
+        self.flags & STRONG != 0
+    }
+    fn writes(&self) -> bool {
+        self.flags & WRITE != 0
+    }
+    fn volatile(&self) -> bool {
+        self.flags & VOLATILE != 0
+    }
+}
+
+#[derive(Default)]
+struct UnitState {
+    generation: u32,
+    write: Option<Rec>,
+    read: Option<Rec>,
+    /// Concurrent reads beyond `read`, and the location's release clock.
+    more: Option<Box<More>>,
+}
+
+#[derive(Default)]
+struct More {
+    reads: Vec<Rec>,
+    release: Option<Release>,
+}
+
+/// One unit of shadow memory, locked while an access checks and updates it.
+struct Unit {
+    lock: AtomicBool,
+    state: UnsafeCell<UnitState>,
+}
+
+// SAFETY: `state` is only touched while `lock` is held (see `Shadow::lock`).
+unsafe impl Sync for Unit {}
+unsafe impl Send for Unit {}
+
+/// Units per page: shadow memory is allocated a page at a time, where accesses land.
+const PAGE: usize = 256;
+
 /// The shadow state of one buffer (global) or one block's shared memory.
 pub(crate) struct Shadow {
-    _units: usize,
+    units: usize,
+    pages: OnceLock<Box<[OnceLock<Box<[Unit]>>]>>,
 }
 
 impl Shadow {
     /// The shadow of `units` units (global: elements; shared: 4-byte words). Allocates nothing
-    /// until the detector first records an access.
-    pub(crate) fn new(units: usize) -> Shadow {
-        Shadow { _units: units }
+    /// until the detector records an access, and then only the pages accesses reach.
+    pub(crate) const fn new(units: usize) -> Shadow {
+        Shadow { units, pages: OnceLock::new() }
+    }
+
+    fn unit(&self, u: usize) -> Option<&Unit> {
+        let pages = self.pages.get_or_init(|| (0..self.units.div_ceil(PAGE)).map(|_| OnceLock::new()).collect());
+        let page = pages.get(u / PAGE)?;
+        let units = page.get_or_init(|| (0..PAGE).map(|_| Unit { lock: AtomicBool::new(false), state: UnsafeCell::new(UnitState::default()) }).collect());
+        units.get(u % PAGE)
+    }
+
+    /// The bytes of shadow state allocated so far.
+    pub(crate) fn allocated_bytes(&self) -> usize {
+        self.pages.get().map_or(0, |pages| pages.iter().filter(|p| p.get().is_some()).count() * PAGE * core::mem::size_of::<Unit>())
+    }
+}
+
+/// Units `first..first + n`, locked.
+struct Locked<'s> {
+    units: Vec<&'s Unit>,
+}
+
+impl<'s> Locked<'s> {
+    fn lock(shadow: &'s Shadow, first: usize, n: usize) -> Locked<'s> {
+        let units: Vec<&Unit> = (first..first + n).filter_map(|u| shadow.unit(u)).collect();
+        for u in &units {
+            while u.lock.compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed).is_err() {
+                std::hint::spin_loop();
+            }
+        }
+        Locked { units }
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        for u in &self.units {
+            u.lock.store(false, Ordering::Release);
+        }
     }
 }
 
@@ -92,6 +690,252 @@ pub(crate) struct Loc<'s> {
 /// the detector off, it only runs `op`.
 #[inline(always)]
 pub(crate) fn access<R>(loc: Loc<'_>, access: Access, site: Site, op: impl FnOnce() -> (R, u64)) -> R {
-    let _ = (loc, access, site);
-    op().0
+    let Some((regs, lane)) = crate::mem::current() else { return op().0 };
+    let block = &regs.block().races;
+    if !block.is_on() {
+        return op().0;
+    }
+    let warp = regs.pos().warp_in_block;
+    let locked = Locked::lock(loc.shadow, loc.first, loc.units);
+    let (result, value) = op();
+    regs.races.with(block, warp, |w| check(w, lane, &loc, &locked, access, site, value));
+    drop(locked);
+    result
+}
+
+/// Checks lane `lane`'s access against the history of each unit and records it.
+fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, access: Access, site: Site, value: u64) {
+    let (strong, sem, scope) = match access.order {
+        Order::Weak => (false, Sem::Relaxed, Scope::Sys),
+        Order::Strong { sem, scope } => (true, sem, scope),
+        Order::Volatile => (true, Sem::Relaxed, Scope::Sys),
+    };
+    let volatile = access.order == Order::Volatile;
+    let flags = match access.kind {
+        Kind::Load => READ,
+        Kind::Store => WRITE,
+        Kind::Rmw => READ | WRITE,
+    } | if strong { STRONG } else { 0 }
+        | if volatile { VOLATILE } else { 0 };
+    let me = Rec {
+        block: w.block,
+        tib: w.tib(lane),
+        clock: w.lanes[lane as usize].clock,
+        step: w.step,
+        first: loc.first as u32,
+        units: loc.units.min(255) as u8,
+        flags,
+        scope,
+        sem,
+        site,
+        value,
+        op: access.op,
+        index: loc.index as u32,
+    };
+    let generation = match loc.space {
+        Space::Shared => w.shared_generation,
+        _ => w.run.generation,
+    };
+    let lockstep = w.run.lockstep;
+    let ordered = |w: &WarpRaces, prior: &Rec| -> bool {
+        if prior.block == me.block && prior.tib == me.tib {
+            return true;
+        }
+        if lockstep && prior.block == me.block && prior.tib / 32 == me.tib / 32 && prior.step != me.step {
+            return true;
+        }
+        prior.clock <= w.knows(lane, prior.block, prior.tib)
+    };
+    let morally_strong = |prior: &Rec| -> bool {
+        // Between lanes of one warp, volatile accesses are the pre-Volta warp-synchronous idiom:
+        // strong for the memory model, but a hazard without `bar.warp.sync` since Volta.
+        let same_warp = prior.block == me.block && prior.tib / 32 == me.tib / 32;
+        prior.strong()
+            && strong
+            && !(same_warp && (volatile || prior.volatile()))
+            && prior.first == me.first
+            && prior.units == me.units
+            && prior.scope.includes(prior.block as u64, me.block as u64)
+            && scope.includes(me.block as u64, prior.block as u64)
+    };
+    let mut race: Option<Rec> = None;
+    let mut acquired: Option<Release> = None;
+    for unit in &locked.units {
+        // SAFETY: the unit is locked by `locked` for the duration of this call.
+        let st = unsafe { &mut *unit.state.get() };
+        if st.generation != generation {
+            *st = UnitState { generation, ..UnitState::default() };
+        }
+        // Conflicts with the last write (any access), and with the reads since (a write).
+        if let Some(prior) = &st.write {
+            if race.is_none() && !ordered(w, prior) && !morally_strong(prior) {
+                race = Some(*prior);
+            }
+        }
+        if flags & WRITE != 0 && race.is_none() {
+            let reads = st.read.iter().chain(st.more.iter().flat_map(|m| m.reads.iter()));
+            for prior in reads {
+                if !ordered(w, prior) && !morally_strong(prior) {
+                    race = Some(*prior);
+                    break;
+                }
+            }
+        }
+        // The release clock: an acquire (or a strong read before a fence) reads it.
+        if flags & READ != 0 && strong {
+            if let Some(rel) = st.more.as_ref().and_then(|m| m.release.as_ref()) {
+                acquired = Some(rel.clone());
+            }
+        }
+        // Record the access.
+        if flags & WRITE != 0 {
+            st.write = Some(me);
+            st.read = None;
+            let release = release_of(w, lane, &me, strong, sem, access.kind, st.more.as_ref().and_then(|m| m.release.clone()));
+            match (&mut st.more, release) {
+                (Some(m), r) => {
+                    m.reads.clear();
+                    m.release = r;
+                }
+                (None, Some(r)) => st.more = Some(Box::new(More { reads: Vec::new(), release: Some(r) })),
+                (None, None) => {}
+            }
+        } else {
+            record_read(w, lane, st, me, &ordered);
+        }
+    }
+    // Synchronization after the access: acquire what it read; a release starts a new epoch.
+    if let Some(rel) = acquired {
+        let (own_block, tib) = (w.block, me.tib);
+        if scope.includes(own_block as u64, rel.block as u64) && rel.scope.includes(rel.block as u64, own_block as u64) {
+            if sem.acquires() {
+                w.acquire(lane, &rel.vc);
+            } else {
+                let l = &mut w.lanes[lane as usize];
+                l.pending = Some(match l.pending.take() {
+                    Some(p) if !Arc::ptr_eq(&p, &rel.vc) => Arc::new(p.join(&rel.vc)),
+                    _ => rel.vc.clone(),
+                });
+            }
+        } else if rel.block != own_block || rel.tib != tib {
+            let mut sink = w.run.sink.lock().unwrap_or_else(|e| e.into_inner());
+            if sink.misses.len() < MAX_RACES {
+                sink.misses.push(Miss { from: (rel.block, rel.tib), to: (own_block, tib), release: rel.site, scope: rel.scope, read: site, read_scope: Some(scope) });
+            }
+        }
+    }
+    if flags & WRITE != 0 && strong && sem.releases() {
+        w.lanes[lane as usize].clock += 1;
+    }
+    if let Some(prior) = race {
+        report(w, lane, loc, prior, me);
+    }
+}
+
+/// The release clock a location holds after write `me`: a release sets it (an atomic continues
+/// the release sequence it was in), a strong write after a fence releases with the fence's
+/// clock, an atomic keeps it, any other write ends it.
+fn release_of(w: &WarpRaces, lane: u32, me: &Rec, strong: bool, sem: Sem, kind: Kind, current: Option<Release>) -> Option<Release> {
+    if !strong {
+        return None;
+    }
+    let l = &w.lanes[lane as usize];
+    let mine = if sem.releases() {
+        Some(Release { vc: w.snapshot(lane), block: me.block, tib: me.tib, scope: me.scope, site: me.site })
+    } else {
+        l.fence.clone()
+    };
+    match (kind, current, mine) {
+        (Kind::Rmw, Some(cur), Some(mine)) => Some(Release { vc: Arc::new(cur.vc.join(&mine.vc)), ..mine }),
+        (Kind::Rmw, cur, None) => cur,
+        (_, _, mine) => mine,
+    }
+}
+
+/// Records read `me` in a unit's read set: it replaces the reads ordered before it.
+fn record_read(w: &WarpRaces, _lane: u32, st: &mut UnitState, me: Rec, ordered: &impl Fn(&WarpRaces, &Rec) -> bool) {
+    match &st.read {
+        None => st.read = Some(me),
+        Some(r) if (r.block == me.block && r.tib == me.tib) || ordered(w, r) => {
+            st.read = Some(me);
+            if let Some(m) = &mut st.more {
+                m.reads.retain(|r| !ordered(w, r) && !(r.block == me.block && r.tib == me.tib));
+            }
+        }
+        Some(_) => {
+            let m = st.more.get_or_insert_with(Box::default);
+            m.reads.retain(|r| !ordered(w, r) && !(r.block == me.block && r.tib == me.tib));
+            m.reads.push(me);
+        }
+    }
+}
+
+/// Records the race between `prior` and `me` (lane `lane` of `w`).
+#[cold]
+#[inline(never)]
+fn report(w: &WarpRaces, _lane: u32, loc: &Loc<'_>, prior: Rec, me: Rec) {
+    use crate::error::{Race, RaceAccess, RaceKind};
+    let run = &w.run;
+    run.found.store(true, Ordering::Relaxed);
+    let mut sink = run.sink.lock().unwrap_or_else(|e| e.into_inner());
+    sink.total += 1;
+    if sink.races.iter().any(|r| core::ptr::eq(r.first.site, prior.site) && core::ptr::eq(r.second.site, me.site) && r.first.op == prior.op && r.second.op == me.op) {
+        if let Some(r) = sink.races.iter_mut().find(|r| core::ptr::eq(r.first.site, prior.site) && core::ptr::eq(r.second.site, me.site)) {
+            r.count += 1;
+        }
+        return;
+    }
+    if sink.races.len() >= MAX_RACES {
+        return;
+    }
+    let per_block = run.block.x * run.block.y * run.block.z;
+    let warps_per_block = per_block.div_ceil(32);
+    let describe = |r: &Rec| RaceAccess {
+        block: run.grid.index_of(r.block as u64),
+        warp: r.tib / 32,
+        global_warp: r.block as u64 * warps_per_block as u64 + (r.tib / 32) as u64,
+        lane: r.tib % 32,
+        op: r.op,
+        write: r.writes(),
+        order: if r.strong() { Some((r.sem, r.scope)) } else { None },
+        value: r.value,
+        index: r.index as usize,
+        site: r.site,
+    };
+    let kind = if prior.block != me.block {
+        RaceKind::InterBlock
+    } else if prior.tib / 32 != me.tib / 32 {
+        RaceKind::IntraBlock
+    } else {
+        RaceKind::IntraWarp
+    };
+    let miss = sink.misses.iter().find(|m| m.from == (prior.block, prior.tib) && m.to == (me.block, me.tib)).copied();
+    let fix = match (miss, kind) {
+        (Some(m), _) => format!(
+            "the release at {} has `.{}` scope, which does not include block ({}, {}, {}), and the read at {}{} reads it: with `.gpu` scope on both it would order them",
+            m.release,
+            m.scope.name(),
+            run.grid.index_of(me.block as u64).x,
+            run.grid.index_of(me.block as u64).y,
+            run.grid.index_of(me.block as u64).z,
+            m.read,
+            m.read_scope.map_or(String::new(), |s| format!(" (`.{}`)", s.name()))
+        ),
+        (None, RaceKind::IntraWarp) => format!(
+            "lanes {} and {} of one warp: independent thread scheduling (sm_70 and later) runs them in any order between `bar.warp.sync`s; a `__syncwarp()` between them would order them{}",
+            prior.tib % 32,
+            me.tib % 32,
+            if prior.volatile() || me.volatile() {
+                " (`volatile` keeps the compiler from caching the value, but does not make the lanes of a warp execute together: the warp-synchronous idiom that CUDA 9 broke)"
+            } else {
+                ""
+            }
+        ),
+        (None, RaceKind::IntraBlock) => {
+            "warps of one block: a `__syncthreads()` (`bar.sync`) both take part in between them would order them, or a release/acquire on a flag".to_string()
+        }
+        (None, RaceKind::InterBlock) => "different blocks: only a release/acquire pattern at `.gpu` scope (a `.release` store or atomic of a flag that the other block reads with `.acquire`, or fences around relaxed atomics) would order them; a barrier orders only its own block".to_string(),
+    };
+    let _ = loc;
+    sink.races.push(Race { space: loc.space, first: describe(&prior), second: describe(&me), kind, fix, count: 1 });
 }

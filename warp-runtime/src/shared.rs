@@ -333,7 +333,7 @@ mod host {
         /// Reads element `i` with a load of order `order`.
         #[inline(always)]
         #[track_caller]
-        pub(super) fn read(&self, op: &'static str, i: usize, order: Order) -> T {
+        pub(crate) fn read(&self, op: &'static str, i: usize, order: Order) -> T {
             let bits = self.read_raw(op, i);
             let access = Access { op, kind: Kind::Load, order };
             race::access(self.race_loc(i), access, std::panic::Location::caller(), || (T::from_bits128(bits), bits as u64))
@@ -342,7 +342,7 @@ mod host {
         /// Writes element `i` with a store of order `order`.
         #[inline(always)]
         #[track_caller]
-        pub(super) fn write(&self, op: &'static str, i: usize, value: T, order: Order) {
+        pub(crate) fn write(&self, op: &'static str, i: usize, value: T, order: Order) {
             let at = self.offset_of(op, i);
             let bits = value.to_bits128();
             if !self.arena.is_written(at, T::BYTES) || self.arena.read_bits(at, T::BYTES) != bits {
@@ -494,7 +494,7 @@ impl<'w, T: GlobalValue> SharedSlice<'w, T> {
     }
 
     #[inline(always)]
-    fn addr_of(&self, i: usize) -> u64 {
+    pub(crate) fn addr_of(&self, i: usize) -> u64 {
         if i >= self.len {
             // SAFETY: `trap` aborts the kernel.
             unsafe { core::arch::asm!("trap;", options(noreturn, nostack)) }

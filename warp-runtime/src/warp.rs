@@ -118,6 +118,10 @@ pub struct Regs {
     /// The warp's block (its shared memory). Invariant: the driver that made these registers
     /// keeps the block alive, unmoved, for as long as the registers exist.
     block: *const BlockCtx,
+    /// The race detector's state of the warp's lanes.
+    pub(crate) races: crate::race::RegsRaces,
+    /// The modelled target (set by the run that drives these registers).
+    target: Cell<Target>,
 }
 
 /// The instruction word of a request: the [`Op::code`] in bits 0..12, then the parts of
@@ -260,6 +264,8 @@ impl Regs {
             loads: Cell::new([0; 32]),
             pos: Cell::new(pos),
             block,
+            races: crate::race::RegsRaces::new(),
+            target: Cell::new(Target::default()),
         }
     }
 
@@ -283,6 +289,13 @@ impl Regs {
         self.site.iter().for_each(|c| c.set(no_site()));
         self.exited.set(0);
         self.pos.set(pos);
+        self.races.reset();
+    }
+
+    /// The modelled target.
+    #[inline(always)]
+    pub(crate) fn target(&self) -> Target {
+        self.target.get()
     }
 
     /// Where the warp sits in its launch.
@@ -337,6 +350,10 @@ impl Regs {
     /// Counts a plain load of `lane`; true when it is the lane's turn to yield.
     #[inline]
     pub(crate) fn count_load(&self, lane: u32) -> bool {
+        // Below sm_70 every load is one (lockstep: every lane's load before any lane goes on).
+        if !self.target().independent_scheduling() {
+            return true;
+        }
         let cell = at(&self.loads, lane as usize & 31);
         let n = cell.get() + 1;
         if n >= crate::mem::LOADS_PER_POINT {
@@ -598,6 +615,7 @@ pub(crate) struct WarpRun<'r> {
 
 impl<'r> WarpRun<'r> {
     pub(crate) fn new(regs: &'r Regs, target: Target, order: crate::LaneOrder, launched: u32) -> WarpRun<'r> {
+        regs.target.set(target);
         WarpRun {
             regs,
             target,
@@ -627,6 +645,9 @@ impl<'r> WarpRun<'r> {
         let regs = self.regs;
         let mut cx = Context::from_waker(Waker::noop());
         let exited_before = self.exited;
+        if !self.target.independent_scheduling() {
+            regs.races.step();
+        }
         regs.exited.set(self.exited);
         regs.mem_yield.set(0);
         regs.mem_progress.set(false);
@@ -959,7 +980,7 @@ impl<'r> WarpRun<'r> {
                 store_all(redux::redux_f32(q, &src, group) as u64);
             }
             Op::Activemask => store_all(group as u64),
-            Op::BarWarpSync => {}
+            Op::BarWarpSync => s.races.warp_sync(&s.block().races, s.pos().warp_in_block, group),
             Op::Elect => {
                 let leader = elect::leader(group);
                 store_all(leader as u64);

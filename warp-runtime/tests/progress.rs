@@ -3,7 +3,7 @@
 //! resident are reported, and the schedules that interleave warps and blocks replay from their
 //! seeds.
 
-use warp_runtime::{Dim3, Executor, GlobalBuffer, Grid, LaneOrder, LaneState, Schedule, Warp, WarpError};
+use warp_runtime::{Dim3, Executor, GlobalBuffer, Grid, LaneOrder, LaneState, Schedule, Scope, Warp, WarpError};
 
 const SCHEDULES: [Schedule; 5] = [
     Schedule::InOrder,
@@ -25,13 +25,13 @@ fn a_lane_spinning_on_another_lane_of_its_warp_completes() {
             .run(async |w: &Warp<'_>| {
                 if w.lane_id() == 0 {
                     let mut spins = 0u32;
-                    while f.load_volatile(0).await == 0 {
+                    while f.load_relaxed(0, Scope::Cta).await == 0 {
                         spins += 1;
                     }
                     spins
                 } else {
                     if w.lane_id() == 31 {
-                        f.store(0, 1);
+                        f.store_relaxed(0, 1, Scope::Cta);
                     }
                     0
                 }
@@ -55,8 +55,10 @@ fn warps_of_a_block_waiting_on_each_other_complete() {
                     while f.load_volatile(k + 1).await == 0 {}
                 }
                 if w.lane_id() == 0 {
-                    f.store(k, k as u32 + 1);
+                    f.store_volatile(k, k as u32 + 1);
                 }
+                // Lane 0 wrote it: the other lanes read it after a `__syncwarp()`.
+                w.syncwarp().await;
                 f.load_volatile(k).await
             })
             .unwrap();
@@ -83,8 +85,9 @@ fn a_polling_loop_with_a_vote_in_it_completes() {
                     ready = !reads || f.load_volatile(k + 1).await != 0;
                 }
                 if w.lane_id() == 0 {
-                    f.store(k, k as u32 + 1);
+                    f.store_volatile(k, k as u32 + 1);
                 }
+                w.syncwarp().await;
                 f.load_volatile(k).await
             })
             .unwrap();
@@ -134,7 +137,7 @@ fn a_wait_on_a_later_block_completes_when_it_can_be_resident() {
                     }
                     w.sync_threads().await;
                     if w.thread_rank() == 0 {
-                        f.store(b, 1);
+                        f.store_volatile(b, 1);
                     }
                 })
                 .unwrap();
@@ -157,7 +160,7 @@ fn a_wait_on_a_block_that_can_never_be_resident_is_reported() {
             if b < 5 {
                 while f.load_volatile(b + 1).await == 0 {}
             }
-            f.store(b, 1);
+            f.store_volatile(b, 1);
         })
         .unwrap_err();
     let WarpError::ForwardProgress { detail, blocks } = &err else { panic!("{err}") };
@@ -232,14 +235,20 @@ fn decoupled_look_back_completes_with_any_residency() {
                     let mut exclusive = 0u32;
                     if tile == 0 {
                         incl.store(0, aggregate);
+                        w.threadfence();
                         st.atomic_exch(0, 2).await;
                     } else {
                         agg.store(tile, aggregate);
+                        // The release pattern: a fence, then the flag (CUB's `__threadfence()`).
+                        w.threadfence();
                         st.atomic_exch(tile, 1).await;
                         // Look back until a predecessor's inclusive prefix.
                         let mut p = tile - 1;
                         loop {
-                            match st.load_volatile(p).await {
+                            let status = st.load_volatile(p).await;
+                            // The acquire pattern: the flag, then a fence.
+                            w.threadfence();
+                            match status {
                                 0 => continue,
                                 1 => exclusive = exclusive.wrapping_add(agg.load(p)),
                                 _ => {
@@ -250,6 +259,7 @@ fn decoupled_look_back_completes_with_any_residency() {
                             p -= 1;
                         }
                         incl.store(tile, exclusive.wrapping_add(aggregate));
+                        w.threadfence();
                         st.atomic_exch(tile, 2).await;
                     }
                     prefix.store(0, exclusive);
@@ -290,9 +300,10 @@ fn explore_finds_a_lost_update_and_its_schedule_replays_it() {
         let c = counter.slice();
         grid.run(async |w: &Warp<'_>| {
             if w.lane_id() == 0 {
-                // Read, then write back one more: not atomic across warps.
+                // Read, then write back one more: not atomic across warps (both accesses are
+                // strong, so this is no data race: an update is lost, but only in some schedules).
                 let seen = c.load_volatile(0).await;
-                c.store(0, seen + 1);
+                c.store_volatile(0, seen + 1);
             }
         })
         .map_err(|e| e.to_string())?;
@@ -405,7 +416,7 @@ fn lanes_computing_while_another_lane_polls_are_not_spinning() {
     let f = flag.slice();
     let kernel = async |w: &Warp<'_>| {
         if w.lane_id() == 0 {
-            while f.load_volatile(0).await == 0 {}
+            while f.load_relaxed(0, Scope::Cta).await == 0 {}
             0u32
         } else {
             let g = w.group(0xffff_fffe);
@@ -414,7 +425,7 @@ fn lanes_computing_while_another_lane_polls_are_not_spinning() {
                 v = v.wrapping_add(g.redux_add(v).await);
             }
             if w.lane_id() == 1 {
-                f.store(0, 1);
+                f.store_relaxed(0, 1, Scope::Cta);
             }
             v
         }

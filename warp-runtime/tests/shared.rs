@@ -212,10 +212,15 @@ fn a_spin_lock_in_shared_memory_serializes_the_warps() {
             w.sync_threads().await;
             if w.lane_id() == 0 {
                 while lock.atomic_cas(0, 0, 1).await != 0 {}
+                // The acquire pattern (a strong read, then a fence) after taking the lock, and
+                // the release pattern (a fence, then a strong write) before giving it back: the
+                // race detector reports the critical sections as racing without them.
+                w.threadfence_block();
                 // Critical section: a plain read-modify-write, safe under the lock.
                 let n = lock.load(1);
                 lock.store(1, n + 1);
                 o.store(n as usize, w.warp_in_block());
+                w.threadfence_block();
                 lock.atomic_exch(0, 0).await;
             }
         })
