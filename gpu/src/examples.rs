@@ -77,6 +77,9 @@ mod blocks;
 #[path = "../../ptx/src/paths.rs"]
 mod paths;
 
+#[path = "../../ptx/src/ordered.rs"]
+mod ordered;
+
 // ---------------------------------------------------------------------------------------------
 // Buffers
 // ---------------------------------------------------------------------------------------------
@@ -133,9 +136,10 @@ enum Ex {
     Pipeline,
     BlockCompact,
     ActivemaskPaths,
+    Ordered,
 }
 
-const ALL: [Ex; 32] = [
+const ALL: [Ex; 33] = [
     Ex::ReduceU32,
     Ex::ReduceI32,
     Ex::ReduceF32,
@@ -168,6 +172,7 @@ const ALL: [Ex; 32] = [
     Ex::Pipeline,
     Ex::BlockCompact,
     Ex::ActivemaskPaths,
+    Ex::Ordered,
 ];
 
 impl Ex {
@@ -205,6 +210,7 @@ impl Ex {
             Ex::Pipeline => "pipeline_entry",
             Ex::BlockCompact => "block_compact_entry",
             Ex::ActivemaskPaths => "conf_activemask_paths",
+            Ex::Ordered => "conf_ordered",
         }
     }
 
@@ -243,6 +249,7 @@ impl Ex {
             Ex::Pipeline => "example pipeline: named-barrier stages",
             Ex::BlockCompact => "example block_compact: bar.red.popc",
             Ex::ActivemaskPaths => "activemask in a helper, one per call",
+            Ex::Ordered => "ld/st .relaxed/.acquire/.release/.volatile, fences",
         }
     }
 
@@ -619,6 +626,16 @@ fn gen_case(r: &mut Rng, ex: Ex) -> Case {
             }));
             case(n, vec![arm, zeros(Elem::U32, 4 * n)], vec![b(0), P::U32(r.below(4)), b(1)])
         }
+        Ex::Ordered => {
+            // Up to 256 threads per block (the kernel's shared slots), any number of blocks.
+            let (blocks, block) = (1 + r.below(4), 1 + r.below(256));
+            let n = (blocks * block) as usize;
+            let x = host((0..n).map(|_| r.u32()));
+            let wide = host((0..n).map(|_| r.next()));
+            let slots = ordered::ORDERED_SLOTS * n;
+            let bufs = vec![x, wide, zeros(Elem::U32, slots), zeros(Elem::U64, slots), zeros(Elem::U64, 4 * n)];
+            blocks_case(LaunchConfig::blocks(blocks, block), bufs, vec![b(0), b(1), b(2), b(3), b(4)])
+        }
         Ex::Pipeline => {
             let (blocks, warps) = (1 + r.below(5), 2 + r.below(9));
             let len = 1 + r.below(2000) as usize;
@@ -696,6 +713,7 @@ fn run_case(side: &Side<'_>, ex: Ex, c: &Case) -> Result<Outputs, CudaError> {
         Ex::Pipeline => go::<pipeline::pipeline_entry>(side, ex, c, (c.v(0), c.v(1), c.v(2))),
         Ex::BlockCompact => go::<block_compact::block_compact_entry>(side, ex, c, (c.v(0), c.v(1), c.v(2))),
         Ex::ActivemaskPaths => go::<paths::conf_activemask_paths>(side, ex, c, (c.v(0), s(0), c.v(1))),
+        Ex::Ordered => go::<ordered::conf_ordered>(side, ex, c, (c.v(0), c.v(1), c.v(2), c.v(3), c.v(4))),
     }
 }
 
@@ -907,6 +925,28 @@ mod tests {
         let canon = canonical_compact(c.threads, &out);
         assert_eq!(canon[3].bits, [1], "ranges tile 0..count");
         assert!(out[2].bits[0] > 0);
+    }
+
+    /// `conf_ordered` on the CPU: each thread's loads read back what its stores wrote, in every
+    /// form (nine u32 slots and three u64 slots in global memory, six and three in shared).
+    #[test]
+    fn cpu_ordered_accesses_read_back_their_stores() {
+        let mut r = Rng::seed_from_u64(3);
+        for _ in 0..4 {
+            let c = gen_case(&mut r, Ex::Ordered);
+            let n = c.threads;
+            let (x, wide): (Vec<u32>, Vec<u64>) = (c.v(0), c.v(1));
+            let out = &cpu(Ex::Ordered, &c).unwrap()[4].bits;
+            for t in 0..n {
+                let (v, w) = (x[t], wide[t]);
+                let sum = |k: u32| (0..k).fold(0u32, |a, i| a.wrapping_add(v.wrapping_add(i)));
+                let wide_sum = w.wrapping_add(w ^ 1).wrapping_add(w ^ 2);
+                assert_eq!(out[2 * t], sum(9) as u64, "thread {t}, global u32");
+                assert_eq!(out[2 * t + 1], wide_sum, "thread {t}, global u64");
+                assert_eq!(out[2 * n + 2 * t], sum(6) as u64, "thread {t}, shared u32");
+                assert_eq!(out[2 * n + 2 * t + 1], wide_sum, "thread {t}, shared u64");
+            }
+        }
     }
 
     /// `conf_activemask_paths` on the CPU gives each call of the helper the lanes of its warp that

@@ -33,6 +33,8 @@ pub mod handle;
 pub mod blocks;
 #[cfg(target_arch = "nvptx64")]
 pub mod paths;
+#[cfg(target_arch = "nvptx64")]
+pub mod ordered;
 
 // The examples, compiled for the GPU as they are written (their `main`s are host-only).
 #[cfg(target_arch = "nvptx64")]
