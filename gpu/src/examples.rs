@@ -80,6 +80,10 @@ mod paths;
 #[path = "../../ptx/src/ordered.rs"]
 mod ordered;
 
+#[path = "../../examples/bug_gallery.rs"]
+#[allow(dead_code)]
+mod bug_gallery;
+
 // ---------------------------------------------------------------------------------------------
 // Buffers
 // ---------------------------------------------------------------------------------------------
@@ -1025,3 +1029,33 @@ mod tests {
         assert!(!compare_case(Ex::ReduceF32, &c, "d", &gpu, Ok(cpu)).agrees());
     }
 }
+
+/// `--gallery-races`: the bug gallery's racy kernels (cases 6 to 8) and their fixed twins, once
+/// each on the GPU, for `compute-sanitizer --tool racecheck` to watch; prints what the GPU
+/// computed and what the CPU runtime reported. Their GPU results are timing-dependent, so they
+/// are not compared.
+pub(crate) fn gallery_races(m: &Module) -> Result<(), CudaError> {
+    let first = |r: &Result<Vec<Buffer>, WarpError>| match r {
+        Ok(_) => "clean".to_string(),
+        Err(e) => e.to_string().lines().next().unwrap_or_default().to_string(),
+    };
+    let x: Vec<u32> = (1..=128).collect();
+    for fixed in [0u32, 1] {
+        let cfg = LaunchConfig::blocks(1, 128);
+        let (gpu, cpu) = m.differential(cfg).cpu_target(Target::SM_90).outputs::<bug_gallery::gallery_block_total_entry>((x.clone(), fixed, vec![0u32; 128]))?;
+        println!("case 6 (fixed={fixed}) gallery_block_total_entry: GPU out[0..4] = {:?}; CPU: {}", &gpu[2].bits[..4], first(&cpu));
+    }
+    let x64: Vec<u32> = (1..=64).collect();
+    for fixed in [0u32, 1] {
+        let cfg = LaunchConfig::blocks(1, 32);
+        let (gpu, cpu) = m.differential(cfg).cpu_target(Target::SM_90).outputs::<bug_gallery::gallery_warp_reduce_entry>((x64.clone(), fixed, vec![0u32; 1]))?;
+        println!("case 7 (fixed={fixed}) gallery_warp_reduce_entry: GPU sum = {} (want 2080); CPU: {}", gpu[2].bits[0], first(&cpu));
+    }
+    for fixed in [0u32, 1] {
+        let cfg = LaunchConfig::blocks(1, 64);
+        let (gpu, cpu) = m.differential(cfg).cpu_target(Target::SM_90).outputs::<bug_gallery::gallery_lost_update_entry>((vec![0u32; 1], fixed))?;
+        println!("case 8 (fixed={fixed}) gallery_lost_update_entry: GPU counter = {} (64 threads); CPU: {}", gpu[0].bits[0], first(&cpu));
+    }
+    Ok(())
+}
+

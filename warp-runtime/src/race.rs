@@ -910,7 +910,12 @@ fn report(w: &WarpRaces, _lane: u32, loc: &Loc<'_>, prior: Rec, me: Rec) {
         RaceKind::IntraWarp
     };
     let miss = sink.misses.iter().find(|m| m.from == (prior.block, prior.tib) && m.to == (me.block, me.tib)).copied();
+    let same_store = core::ptr::eq(prior.site, me.site) && prior.writes() && me.writes() && kind != RaceKind::InterBlock;
     let fix = match (miss, kind) {
+        (None, _) if same_store => format!(
+            "both are the same store, executed by {}: no barrier can order the threads of one instruction; give each thread its own element, or use an atomic (`atom`/`red`) if they add up",
+            if kind == RaceKind::IntraWarp { "lanes of one warp together" } else { "threads of one block" }
+        ),
         (Some(m), _) => format!(
             "the release at {} has `.{}` scope, which does not include block ({}, {}, {}), and the read at {}{} reads it: with `.gpu` scope on both it would order them",
             m.release,
