@@ -51,6 +51,9 @@ mod pipeline;
 #[path = "../../examples/block_compact.rs"]
 mod block_compact;
 
+#[path = "../../examples/litmus.rs"]
+mod litmus;
+
 fn config() -> ProptestConfig {
     ProptestConfig { cases: 96, ..ProptestConfig::default() }
 }
@@ -847,3 +850,51 @@ fn gallery_lost_update_is_reported_and_the_atomic_counts_every_thread() {
     assert!(races.iter().any(|r| r.kind == warpkit::RaceKind::IntraBlock), "{text}");
     assert_eq!(bug_gallery::lost_update_launch(true).unwrap(), 64);
 }
+
+// ---------------------------------------------------------------- memory model (issue 14)
+
+/// The message-passing litmus test: release/acquire at `.gpu` scope reads 42 and runs clean; a
+/// relaxed flag leaves the data racing; `.cta` scope across blocks is reported with its scope.
+#[test]
+fn litmus_message_passing_forms() {
+    assert_eq!(litmus::run(litmus::Form::ReleaseAcquire).unwrap(), 42);
+    let err = litmus::run(litmus::Form::Relaxed).unwrap_err();
+    let WarpError::Race { races, .. } = &err else { panic!("{err}") };
+    assert_eq!(races.len(), 1, "{err}");
+    assert_eq!((races[0].first.op, races[0].second.op, races[0].second.value), ("st.global", "ld.global", 42));
+    assert_eq!(races[0].kind, warpkit::RaceKind::InterBlock);
+    let err = litmus::run(litmus::Form::CtaScope).unwrap_err();
+    let WarpError::Race { races, .. } = &err else { panic!("{err}") };
+    assert!(races.iter().any(|r| r.first.op == "st.global" && r.second.op == "ld.global"), "{err}");
+    assert!(races.iter().all(|r| r.fix.contains("`.cta` scope")), "{err}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// The histogram with a last-block summary: with the fences, the counts are the sequential
+    /// histogram, the summary its total and fullest bucket, and no race under any schedule;
+    /// without them, the last block's loads race with another block's atomics.
+    #[test]
+    fn histogram_last_block_summary(data in proptest::collection::vec(0u32..40, 200..3000), buckets in 1usize..12, schedule in schedule()) {
+        let want = histogram_reference(&data, buckets);
+        let input = GlobalBuffer::from_slice(&data);
+        let inp = input.slice();
+        let blocks = data.len().div_ceil(128) as u32;
+        for fenced in [1u32, 0] {
+            let (counts, done, summary) = (GlobalBuffer::<u32>::zeroed(buckets), GlobalBuffer::<u32>::zeroed(1), GlobalBuffer::<u32>::zeroed(2));
+            let (c, d, s) = (counts.slice(), done.slice(), summary.slice());
+            let run = Grid::blocks(blocks, 128).schedule(schedule).races(true).run(async |w: &Warp<'_>| histogram::histogram_done_entry(w, inp, c, d, s, fenced).await);
+            prop_assert_eq!(counts.to_vec(), want.clone());
+            if fenced == 1 {
+                prop_assert!(run.is_ok(), "{}", run.unwrap_err());
+                prop_assert_eq!(summary.to_vec(), vec![want.iter().sum::<u32>(), *want.iter().max().unwrap()]);
+            } else if blocks > 1 {
+                let err = run.unwrap_err();
+                let WarpError::Race { races, .. } = &err else { panic!("{err}") };
+                prop_assert!(races.iter().all(|r| r.kind == warpkit::RaceKind::InterBlock && r.first.op == "atom.add" && r.second.op == "ld.global"), "{}", err);
+            }
+        }
+    }
+}
+
