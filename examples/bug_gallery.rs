@@ -31,7 +31,20 @@
 //!    reduction. In warp 1, lanes 0-3 (threads 32-35) wait at the barrier for the rest of their
 //!    warp, and lanes 4-31 wait at the shuffle for lanes 0-3: neither can ever complete.
 //!
-//! Cases 4 and 5 are followed by their fixed twins, which run clean.
+//! 6. A missing `__syncthreads()` between a shared write and the reads: ORNL/HeCBench issue 254
+//!    (`marchingCubes-cuda`, `generatingTriangles`): "A single thread writes the two accumulators
+//!    and then all 128 threads in the block read them with no `__syncthreads()` in between." The
+//!    issue notes that compute-sanitizer's racecheck reports 0 hazards on a stock build (the
+//!    compiler happens to hide it); the race detector reports it on every run.
+//! 7. A missing `__syncwarp()`: the warp-synchronous reduction of the pre-Volta CUDA samples
+//!    (`warpReduce` on a `volatile` shared pointer, no barrier between the levels), which relied
+//!    on the lanes of a warp executing in lockstep. CUDA 9 and independent thread scheduling broke
+//!    it; the fix is a `__syncwarp()` between each read and each write. On sm_6x the runtime
+//!    executes it in lockstep and it runs clean.
+//! 8. A lost update: `load; __syncwarp(); store` of a counter by every lane. The barrier orders
+//!    every read before every write, but the writes race with each other: one increment survives.
+//!
+//! Cases 4 to 8 are followed by their fixed twins, which run clean.
 //!
 //! Run it: `cargo run --example bug_gallery`.
 
@@ -257,6 +270,121 @@ pub fn gallery_data_as_mask_entry(w: &Warp, x: GlobalSlice<'_, u32>, out: Global
     out.store(i, data_as_mask(w, x.load(i)));
 }
 
+/// Case 6, HeCBench #254 in miniature: each warp's inclusive scan; lane 31 of each warp writes its
+/// warp's total to `sums[warp]`; after a barrier thread 31 adds the totals up into `sums[0]`, and
+/// every thread reads the block total from there, without (or, `fixed`, with) the barrier that
+/// orders that write before the reads. Each thread writes its inclusive prefix plus the block
+/// total to `out` (the prefix over the block is not the point here).
+#[warp_kernel]
+pub fn block_total(w: &Warp, x: u32, fixed: bool) -> u32 {
+    let sums = w.shared_array::<u32, 32>();
+    let (t, lane, warp) = (w.thread_rank(), w.lane_id(), w.warp_in_block());
+    let mut s = x;
+    for d in [1, 2, 4, 8, 16] {
+        let (up, ok) = w.shfl_up_pred(s, d);
+        if ok {
+            s = s.wrapping_add(up);
+        }
+    }
+    if lane == 31 {
+        sums.store(warp as usize, s);
+    }
+    w.sync_threads();
+    if t == 31 {
+        let mut total = 0u32;
+        for k in 0..w.block_size().div_ceil(32) {
+            total = total.wrapping_add(sums.load(k as usize));
+        }
+        sums.store(0, total);
+    }
+    if fixed {
+        w.sync_threads();
+    }
+    s.wrapping_add(sums.load(0))
+}
+
+/// Case 6 as launched: one block of 128 threads over `x[0..128]`; `out[t]` is thread `t`'s result.
+#[warp_kernel(entry)]
+pub fn gallery_block_total_entry(w: &Warp, x: GlobalSlice<'_, u32>, fixed: u32, out: GlobalSlice<'_, u32>) {
+    let t = w.thread_rank() as usize;
+    out.store(t, block_total(w, x.load(t), fixed != 0));
+}
+
+/// Case 7: the last levels of a shared-memory reduction as the pre-Volta samples wrote them: `s`
+/// holds 64 values, and lane `t` folds `s[t + offset]` into `s[t]` through a `volatile` pointer
+/// with nothing between the levels (or, `fixed`, with CUDA 9's `__syncwarp()` around each write).
+#[warp_kernel]
+pub fn warp_reduce_shared(w: &Warp, s: SharedSlice<'_, u32>, fixed: bool) -> u32 {
+    let t = w.lane_id() as usize;
+    for offset in [32, 16, 8, 4, 2, 1] {
+        let v = s.load_volatile(t).wrapping_add(s.load_volatile(t + offset));
+        if fixed {
+            w.syncwarp();
+        }
+        s.store_volatile(t, v);
+        if fixed {
+            w.syncwarp();
+        }
+    }
+    s.load_volatile(0)
+}
+
+/// Case 7 as launched: one warp reduces `x[0..64]`; lane 0 writes the sum to `out[0]`.
+#[warp_kernel(entry)]
+pub fn gallery_warp_reduce_entry(w: &Warp, x: GlobalSlice<'_, u32>, fixed: u32, out: GlobalSlice<'_, u32>) {
+    let s = w.shared_array::<u32, 64>();
+    let t = w.lane_id() as usize;
+    s.store(t, x.load(t));
+    s.store(t + 32, x.load(t + 32));
+    w.syncwarp();
+    let sum = warp_reduce_shared(w, s, fixed != 0);
+    if t == 0 {
+        out.store(0, sum);
+    }
+}
+
+/// Case 8: every lane of every warp adds one to `counter[0]`: with a load, a `__syncwarp()` and a
+/// store (or, `fixed`, with `atom.add`).
+#[warp_kernel(entry)]
+pub fn gallery_lost_update_entry(w: &Warp, counter: GlobalSlice<'_, u32>, fixed: u32) {
+    if fixed != 0 {
+        counter.atomic_add(0, 1);
+    } else {
+        let seen = counter.load(0);
+        w.syncwarp();
+        counter.store(0, seen + 1);
+    }
+}
+
+/// Case 6 on the CPU: each thread's result, or the race report.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn block_total_launch(fixed: bool) -> Result<Vec<u32>, WarpError> {
+    let x = GlobalBuffer::from_slice(&(1..=128u32).collect::<Vec<_>>());
+    let out = GlobalBuffer::<u32>::zeroed(128);
+    let (xs, o) = (x.slice(), out.slice());
+    Grid::blocks(1, 128).races(true).run(async |w: &Warp<'_>| gallery_block_total_entry(w, xs, fixed as u32, o).await)?;
+    Ok(out.to_vec())
+}
+
+/// Case 7 on the CPU for `target`: the sum of `1..=64`, or the race report.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn warp_reduce_launch(target: Target, fixed: bool) -> Result<u32, WarpError> {
+    let x = GlobalBuffer::from_slice(&(1..=64u32).collect::<Vec<_>>());
+    let out = GlobalBuffer::<u32>::zeroed(1);
+    let (xs, o) = (x.slice(), out.slice());
+    Grid::blocks(1, 32).executor(Executor::new().target(target).races(true)).run(async |w: &Warp<'_>| gallery_warp_reduce_entry(w, xs, fixed as u32, o).await)?;
+    Ok(out.to_vec()[0])
+}
+
+/// Case 8 on the CPU: the counter after two warps, or the race report.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn lost_update_launch(fixed: bool) -> Result<u32, WarpError> {
+    let counter = GlobalBuffer::<u32>::zeroed(1);
+    let c = counter.slice();
+    Grid::blocks(1, 64).races(true).run(async |w: &Warp<'_>| gallery_lost_update_entry(w, c, fixed as u32).await)?;
+    Ok(counter.to_vec()[0])
+}
+
 #[cfg(not(target_arch = "nvptx64"))]
 fn main() {
     let x: [u32; 32] = core::array::from_fn(|l| l as u32 + 1);
@@ -282,4 +410,18 @@ fn main() {
     println!("{}", orientation_launch(false).unwrap_err());
     let maxima = orientation_launch(true).unwrap();
     println!("fixed: runs clean; warp 0's maximum vote {:.4}", maxima[0]);
+
+    println!("\n== 6. HeCBench #254: one thread writes the block total, 128 threads read it without __syncthreads ==");
+    println!("{}", block_total_launch(false).unwrap_err());
+    let out = block_total_launch(true).unwrap();
+    println!("fixed: runs clean; thread 0 gets its prefix plus the block total: {}\n", out[0]);
+
+    println!("== 7. the pre-Volta warp-synchronous reduction (volatile, no __syncwarp), on sm_90 ==");
+    println!("{}", warp_reduce_launch(Target::SM_90, false).unwrap_err());
+    println!("on sm_60 (lockstep): runs clean, sum {}", warp_reduce_launch(Target::SM_60, false).unwrap());
+    println!("fixed with __syncwarp(): runs clean on sm_90, sum {}\n", warp_reduce_launch(Target::SM_90, true).unwrap());
+
+    println!("== 8. a lost update: load; __syncwarp(); store of one counter by 64 threads ==");
+    println!("{}", lost_update_launch(false).unwrap_err());
+    println!("fixed with atom.add: runs clean, counter {}", lost_update_launch(true).unwrap());
 }

@@ -76,6 +76,52 @@ pub fn histogram_elect_entry(w: &Warp, input: GlobalSlice<'_, u32>, counts: Glob
     }
 }
 
+/// [`histogram_ffs`] in blocks, then a summary by the last block to finish: the classic
+/// "last block" pattern (CUDA's `threadFenceReduction` sample). Each block, after a barrier,
+/// *releases* its atomics with a fence and takes a ticket from `done[0]`; the block that draws the
+/// last ticket *acquires* every block's atomics with a fence after its ticket, and only then reads
+/// the histogram with plain loads: `summary[0]` is the total count, `summary[1]` the fullest
+/// bucket. Without the fences (`fenced == 0`), the last block's loads race with the other blocks'
+/// atomics: the race detector reports it, and on a GPU the summary may miss counts.
+#[warp_kernel(entry)]
+pub fn histogram_done_entry(
+    w: &Warp,
+    input: GlobalSlice<'_, u32>,
+    counts: GlobalSlice<'_, u32>,
+    done: GlobalSlice<'_, u32>,
+    summary: GlobalSlice<'_, u32>,
+    fenced: u32,
+) {
+    let last = w.shared_array::<u32, 1>();
+    histogram_ffs(w, input, counts);
+    w.sync_threads();
+    if w.thread_rank() == 0 {
+        if fenced != 0 {
+            // The release pattern: this block's atomics (ordered before thread 0 by the barrier),
+            // then the fence, then the ticket.
+            w.threadfence();
+        }
+        let ticket = done.atomic_add(0, 1);
+        if fenced != 0 {
+            // The acquire pattern: the ticket (which read every earlier block's), then the fence.
+            w.threadfence();
+        }
+        let blocks = w.nctaid().x * w.nctaid().y * w.nctaid().z;
+        last.store(0, (ticket == blocks - 1) as u32);
+    }
+    w.sync_threads();
+    if last.load(0) == 1 && w.thread_rank() == 0 {
+        let (mut total, mut fullest) = (0u32, 0u32);
+        for b in 0..counts.len() {
+            let c = counts.load(b);
+            total += c;
+            fullest = fullest.max(c);
+        }
+        summary.store(0, total);
+        summary.store(1, fullest);
+    }
+}
+
 #[cfg(not(target_arch = "nvptx64"))]
 fn main() {
     use warpkit::{GlobalBuffer, Grid};
@@ -118,4 +164,21 @@ fn main() {
     let cnt2 = counts2.slice();
     warpkit::launch(n as u64, async |w: &Warp<'_>| histogram_ffs(w, inp, cnt2).await).unwrap();
     println!("__ffs(peers) leader variant equal too: {}", counts2.to_vec() == reference);
+
+    // The last block to finish summarises, after acquiring every block's atomics.
+    for fenced in [1, 0] {
+        let counts3 = GlobalBuffer::<u32>::zeroed(buckets);
+        let (done, summary) = (GlobalBuffer::<u32>::zeroed(1), GlobalBuffer::<u32>::zeroed(2));
+        let (c3, d, s) = (counts3.slice(), done.slice(), summary.slice());
+        let blocks = n.div_ceil(128);
+        let run = Grid::blocks(blocks, 128).races(true).run(async |w: &Warp<'_>| histogram_done_entry(w, inp, c3, d, s, fenced).await);
+        match run {
+            Ok(()) => println!(
+                "last-block summary with fences: total {} (sequential {total}), fullest bucket {} (sequential {most}), no race",
+                summary.to_vec()[0],
+                summary.to_vec()[1]
+            ),
+            Err(e) => println!("without the fences: {}", e.to_string().lines().take(4).collect::<Vec<_>>().join("\n")),
+        }
+    }
 }

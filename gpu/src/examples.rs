@@ -77,6 +77,13 @@ mod blocks;
 #[path = "../../ptx/src/paths.rs"]
 mod paths;
 
+#[path = "../../ptx/src/ordered.rs"]
+mod ordered;
+
+#[path = "../../examples/bug_gallery.rs"]
+#[allow(dead_code)]
+mod bug_gallery;
+
 // ---------------------------------------------------------------------------------------------
 // Buffers
 // ---------------------------------------------------------------------------------------------
@@ -133,9 +140,10 @@ enum Ex {
     Pipeline,
     BlockCompact,
     ActivemaskPaths,
+    Ordered,
 }
 
-const ALL: [Ex; 32] = [
+const ALL: [Ex; 33] = [
     Ex::ReduceU32,
     Ex::ReduceI32,
     Ex::ReduceF32,
@@ -168,6 +176,7 @@ const ALL: [Ex; 32] = [
     Ex::Pipeline,
     Ex::BlockCompact,
     Ex::ActivemaskPaths,
+    Ex::Ordered,
 ];
 
 impl Ex {
@@ -205,6 +214,7 @@ impl Ex {
             Ex::Pipeline => "pipeline_entry",
             Ex::BlockCompact => "block_compact_entry",
             Ex::ActivemaskPaths => "conf_activemask_paths",
+            Ex::Ordered => "conf_ordered",
         }
     }
 
@@ -243,6 +253,7 @@ impl Ex {
             Ex::Pipeline => "example pipeline: named-barrier stages",
             Ex::BlockCompact => "example block_compact: bar.red.popc",
             Ex::ActivemaskPaths => "activemask in a helper, one per call",
+            Ex::Ordered => "ld/st .relaxed/.acquire/.release/.volatile, fences",
         }
     }
 
@@ -619,6 +630,16 @@ fn gen_case(r: &mut Rng, ex: Ex) -> Case {
             }));
             case(n, vec![arm, zeros(Elem::U32, 4 * n)], vec![b(0), P::U32(r.below(4)), b(1)])
         }
+        Ex::Ordered => {
+            // Up to 256 threads per block (the kernel's shared slots), any number of blocks.
+            let (blocks, block) = (1 + r.below(4), 1 + r.below(256));
+            let n = (blocks * block) as usize;
+            let x = host((0..n).map(|_| r.u32()));
+            let wide = host((0..n).map(|_| r.next()));
+            let slots = ordered::ORDERED_SLOTS * n;
+            let bufs = vec![x, wide, zeros(Elem::U32, slots), zeros(Elem::U64, slots), zeros(Elem::U64, 4 * n)];
+            blocks_case(LaunchConfig::blocks(blocks, block), bufs, vec![b(0), b(1), b(2), b(3), b(4)])
+        }
         Ex::Pipeline => {
             let (blocks, warps) = (1 + r.below(5), 2 + r.below(9));
             let len = 1 + r.below(2000) as usize;
@@ -696,6 +717,7 @@ fn run_case(side: &Side<'_>, ex: Ex, c: &Case) -> Result<Outputs, CudaError> {
         Ex::Pipeline => go::<pipeline::pipeline_entry>(side, ex, c, (c.v(0), c.v(1), c.v(2))),
         Ex::BlockCompact => go::<block_compact::block_compact_entry>(side, ex, c, (c.v(0), c.v(1), c.v(2))),
         Ex::ActivemaskPaths => go::<paths::conf_activemask_paths>(side, ex, c, (c.v(0), s(0), c.v(1))),
+        Ex::Ordered => go::<ordered::conf_ordered>(side, ex, c, (c.v(0), c.v(1), c.v(2), c.v(3), c.v(4))),
     }
 }
 
@@ -909,6 +931,28 @@ mod tests {
         assert!(out[2].bits[0] > 0);
     }
 
+    /// `conf_ordered` on the CPU: each thread's loads read back what its stores wrote, in every
+    /// form (nine u32 slots and three u64 slots in global memory, six and three in shared).
+    #[test]
+    fn cpu_ordered_accesses_read_back_their_stores() {
+        let mut r = Rng::seed_from_u64(3);
+        for _ in 0..4 {
+            let c = gen_case(&mut r, Ex::Ordered);
+            let n = c.threads;
+            let (x, wide): (Vec<u32>, Vec<u64>) = (c.v(0), c.v(1));
+            let out = &cpu(Ex::Ordered, &c).unwrap()[4].bits;
+            for t in 0..n {
+                let (v, w) = (x[t], wide[t]);
+                let sum = |k: u32| (0..k).fold(0u32, |a, i| a.wrapping_add(v.wrapping_add(i)));
+                let wide_sum = w.wrapping_add(w ^ 1).wrapping_add(w ^ 2);
+                assert_eq!(out[2 * t], sum(9) as u64, "thread {t}, global u32");
+                assert_eq!(out[2 * t + 1], wide_sum, "thread {t}, global u64");
+                assert_eq!(out[2 * n + 2 * t], sum(6) as u64, "thread {t}, shared u32");
+                assert_eq!(out[2 * n + 2 * t + 1], wide_sum, "thread {t}, shared u64");
+            }
+        }
+    }
+
     /// `conf_activemask_paths` on the CPU gives each call of the helper the lanes of its warp that
     /// make that call: "activemask queries predicated-on active threads from the executing warp",
     /// with one instruction per call of the helper, as inlined on the GPU.
@@ -985,3 +1029,33 @@ mod tests {
         assert!(!compare_case(Ex::ReduceF32, &c, "d", &gpu, Ok(cpu)).agrees());
     }
 }
+
+/// `--gallery-races`: the bug gallery's racy kernels (cases 6 to 8) and their fixed twins, once
+/// each on the GPU, for `compute-sanitizer --tool racecheck` to watch; prints what the GPU
+/// computed and what the CPU runtime reported. Their GPU results are timing-dependent, so they
+/// are not compared.
+pub(crate) fn gallery_races(m: &Module) -> Result<(), CudaError> {
+    let first = |r: &Result<Vec<Buffer>, WarpError>| match r {
+        Ok(_) => "clean".to_string(),
+        Err(e) => e.to_string().lines().next().unwrap_or_default().to_string(),
+    };
+    let x: Vec<u32> = (1..=128).collect();
+    for fixed in [0u32, 1] {
+        let cfg = LaunchConfig::blocks(1, 128);
+        let (gpu, cpu) = m.differential(cfg).cpu_target(Target::SM_90).outputs::<bug_gallery::gallery_block_total_entry>((x.clone(), fixed, vec![0u32; 128]))?;
+        println!("case 6 (fixed={fixed}) gallery_block_total_entry: GPU out[0..4] = {:?}; CPU: {}", &gpu[2].bits[..4], first(&cpu));
+    }
+    let x64: Vec<u32> = (1..=64).collect();
+    for fixed in [0u32, 1] {
+        let cfg = LaunchConfig::blocks(1, 32);
+        let (gpu, cpu) = m.differential(cfg).cpu_target(Target::SM_90).outputs::<bug_gallery::gallery_warp_reduce_entry>((x64.clone(), fixed, vec![0u32; 1]))?;
+        println!("case 7 (fixed={fixed}) gallery_warp_reduce_entry: GPU sum = {} (want 2080); CPU: {}", gpu[2].bits[0], first(&cpu));
+    }
+    for fixed in [0u32, 1] {
+        let cfg = LaunchConfig::blocks(1, 64);
+        let (gpu, cpu) = m.differential(cfg).cpu_target(Target::SM_90).outputs::<bug_gallery::gallery_lost_update_entry>((vec![0u32; 1], fixed))?;
+        println!("case 8 (fixed={fixed}) gallery_lost_update_entry: GPU counter = {} (64 threads); CPU: {}", gpu[0].bits[0], first(&cpu));
+    }
+    Ok(())
+}
+

@@ -1018,6 +1018,10 @@ struct Args {
     /// Self-test: corrupt one bit of the GPU output of every case (every case must then disagree)
     #[arg(long)]
     flip_check: bool,
+    /// Only run the bug gallery's racy kernels and their fixed twins once each (for
+    /// `compute-sanitizer --tool racecheck`)
+    #[arg(long)]
+    gallery_races: bool,
 }
 
 fn main() -> ExitCode {
@@ -1064,6 +1068,15 @@ fn main() -> ExitCode {
             None
         }
     };
+    if args.gallery_races {
+        return match examples::gallery_races(&sm90) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
     println!("PTX: {}; seed {seed:#x}; CPU oracle: warp_runtime::Executor, Target::SM_90 (SM_100A for redux_f32)", dir.display());
     let gpu = Modules { sm90, sm70 };
 

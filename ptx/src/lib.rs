@@ -39,6 +39,8 @@ pub mod paths;
 pub mod atomics;
 #[cfg(target_arch = "nvptx64")]
 pub mod atomics_ops;
+#[cfg(target_arch = "nvptx64")]
+pub mod ordered;
 
 // The examples, compiled for the GPU as they are written (their `main`s are host-only).
 #[cfg(target_arch = "nvptx64")]

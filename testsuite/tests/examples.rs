@@ -51,6 +51,9 @@ mod pipeline;
 #[path = "../../examples/block_compact.rs"]
 mod block_compact;
 
+#[path = "../../examples/litmus.rs"]
+mod litmus;
+
 fn config() -> ProptestConfig {
     ProptestConfig { cases: 96, ..ProptestConfig::default() }
 }
@@ -798,3 +801,100 @@ fn gallery_barrier_that_can_never_complete_is_reported() {
     assert_eq!(maxima[0], max0);
     assert_eq!(maxima[32], max1, "the tree leaves the maximum in lane 0 of each warp");
 }
+
+// ---------------------------------------------------------------- bug gallery: races (issue 14)
+
+/// Case 6 (HeCBench #254): the block total read without the barrier after thread 31 wrote it is
+/// a race between warps, naming the store and the loads; the fixed twin gives every thread its
+/// inclusive prefix within its warp plus the block total.
+#[test]
+fn gallery_block_total_without_a_barrier_races() {
+    let err = bug_gallery::block_total_launch(false).unwrap_err();
+    let WarpError::Race { races, .. } = &err else { panic!("{err}") };
+    assert!(races.iter().all(|r| r.kind == warpkit::RaceKind::IntraBlock && r.space == warpkit::Space::Shared), "{err}");
+    assert!(races.iter().any(|r| r.first.op == "st.shared" && r.first.lane == 31 && r.first.warp == 0), "{err}");
+    let out = bug_gallery::block_total_launch(true).unwrap();
+    let x: Vec<u32> = (1..=128).collect();
+    let total: u32 = x.iter().sum();
+    for t in 0..128 {
+        let warp_prefix: u32 = x[t / 32 * 32..=t].iter().sum();
+        assert_eq!(out[t], warp_prefix + total, "thread {t}");
+    }
+}
+
+/// Case 7: the warp-synchronous reduction is an intra-warp hazard on sm_70+, clean and exact on
+/// sm_60 (lockstep), and its `__syncwarp()` fix is clean and exact everywhere.
+#[test]
+fn gallery_warp_synchronous_reduction_needs_syncwarp_since_volta() {
+    let want: u32 = (1..=64).sum();
+    for target in [Target::SM_70, Target::SM_90, Target::SM_100A] {
+        let err = bug_gallery::warp_reduce_launch(target, false).unwrap_err();
+        let WarpError::Race { races, .. } = &err else { panic!("{target}: {err}") };
+        assert!(races.iter().all(|r| r.kind == warpkit::RaceKind::IntraWarp), "{err}");
+        assert!(err.to_string().contains("CUDA 9"), "{err}");
+        assert_eq!(bug_gallery::warp_reduce_launch(target, true).unwrap(), want, "{target}");
+    }
+    assert_eq!(bug_gallery::warp_reduce_launch(Target::SM_60, false).unwrap(), want);
+    assert_eq!(bug_gallery::warp_reduce_launch(Target::SM_60, true).unwrap(), want);
+}
+
+/// Case 8: the lost update is reported (stores of one instruction race with each other, and the
+/// second warp's load with the first warp's stores); `atom.add` counts every thread.
+#[test]
+fn gallery_lost_update_is_reported_and_the_atomic_counts_every_thread() {
+    let err = bug_gallery::lost_update_launch(false).unwrap_err();
+    let text = err.to_string();
+    let WarpError::Race { races, .. } = &err else { panic!("{err}") };
+    assert!(races.iter().any(|r| r.kind == warpkit::RaceKind::IntraWarp && r.first.write && r.second.write), "{text}");
+    assert!(text.contains("no barrier can order the threads of one instruction"), "{text}");
+    assert!(races.iter().any(|r| r.kind == warpkit::RaceKind::IntraBlock), "{text}");
+    assert_eq!(bug_gallery::lost_update_launch(true).unwrap(), 64);
+}
+
+// ---------------------------------------------------------------- memory model (issue 14)
+
+/// The message-passing litmus test: release/acquire at `.gpu` scope reads 42 and runs clean; a
+/// relaxed flag leaves the data racing; `.cta` scope across blocks is reported with its scope.
+#[test]
+fn litmus_message_passing_forms() {
+    assert_eq!(litmus::run(litmus::Form::ReleaseAcquire).unwrap(), 42);
+    let err = litmus::run(litmus::Form::Relaxed).unwrap_err();
+    let WarpError::Race { races, .. } = &err else { panic!("{err}") };
+    assert_eq!(races.len(), 1, "{err}");
+    assert_eq!((races[0].first.op, races[0].second.op, races[0].second.value), ("st.global", "ld.global", 42));
+    assert_eq!(races[0].kind, warpkit::RaceKind::InterBlock);
+    let err = litmus::run(litmus::Form::CtaScope).unwrap_err();
+    let WarpError::Race { races, .. } = &err else { panic!("{err}") };
+    assert!(races.iter().any(|r| r.first.op == "st.global" && r.second.op == "ld.global"), "{err}");
+    assert!(races.iter().all(|r| r.fix.contains("`.cta` scope")), "{err}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// The histogram with a last-block summary: with the fences, the counts are the sequential
+    /// histogram, the summary its total and fullest bucket, and no race under any schedule;
+    /// without them, the last block's loads race with another block's atomics.
+    #[test]
+    fn histogram_last_block_summary(data in proptest::collection::vec(0u32..40, 200..3000), buckets in 1usize..12, schedule in schedule()) {
+        let want = histogram_reference(&data, buckets);
+        let input = GlobalBuffer::from_slice(&data);
+        let inp = input.slice();
+        let blocks = data.len().div_ceil(128) as u32;
+        for fenced in [1u32, 0] {
+            let (counts, done, summary) = (GlobalBuffer::<u32>::zeroed(buckets), GlobalBuffer::<u32>::zeroed(1), GlobalBuffer::<u32>::zeroed(2));
+            let (c, d, s) = (counts.slice(), done.slice(), summary.slice());
+            let run = Grid::blocks(blocks, 128).schedule(schedule).races(true).run(async |w: &Warp<'_>| histogram::histogram_done_entry(w, inp, c, d, s, fenced).await);
+            prop_assert_eq!(counts.to_vec(), want.clone());
+            if fenced == 1 {
+                prop_assert!(run.is_ok(), "{}", run.unwrap_err());
+                prop_assert_eq!(summary.to_vec(), vec![want.iter().sum::<u32>(), *want.iter().max().unwrap()]);
+            } else if blocks > 1 {
+                let err = run.unwrap_err();
+                let WarpError::Race { races, .. } = &err else { panic!("{err}") };
+                prop_assert!(races.iter().all(|r| r.kind == warpkit::RaceKind::InterBlock && r.first.op == "atom.add" && r.second.op == "ld.global"), "{}", err);
+            }
+        }
+    }
+}
+

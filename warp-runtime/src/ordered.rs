@@ -237,11 +237,15 @@ mod device {
         (ld $space:ident, $sem:expr, $scope:expr, $a:expr, $w:literal, $reg:ident, $t:ty) => {
             match ($sem, $scope) {
                 (Sem::Acquire, Scope::Cta) => ld!($space "acquire.cta", $a, $w, $reg, $t),
+                #[cfg(target_feature = "sm_90")]
                 (Sem::Acquire, Scope::Cluster) => ld!($space "acquire.cluster", $a, $w, $reg, $t),
                 (Sem::Acquire, Scope::Gpu) => ld!($space "acquire.gpu", $a, $w, $reg, $t),
                 (Sem::Acquire, Scope::Sys) => ld!($space "acquire.sys", $a, $w, $reg, $t),
                 (_, Scope::Cta) => ld!($space "relaxed.cta", $a, $w, $reg, $t),
+                #[cfg(target_feature = "sm_90")]
                 (_, Scope::Cluster) => ld!($space "relaxed.cluster", $a, $w, $reg, $t),
+                #[cfg(not(target_feature = "sm_90"))]
+                (_, Scope::Cluster) => cluster_needs_sm90(),
                 (_, Scope::Gpu) => ld!($space "relaxed.gpu", $a, $w, $reg, $t),
                 (_, Scope::Sys) => ld!($space "relaxed.sys", $a, $w, $reg, $t),
             }
@@ -249,16 +253,29 @@ mod device {
         (st $space:ident, $sem:expr, $scope:expr, $a:expr, $w:literal, $reg:ident, $v:expr) => {
             match ($sem, $scope) {
                 (Some(Sem::Release), Scope::Cta) => st!($space "release.cta", $a, $w, $reg, $v),
+                #[cfg(target_feature = "sm_90")]
                 (Some(Sem::Release), Scope::Cluster) => st!($space "release.cluster", $a, $w, $reg, $v),
                 (Some(Sem::Release), Scope::Gpu) => st!($space "release.gpu", $a, $w, $reg, $v),
                 (Some(Sem::Release), Scope::Sys) => st!($space "release.sys", $a, $w, $reg, $v),
                 (Some(_), Scope::Cta) => st!($space "relaxed.cta", $a, $w, $reg, $v),
+                #[cfg(target_feature = "sm_90")]
                 (Some(_), Scope::Cluster) => st!($space "relaxed.cluster", $a, $w, $reg, $v),
+                #[cfg(not(target_feature = "sm_90"))]
+                (Some(_), Scope::Cluster) => cluster_needs_sm90(),
                 (Some(_), Scope::Gpu) => st!($space "relaxed.gpu", $a, $w, $reg, $v),
                 (Some(_), Scope::Sys) => st!($space "relaxed.sys", $a, $w, $reg, $v),
                 (None, _) => st!($space "volatile", $a, $w, $reg, $v),
             }
         };
+    }
+
+    /// `.cluster` scope below sm_90, where ptxas rejects it: the kernel traps (the host reports
+    /// the same call as `Unsupported` on such a target).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn cluster_needs_sm90() -> ! {
+        // SAFETY: `trap` aborts the kernel.
+        unsafe { asm!("trap;", options(noreturn, nostack)) }
     }
 
     /// `ld.{relaxed,acquire}.scope.global` of the element at generic address `a`.
@@ -309,10 +326,14 @@ mod device {
 
     /// One fence instruction.
     macro_rules! fence_asm {
-        ($($s:literal),*) => { asm!($($s),*, options(nostack)) };
+        ($s:expr) => { core::arch::asm!($s, options(nostack)) };
     }
     pub(super) use fence_asm;
 }
+
+#[cfg(target_arch = "nvptx64")]
+#[allow(unused_imports)]
+use device::cluster_needs_sm90;
 
 // ---------------------------------------------------------------------------------------------
 // The API: one definition for both targets.
@@ -445,7 +466,7 @@ impl<'w, T: crate::GlobalValue + crate::shared::dev::SharedAsm> crate::SharedSli
 macro_rules! fences {
     ($(
         $(#[$attr:meta])*
-        fn $name:ident($($arg:ident: $ty:ty),*) host($min:expr, $sem:expr, $scope:expr, $op:literal) device { $($dev:tt)* }
+        fn $name:ident($($arg:ident: $ty:ty),*) host($min:expr, $sem:expr, $scope:expr, $op:literal) device $([$dcfg:meta])? { $($dev:tt)* }
     )*) => {
         #[cfg(not(target_arch = "nvptx64"))]
         impl crate::handle::Warp<'_> {
@@ -463,6 +484,7 @@ macro_rules! fences {
         impl crate::device::Warp<'_> {
             $(
                 $(#[$attr])*
+                $(#[cfg($dcfg)])?
                 #[inline(always)]
                 pub fn $name(&self $(, $arg: $ty)*) {
                     // SAFETY: a fence reads and writes no memory the program names.
@@ -479,7 +501,10 @@ macro_rules! fence_scoped {
     ($sem:literal, $scope:expr) => {
         match $scope {
             Scope::Cta => device::fence_asm!(concat!("fence.", $sem, ".cta;")),
+            #[cfg(target_feature = "sm_90")]
             Scope::Cluster => device::fence_asm!(concat!("fence.", $sem, ".cluster;")),
+            #[cfg(not(target_feature = "sm_90"))]
+            Scope::Cluster => cluster_needs_sm90(),
             Scope::Gpu => device::fence_asm!(concat!("fence.", $sem, ".gpu;")),
             Scope::Sys => device::fence_asm!(concat!("fence.", $sem, ".sys;")),
         }
@@ -506,7 +531,9 @@ const fn fence_name(sem: FenceSem, scope: Scope) -> &'static str {
 
 #[cfg(not(target_arch = "nvptx64"))]
 impl crate::handle::Warp<'_> {
-    /// `fence.{sem}.{scope}` (sm_70; `.acquire`/`.release` and `.cluster` sm_90): orders this
+    /// `fence.{sem}.{scope}` (sm_70; `.cluster` sm_90; `.acquire`/`.release` sm_90 and PTX ISA
+    /// 8.6, so on nvptx64 only in a build for PTX 8.6, such as sm_100a's; below it the kernel
+    /// traps): orders this
     /// thread's memory accesses as the memory model's fence patterns say. See
     /// [the module docs](crate::ordered).
     #[inline(always)]
@@ -530,8 +557,12 @@ impl crate::device::Warp<'_> {
             match sem {
                 FenceSem::Sc => fence_scoped!("sc", scope),
                 FenceSem::AcqRel => fence_scoped!("acq_rel", scope),
+                #[cfg(all(target_feature = "sm_90", target_feature = "ptx86"))]
                 FenceSem::Acquire => fence_scoped!("acquire", scope),
+                #[cfg(all(target_feature = "sm_90", target_feature = "ptx86"))]
                 FenceSem::Release => fence_scoped!("release", scope),
+                #[cfg(not(all(target_feature = "sm_90", target_feature = "ptx86")))]
+                FenceSem::Acquire | FenceSem::Release => cluster_needs_sm90(),
             }
         }
     }
@@ -555,24 +586,27 @@ fences! {
     fn threadfence() host(0, Some(FenceSem::Sc), Scope::Gpu, "membar.gl") device { device::fence_asm!("membar.gl;") }
     /// CUDA's `__threadfence_system()`: `membar.sys`.
     fn threadfence_system() host(0, Some(FenceSem::Sc), Scope::Sys, "membar.sys") device { device::fence_asm!("membar.sys;") }
-    /// `fence.proxy.alias` (sm_70): orders accesses through virtually aliased addresses. No
-    /// effect on the CPU (one address per location).
-    fn fence_proxy_alias() host(70, None, Scope::Sys, "fence.proxy.alias") device { device::fence_asm!("fence.proxy.alias;") }
-    /// `membar.proxy.alias` (sm_60): `fence.proxy.alias` on sm_70+. No effect on the CPU.
-    fn membar_proxy_alias() host(60, None, Scope::Sys, "membar.proxy.alias") device { device::fence_asm!("membar.proxy.alias;") }
+    /// `fence.proxy.alias` (sm_70, PTX ISA 7.5: on nvptx64 in a build for PTX 7.5 or later):
+    /// orders accesses through virtually aliased addresses. No effect on the CPU (one address per
+    /// location).
+    fn fence_proxy_alias() host(70, None, Scope::Sys, "fence.proxy.alias") device [target_feature = "ptx75"] { device::fence_asm!("fence.proxy.alias;") }
+    /// `membar.proxy.alias` (sm_60, PTX ISA 7.5): `fence.proxy.alias` on sm_70+. No effect on the
+    /// CPU.
+    fn membar_proxy_alias() host(60, None, Scope::Sys, "membar.proxy.alias") device [target_feature = "ptx75"] { device::fence_asm!("membar.proxy.alias;") }
     /// `fence.proxy.async` (sm_90): orders the generic proxy with the async proxy (`cp.async.bulk`,
     /// TMA) in every state space. No effect on the CPU (no async proxy).
-    fn fence_proxy_async() host(90, None, Scope::Sys, "fence.proxy.async") device { device::fence_asm!("fence.proxy.async;") }
+    fn fence_proxy_async() host(90, None, Scope::Sys, "fence.proxy.async") device [target_feature = "sm_90"] { device::fence_asm!("fence.proxy.async;") }
     /// `fence.proxy.async.global` (sm_90). No effect on the CPU.
-    fn fence_proxy_async_global() host(90, None, Scope::Sys, "fence.proxy.async.global") device { device::fence_asm!("fence.proxy.async.global;") }
+    fn fence_proxy_async_global() host(90, None, Scope::Sys, "fence.proxy.async.global") device [target_feature = "sm_90"] { device::fence_asm!("fence.proxy.async.global;") }
     /// `fence.proxy.async.shared::cta` (sm_90). No effect on the CPU.
-    fn fence_proxy_async_shared_cta() host(90, None, Scope::Sys, "fence.proxy.async.shared::cta") device { device::fence_asm!("fence.proxy.async.shared::cta;") }
+    fn fence_proxy_async_shared_cta() host(90, None, Scope::Sys, "fence.proxy.async.shared::cta") device [target_feature = "sm_90"] { device::fence_asm!("fence.proxy.async.shared::cta;") }
     /// `fence.proxy.async.shared::cluster` (sm_90). No effect on the CPU.
-    fn fence_proxy_async_shared_cluster() host(90, None, Scope::Sys, "fence.proxy.async.shared::cluster") device { device::fence_asm!("fence.proxy.async.shared::cluster;") }
-    /// `fence.proxy.tensormap::generic.release.gpu` (sm_90): releases a tensormap written through
-    /// the generic proxy to the tensormap proxy. No effect on the CPU.
-    fn fence_proxy_tensormap_release_gpu() host(90, None, Scope::Gpu, "fence.proxy.tensormap::generic.release.gpu") device { device::fence_asm!("fence.proxy.tensormap::generic.release.gpu;") }
+    fn fence_proxy_async_shared_cluster() host(90, None, Scope::Sys, "fence.proxy.async.shared::cluster") device [target_feature = "sm_90"] { device::fence_asm!("fence.proxy.async.shared::cluster;") }
+    /// `fence.proxy.tensormap::generic.release.gpu` (sm_90, PTX ISA 8.3: on nvptx64 only in a
+    /// build for PTX 8.3 or later, such as sm_100a's): releases a tensormap written through the
+    /// generic proxy to the tensormap proxy. No effect on the CPU.
+    fn fence_proxy_tensormap_release_gpu() host(90, None, Scope::Gpu, "fence.proxy.tensormap::generic.release.gpu") device [all(target_feature = "sm_90", target_feature = "ptx83")] { device::fence_asm!("fence.proxy.tensormap::generic.release.gpu;") }
     /// `fence.mbarrier_init.release.cluster` (sm_90): releases prior `mbarrier.init`s to the
     /// cluster. No effect on the CPU until mbarriers exist there.
-    fn fence_mbarrier_init_release_cluster() host(90, None, Scope::Cluster, "fence.mbarrier_init.release.cluster") device { device::fence_asm!("fence.mbarrier_init.release.cluster;") }
+    fn fence_mbarrier_init_release_cluster() host(90, None, Scope::Cluster, "fence.mbarrier_init.release.cluster") device [target_feature = "sm_90"] { device::fence_asm!("fence.mbarrier_init.release.cluster;") }
 }

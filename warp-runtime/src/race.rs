@@ -595,8 +595,16 @@ struct UnitState {
 #[derive(Default)]
 struct More {
     reads: Vec<Rec>,
+    /// Earlier writes that the last write is not ordered after (strong writes, which do not race
+    /// with each other, such as the atomics of many threads): a later plain access races with
+    /// each one it is not ordered after, not only with the last.
+    writes: Vec<Rec>,
     release: Option<Release>,
 }
+
+/// The most concurrent writes a location keeps (beyond that the oldest are dropped, and a race
+/// with one of them only may go unreported).
+const MAX_WRITES: usize = 32;
 
 /// One unit of shadow memory, locked while an access checks and updates it.
 struct Unit {
@@ -767,7 +775,8 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
             *st = UnitState { generation, ..UnitState::default() };
         }
         // Conflicts with the last write (any access), and with the reads since (a write).
-        if let Some(prior) = &st.write {
+        let writes = st.write.iter().chain(st.more.iter().flat_map(|m| m.writes.iter()));
+        for prior in writes {
             if race.is_none() && !ordered(w, prior) && !morally_strong(prior) {
                 race = Some(*prior);
             }
@@ -789,16 +798,22 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
         }
         // Record the access.
         if flags & WRITE != 0 {
-            st.write = Some(me);
+            // Earlier writes this one is not ordered after stay (concurrent strong writes).
+            let keep = |r: &Rec| !(r.block == me.block && r.tib == me.tib) && !ordered(w, r);
+            let previous = st.write.replace(me).filter(|r| keep(r));
             st.read = None;
             let release = release_of(w, lane, &me, strong, sem, access.kind, st.more.as_ref().and_then(|m| m.release.clone()));
-            match (&mut st.more, release) {
-                (Some(m), r) => {
-                    m.reads.clear();
-                    m.release = r;
+            if previous.is_some() || release.is_some() || st.more.is_some() {
+                let m = st.more.get_or_insert_with(Box::default);
+                m.reads.clear();
+                m.release = release;
+                m.writes.retain(|r| keep(r));
+                if let Some(p) = previous {
+                    if m.writes.len() >= MAX_WRITES {
+                        m.writes.remove(0);
+                    }
+                    m.writes.push(p);
                 }
-                (None, Some(r)) => st.more = Some(Box::new(More { reads: Vec::new(), release: Some(r) })),
-                (None, None) => {}
             }
         } else {
             record_read(w, lane, st, me, &ordered);
@@ -910,7 +925,12 @@ fn report(w: &WarpRaces, _lane: u32, loc: &Loc<'_>, prior: Rec, me: Rec) {
         RaceKind::IntraWarp
     };
     let miss = sink.misses.iter().find(|m| m.from == (prior.block, prior.tib) && m.to == (me.block, me.tib)).copied();
+    let same_store = core::ptr::eq(prior.site, me.site) && prior.writes() && me.writes() && kind != RaceKind::InterBlock;
     let fix = match (miss, kind) {
+        (None, _) if same_store => format!(
+            "both are the same store, executed by {}: no barrier can order the threads of one instruction; give each thread its own element, or use an atomic (`atom`/`red`) if they add up",
+            if kind == RaceKind::IntraWarp { "lanes of one warp together" } else { "threads of one block" }
+        ),
         (Some(m), _) => format!(
             "the release at {} has `.{}` scope, which does not include block ({}, {}, {}), and the read at {}{} reads it: with `.gpu` scope on both it would order them",
             m.release,

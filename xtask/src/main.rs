@@ -364,7 +364,8 @@ fn build_and_check(root: &Path, ptxas: &Path, sm: &str, div: &BTreeMap<String, B
     let mut expected = div.clone();
     expected.extend(dev_expectations(sm));
     check_instruction_counts(sm, &ptx_counts, &ll_counts, &expected)?;
-    check_atom_kernels(sm, &ptx_text)
+    check_atom_kernels(sm, &ptx_text)?;
+    check_memory_forms(sm, &ptx_text)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -528,6 +529,51 @@ fn check_atom_kernels(sm: &str, ptx: &str) -> Result<()> {
         Ok(())
     } else {
         Err(anyhow!("atom/red check failed:\n  {}", errors.join("\n  ")))
+    }
+}
+
+/// The PTX of entry `kernel`: from its `.entry` line to the next function.
+fn entry_body<'a>(ptx: &'a str, kernel: &str) -> Option<&'a str> {
+    let start = ptx.find(&format!(".visible .entry {kernel}("))?;
+    let rest = &ptx[start + 1..];
+    let end = [".visible .entry ", ".visible .func ", "\n.func ", "\n.weak "].iter().filter_map(|m| rest.find(m)).min().unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+/// `conf_ordered` (ptx/src/ordered.rs) holds every ordered load/store and fence form its target
+/// has: each mnemonic at least once (a form the compiler dropped, or a scope emitted wrongly,
+/// fails here before the GPU sees it).
+fn check_memory_forms(sm: &str, ptx: &str) -> Result<()> {
+    let body = entry_body(ptx, "conf_ordered").ok_or_else(|| anyhow!("conf_ordered is missing from the {sm} PTX"))?;
+    let mut want: Vec<String> = Vec::new();
+    let sm90 = matches!(sm, "sm_90" | "sm_100a");
+    let scopes: &[&str] = if sm90 { &["cta", "cluster", "gpu", "sys"] } else { &["cta", "gpu", "sys"] };
+    for (op, sem) in [("ld", "relaxed"), ("ld", "acquire"), ("st", "relaxed"), ("st", "release")] {
+        for scope in ["cta", "gpu", "sys"] {
+            want.push(format!("{op}.{sem}.{scope}.global.b32"));
+        }
+    }
+    for f in ["sc", "acq_rel"] {
+        for scope in scopes {
+            want.push(format!("fence.{f}.{scope};"));
+        }
+    }
+    want.extend(["st.volatile.global.b32", "st.volatile.global.b64", "st.volatile.shared.b32", "st.volatile.shared.b64"].map(String::from));
+    want.extend(["ld.acquire.cta.shared.b32", "ld.acquire.sys.shared.b32", "ld.relaxed.cta.shared.b64", "st.release.cta.shared.b64", "st.relaxed.sys.shared.b64"].map(String::from));
+    want.extend(["membar.cta;", "membar.gl;", "membar.sys;"].map(String::from));
+    if sm90 {
+        want.extend(["ld.relaxed.cluster.global.b32", "ld.acquire.cluster.global.b32", "st.relaxed.cluster.global.b32", "st.release.cluster.global.b32", "ld.acquire.cluster.shared.b32", "st.release.cluster.shared.b32"].map(String::from));
+        want.extend(["fence.proxy.alias;", "membar.proxy.alias;", "fence.proxy.async;", "fence.proxy.async.global;", "fence.proxy.async.shared::cta;", "fence.proxy.async.shared::cluster;", "fence.mbarrier_init.release.cluster;"].map(String::from));
+    }
+    if sm == "sm_100a" {
+        want.extend(["fence.proxy.tensormap::generic.release.gpu;", "fence.acquire.gpu;", "fence.release.cta;"].map(String::from));
+    }
+    let missing: Vec<&String> = want.iter().filter(|m| !body.contains(m.as_str())).collect();
+    if missing.is_empty() {
+        println!("memory forms: conf_ordered has all {} ordered load/store and fence forms of {sm}", want.len());
+        Ok(())
+    } else {
+        Err(anyhow!("conf_ordered on {sm} lacks {missing:?}"))
     }
 }
 
@@ -755,6 +801,9 @@ const EXAMPLE_KERNELS: &[&str] = &[
     "gallery_data_as_mask_entry",
     "gallery_search_triplets_entry",
     "gallery_orientation_entry",
+    "gallery_block_total_entry",
+    "gallery_warp_reduce_entry",
+    "gallery_lost_update_entry",
     "block_reduce_entry",
     "block_scan_entry",
     "block_radix_sort_entry",
@@ -997,6 +1046,7 @@ fn check_instruction_counts(
                 && !EXAMPLE_KERNELS.contains(&k.as_str())
                 && !BENCH_KERNELS.contains(&k.as_str())
                 && !k.starts_with("conf_atom_")
+                && k.as_str() != "conf_ordered"
         })
         .collect();
     if !unknown.is_empty() {
