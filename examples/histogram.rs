@@ -28,6 +28,13 @@ pub fn bucket(x: u32, buckets: u32) -> u32 {
 /// (`__ffs(peers) - 1`). Also a GPU entry point.
 #[warp_kernel(entry)]
 pub fn histogram_ffs(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>) {
+    histogram_ffs_warp(w, input, counts);
+}
+
+/// [`histogram_ffs`]'s body, for kernels that call it (an entry kernel is `extern "ptx-kernel"`
+/// on the GPU and cannot be called from another kernel).
+#[warp_kernel]
+pub fn histogram_ffs_warp(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>) {
     let i = w.global_id() as usize;
     if i >= input.len() {
         return;
@@ -93,7 +100,7 @@ pub fn histogram_done_entry(
     fenced: u32,
 ) {
     let last = w.shared_array::<u32, 1>();
-    histogram_ffs(w, input, counts);
+    histogram_ffs_warp(w, input, counts);
     w.sync_threads();
     if w.thread_rank() == 0 {
         if fenced != 0 {
