@@ -566,6 +566,7 @@ mod device {
     }
 
     /// `atom{q}.<space>.exch.b128 d, [a], b`, the 128-bit operands as 64-bit halves.
+    #[cfg_attr(not(target_feature = "sm_90"), allow(unused_macros))] // `.b128`/vectors: sm_90
     macro_rules! q1 {
         ($q:literal, $sp:expr, $a:expr, $b:expr) => {{
             let (lo, hi): (u64, u64);
@@ -589,6 +590,7 @@ mod device {
     }
 
     /// `atom{q}.<space>.cas.b128 d, [a], b, c`.
+    #[cfg_attr(not(target_feature = "sm_90"), allow(unused_macros))] // `.b128`/vectors: sm_90
     macro_rules! q2 {
         ($q:literal, $sp:expr, $a:expr, $b:expr, $c:expr) => {{
             let (lo, hi): (u64, u64);
@@ -614,6 +616,7 @@ mod device {
     }
 
     /// `atom{q}.global.v{N}.<tyop> {d..}, [a], {b..}` (vectors exist on global memory only).
+    #[cfg_attr(not(target_feature = "sm_90"), allow(unused_macros))] // `.b128`/vectors: sm_90
     macro_rules! av {
         ($q:literal, 2, $tyop:literal, $reg:ident, $t:ty, $a:expr, $b:expr) => {{
             let mut d: [$t; 2] = [0; 2];
@@ -643,6 +646,7 @@ mod device {
     }
 
     /// `red{q}.global.v{N}.<tyop> [a], {b..}`.
+    #[cfg_attr(not(target_feature = "sm_90"), allow(unused_macros))] // `.b128`/vectors: sm_90
     macro_rules! rv {
         ($q:literal, 2, $tyop:literal, $reg:ident, $a:expr, $b:expr) => {
             asm!("{{", ".reg .b64 %ga;", "cvta.to.global.u64 %ga, {a};",
