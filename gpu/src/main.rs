@@ -22,10 +22,14 @@
 //! takes part. To add a kernel: add a [`Kind`], its parameters in [`Kind::params`], a generator in
 //! [`gen_case`] and its CPU run in [`cpu`].
 //!
+//! Then every `atom`/`red` form ([`atomics`]): each (space, type, operation) with all 16
+//! `.sem`/`.scope` pairs, random and edge operands, compared bitwise.
+//!
 //! After the instructions, every example kernel (`examples/*.rs`, `#[warp_kernel(entry)]`) runs on
 //! random grids on the GPU and in the CPU runtime, and every global buffer is compared: see
 //! [`examples`]. To add one: an `Ex` variant there, with its generator, CPU run and name.
 
+mod atomics;
 mod examples;
 mod rng;
 
@@ -1141,6 +1145,17 @@ fn main() -> ExitCode {
     rows.extend(example_rows);
     failed_launch |= example_failed;
 
+    // atom/red: every form on global and shared memory, every .sem/.scope pair.
+    let (atom_rows, atom_failed) = atomics::run(
+        examples::Side::Both(&gpu.sm90),
+        seed,
+        scale,
+        show,
+        FLIP.load(std::sync::atomic::Ordering::Relaxed),
+    );
+    rows.extend(atom_rows);
+    failed_launch |= atom_failed;
+
     // f32 redux: sm_90 has no redux.sync.f32; the native instruction is checked on the CPU only.
     for q in 0..8u32 {
         let fq = FloatRedux {
@@ -1252,7 +1267,10 @@ fn cpu_only(seed: u64, scale: usize) -> ExitCode {
             }
         }
     }
-    let (example_rows, _) = examples::run(examples::Side::Cpu, seed, scale, 3, false);
+    let (mut example_rows, _) = examples::run(examples::Side::Cpu, seed, scale, 3, false);
+    let (atom_rows, _) = atomics::run(examples::Side::Cpu, seed, scale, 3, false);
+    println!("cpu-only: atom/red: {} rows, {} cases", atom_rows.len(), atom_rows.iter().map(|r| r.cases).sum::<usize>());
+    example_rows.extend(atom_rows);
     for r in &example_rows {
         total += r.cases;
         bad += r.disagree;
@@ -1260,7 +1278,7 @@ fn cpu_only(seed: u64, scale: usize) -> ExitCode {
             println!("{} ({}): the CPU runtime rejects a generated case:\n{s}", r.name, r.kernel);
         }
     }
-    println!("cpu-only: {total} cases generated ({} of them example grids), {bad} rejected by the CPU runtime", example_rows.iter().map(|r| r.cases).sum::<usize>());
+    println!("cpu-only: {total} cases generated ({} of them example grids and atom/red elements), {bad} rejected by the CPU runtime", example_rows.iter().map(|r| r.cases).sum::<usize>());
     if bad == 0 {
         ExitCode::SUCCESS
     } else {

@@ -13,6 +13,8 @@
 //!   `#[warp_kernel(entry)]` so that the GPU program runs the same source in the CPU runtime.
 //! * [`paths`]: `conf_activemask_paths`, `activemask` in a helper called from several places
 //!   (one instruction per call), also a `#[warp_kernel(entry)]` the GPU program compares.
+//! * [`atomics`]: `conf_atom_*`, every `atom`/`red` form on global and shared memory with every
+//!   `.sem`/`.scope`, bodies in [`atomics_ops`] (which the GPU program runs in the CPU runtime).
 //! * every example of `examples/` (the same source files), for its `#[warp_kernel(entry)]` kernels
 //!   (`*_entry`, `histogram_ffs`, `sort_pairs_grid`), which the GPU program runs and compares with
 //!   the CPU runtime. The bug gallery's entry kernels (`gallery_*`) are undefined behaviour by
@@ -33,6 +35,10 @@ pub mod handle;
 pub mod blocks;
 #[cfg(target_arch = "nvptx64")]
 pub mod paths;
+#[cfg(target_arch = "nvptx64")]
+pub mod atomics;
+#[cfg(target_arch = "nvptx64")]
+pub mod atomics_ops;
 #[cfg(target_arch = "nvptx64")]
 pub mod ordered;
 

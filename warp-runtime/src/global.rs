@@ -47,30 +47,27 @@
 //! cas(r,s,t) = (r == s) ? t : r;
 //! ```
 //!
-//! | method | types | PTX instruction |
-//! |---|---|---|
-//! | [`atomic_add`](GlobalSlice::atomic_add) | `u32`, `i32`, `u64`, `i64`, `f32`, `f64` | `atom.global.add.{u32,s32,u64,u64,f32,f64}` (wrapping for integers) |
-//! | [`atomic_min`](GlobalSlice::atomic_min), [`atomic_max`](GlobalSlice::atomic_max) | `u32`, `i32`, `u64`, `i64` | `atom.global.{min,max}.{u32,s32,u64,s64}` |
-//! | [`atomic_and`](GlobalSlice::atomic_and), [`atomic_or`](GlobalSlice::atomic_or), [`atomic_xor`](GlobalSlice::atomic_xor) | `u32`, `i32`, `u64`, `i64` | `atom.global.{and,or,xor}.{b32,b64}` |
-//! | [`atomic_inc`](GlobalSlice::atomic_inc), [`atomic_dec`](GlobalSlice::atomic_dec) | `u32` | `atom.global.{inc,dec}.u32` |
-//! | [`atomic_exch`](GlobalSlice::atomic_exch) | all six | `atom.global.exch.{b32,b64}` |
-//! | [`atomic_cas`](GlobalSlice::atomic_cas) | all six | `atom.global.cas.{b32,b64}`: compares **bit patterns** (so for floats `-0.0 != 0.0` and a NaN equals itself) |
-//!
-//! `atomic_add` on `f32` rounds to nearest even and, as the PTX ISA says of the global-memory
-//! instruction, "flushes subnormal inputs and results to sign-preserving zero"; the host does the
-//! same, and, as measured on an H100, gives the canonical NaN `0x7fffffff` for every NaN result
-//! (the `f64` NaN payload is not yet checked against hardware). `i64` addition uses `atom.add.u64`: two's-complement addition is the same operation.
+//! Every operation of `atom` and `red` is here, for every element type the spec allows, with
+//! `.sem`/`.scope` forms (`atomic_add_with`), `red` forms (`red_add`, `red_add_with`) and, on
+//! global memory only, the vector forms (`atomic_add_vec`): see [`crate::atomic`] for the table of
+//! operations and types, the targets each needs, and the qualifiers; the results are
+//! [`crate::semantics::atom`]'s. `atomic_add` on `f32` rounds to nearest even and, as the PTX ISA
+//! says of the global-memory instruction, "flushes subnormal inputs and results to sign-preserving
+//! zero"; the host does the same, and, as measured on an H100, gives the canonical NaN
+//! `0x7fffffff` for every NaN result. An `f64` add with a NaN returns operand `b`'s NaN unchanged
+//! (H100). `i64` addition uses `atom.add.u64`: two's-complement addition is the same operation.
 //!
 //! Using one type for bits that another type wrote (a `u32` buffer read as `f32`) is not offered:
 //! a buffer has one element type, like a typed device pointer.
 //!
 //! # Ordering and concurrency
 //!
-//! None of the atomics specifies `.sem` or `.scope`, so each is `.relaxed` at `.gpu` scope: atomic
-//! with respect to every other atomic on the element, with no ordering of other memory accesses. On
-//! the host each element is a `std::sync::atomic` integer and every access, plain `load`/`store`
-//! included, uses [`Ordering::Relaxed`](core::sync::atomic::Ordering::Relaxed), the C++/Rust
-//! counterpart of PTX `.relaxed`. That makes a buffer safe to share between warps that run on
+//! The plain atomics specify no `.sem` or `.scope`, so each is `.relaxed` at `.gpu` scope: atomic
+//! with respect to every other atomic on the element, with no ordering of other memory accesses;
+//! the `_with` forms take both. On the host each element is a `std::sync::atomic` integer (a
+//! sequence lock for `u128`); plain `load`/`store` use
+//! [`Ordering::Relaxed`](core::sync::atomic::Ordering::Relaxed), the C++/Rust counterpart of PTX
+//! `.relaxed`, and an atomic the Rust ordering of its `.sem`. That makes a buffer safe to share between warps that run on
 //! different OS threads (see [`Grid::cpu_threads`](crate::grid::Grid::cpu_threads)): two warps
 //! storing to one element is not a Rust data race, although on a GPU two plain accesses to one
 //! location from different threads, one of them a write, are a data race under the PTX memory
@@ -112,22 +109,35 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// An element type of global memory: `u32`, `i32`, `u64`, `i64`, `f32` or `f64`.
+pub use crate::atomic::{AtomicAdd, AtomicBits, AtomicCas, AtomicExch, AtomicIncDec, AtomicMinMax, AtomicVecAdd, AtomicVecMinMax, Bf16x2, F16x2, RedSem};
+pub use crate::sem::{Scope, Sem};
+pub use half::{bf16, f16};
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::semantics::atom::AtomType;
+
+/// An element type of global and shared memory: `u32`, `i32`, `u64`, `i64`, `f32`, `f64`,
+/// [`f16`], [`bf16`], [`F16x2`], [`Bf16x2`] or `u128`.
 ///
-/// These are the scalar types of PTX `atom` with 32 and 64 bits. Every one supports
-/// [`load`](GlobalSlice::load), [`store`](GlobalSlice::store), [`atomic_exch`](GlobalSlice::atomic_exch) and
-/// [`atomic_cas`](GlobalSlice::atomic_cas); the other atomics depend on the type ([`AtomicAdd`],
-/// [`AtomicMinMax`], [`AtomicBits`]).
+/// These are the types of PTX `atom`: the scalar integers and floats, the half-precision types of
+/// `.add.noftz` and their packed pairs, and `.b128`. Every one supports
+/// [`load`](GlobalSlice::load), [`store`](GlobalSlice::store) and [`atomic_cas`](GlobalSlice::atomic_cas);
+/// the other atomics depend on the type ([`AtomicAdd`], [`AtomicMinMax`], [`AtomicBits`],
+/// [`AtomicIncDec`], [`AtomicExch`], and the vector forms [`AtomicVecAdd`], [`AtomicVecMinMax`]).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an element of global memory",
     label = "not a global-memory element type",
-    note = "global buffers hold `u32`, `i32`, `u64`, `i64`, `f32` or `f64`, the scalar types of PTX `atom`"
+    note = "global buffers hold `u32`, `i32`, `u64`, `i64`, `f32`, `f64`, `f16`, `bf16`, `F16x2`, `Bf16x2` or `u128`, the types of PTX `atom`"
 )]
 pub trait GlobalValue: Copy + Send + Sync + 'static + sealed::Sealed + ElemBits {
-    /// The host's storage for one element: the `std::sync::atomic` integer of its width.
+    /// The host's storage for one element: the `std::sync::atomic` integer of its width (for
+    /// `u128`, a sequence lock, [`Cell128`](crate::atomic::Cell128)).
     #[cfg(not(target_arch = "nvptx64"))]
     #[doc(hidden)]
     type Cell: Send + Sync;
+    /// The element's type for `atom`'s semantics.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[doc(hidden)]
+    const TY: AtomType;
     #[cfg(not(target_arch = "nvptx64"))]
     #[doc(hidden)]
     fn cell(value: Self) -> Self::Cell;
@@ -137,32 +147,32 @@ pub trait GlobalValue: Copy + Send + Sync + 'static + sealed::Sealed + ElemBits 
     #[cfg(not(target_arch = "nvptx64"))]
     #[doc(hidden)]
     fn store(cell: &Self::Cell, value: Self);
+    /// `old = *cell; *cell = f(old)` as one atomic step, with the Rust ordering of PTX `sem`;
+    /// returns `old`. `f` may be called more than once (a compare-exchange loop).
     #[cfg(not(target_arch = "nvptx64"))]
     #[doc(hidden)]
-    fn exch(cell: &Self::Cell, value: Self) -> Self;
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[doc(hidden)]
-    fn cas(cell: &Self::Cell, compare: Self, new: Self) -> Self;
-
-    /// `atom.global.exch`. Safety: `ptr` is a valid, aligned pointer to global memory.
-    #[cfg(target_arch = "nvptx64")]
-    #[doc(hidden)]
-    unsafe fn exch(ptr: *mut Self, value: Self) -> Self;
-    /// `atom.global.cas`. Safety: as for `exch`.
-    #[cfg(target_arch = "nvptx64")]
-    #[doc(hidden)]
-    unsafe fn cas(ptr: *mut Self, compare: Self, new: Self) -> Self;
+    fn rmw(cell: &Self::Cell, sem: Sem, f: impl FnMut(Self) -> Self) -> Self;
 }
 
 /// An element's size and bit pattern (for shared memory, which is bytes, and for reports).
 #[doc(hidden)]
 pub trait ElemBits: Copy {
-    /// The element's size in bytes: 4 or 8.
+    /// The element's size in bytes: 2, 4, 8 or 16.
     const BYTES: usize;
-    /// The bits, zero-extended to 64.
+    /// The bits, zero-extended to 64 (for `u128`, the low 64: what a report shows).
     fn to_bits64(self) -> u64;
-    /// The value of the low `8 * BYTES` bits.
+    /// The value of the low `8 * BYTES` bits (for `u128`, zero-extended).
     fn from_bits64(bits: u64) -> Self;
+    /// All the bits, zero-extended to 128.
+    #[inline(always)]
+    fn to_bits128(self) -> u128 {
+        self.to_bits64() as u128
+    }
+    /// The value of the low `8 * BYTES` bits.
+    #[inline(always)]
+    fn from_bits128(bits: u128) -> Self {
+        Self::from_bits64(bits as u64)
+    }
 }
 
 macro_rules! elem_bits {
@@ -184,218 +194,114 @@ elem_bits! {
     u64 => 8, |v| v, |b| b;
     i64 => 8, |v| v as u64, |b| b as i64;
     f64 => 8, |v| v.to_bits(), |b| f64::from_bits(b);
+    f16 => 2, |v| v.to_bits() as u64, |b| f16::from_bits(b as u16);
+    bf16 => 2, |v| v.to_bits() as u64, |b| bf16::from_bits(b as u16);
+    F16x2 => 4, |v| v.to_bits() as u64, |b| F16x2::from_bits(b as u32);
+    Bf16x2 => 4, |v| v.to_bits() as u64, |b| Bf16x2::from_bits(b as u32);
 }
 
-/// An element type with `atom.add`: `u32`, `i32`, `u64`, `i64` (wrapping), `f32`, `f64`.
-#[diagnostic::on_unimplemented(
-    message = "PTX `atom.add` has no `{Self}` form",
-    note = "`atomic_add` takes `u32`, `i32`, `u64`, `i64`, `f32` or `f64`"
-)]
-pub trait AtomicAdd: GlobalValue {
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[doc(hidden)]
-    fn add(cell: &Self::Cell, value: Self) -> Self;
-    /// Safety: `ptr` is a valid, aligned pointer to global memory.
-    #[cfg(target_arch = "nvptx64")]
-    #[doc(hidden)]
-    unsafe fn add(ptr: *mut Self, value: Self) -> Self;
-}
-
-/// An element type with `atom.min` and `atom.max`: `u32`, `i32`, `u64`, `i64` (signed types
-/// compare as signed).
-#[diagnostic::on_unimplemented(
-    message = "PTX `atom.min`/`atom.max` have no `{Self}` form",
-    note = "`atomic_min` and `atomic_max` take `u32`, `i32`, `u64` or `i64`"
-)]
-pub trait AtomicMinMax: GlobalValue {
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[doc(hidden)]
-    fn min(cell: &Self::Cell, value: Self) -> Self;
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[doc(hidden)]
-    fn max(cell: &Self::Cell, value: Self) -> Self;
-    /// Safety: `ptr` is a valid, aligned pointer to global memory.
-    #[cfg(target_arch = "nvptx64")]
-    #[doc(hidden)]
-    unsafe fn min(ptr: *mut Self, value: Self) -> Self;
-    /// Safety: `ptr` is a valid, aligned pointer to global memory.
-    #[cfg(target_arch = "nvptx64")]
-    #[doc(hidden)]
-    unsafe fn max(ptr: *mut Self, value: Self) -> Self;
-}
-
-/// An element type with the bitwise `atom.and`, `atom.or`, `atom.xor`: `u32`, `i32`, `u64`, `i64`.
-#[diagnostic::on_unimplemented(
-    message = "PTX `atom.and`/`atom.or`/`atom.xor` have no `{Self}` form",
-    note = "the bitwise atomics take `u32`, `i32`, `u64` or `i64`"
-)]
-pub trait AtomicBits: GlobalValue {
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[doc(hidden)]
-    fn and(cell: &Self::Cell, value: Self) -> Self;
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[doc(hidden)]
-    fn or(cell: &Self::Cell, value: Self) -> Self;
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[doc(hidden)]
-    fn xor(cell: &Self::Cell, value: Self) -> Self;
-    /// Safety: `ptr` is a valid, aligned pointer to global memory.
-    #[cfg(target_arch = "nvptx64")]
-    #[doc(hidden)]
-    unsafe fn and(ptr: *mut Self, value: Self) -> Self;
-    /// Safety: `ptr` is a valid, aligned pointer to global memory.
-    #[cfg(target_arch = "nvptx64")]
-    #[doc(hidden)]
-    unsafe fn or(ptr: *mut Self, value: Self) -> Self;
-    /// Safety: `ptr` is a valid, aligned pointer to global memory.
-    #[cfg(target_arch = "nvptx64")]
-    #[doc(hidden)]
-    unsafe fn xor(ptr: *mut Self, value: Self) -> Self;
-}
-
-/// PTX `inc(r, s) = (r >= s) ? 0 : r+1`.
-#[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
-const fn ptx_inc(r: u32, s: u32) -> u32 {
-    if r >= s {
-        0
-    } else {
-        r + 1
+impl ElemBits for u128 {
+    const BYTES: usize = 16;
+    #[inline(always)]
+    fn to_bits64(self) -> u64 {
+        self as u64
+    }
+    #[inline(always)]
+    fn from_bits64(bits: u64) -> Self {
+        bits as u128
+    }
+    #[inline(always)]
+    fn to_bits128(self) -> u128 {
+        self
+    }
+    #[inline(always)]
+    fn from_bits128(bits: u128) -> Self {
+        bits
     }
 }
 
-/// PTX `dec(r, s) = (r==0 || r > s) ? s : r-1`.
-#[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
-const fn ptx_dec(r: u32, s: u32) -> u32 {
-    if r == 0 || r > s {
-        s
-    } else {
-        r - 1
-    }
-}
-
-/// `atom.global.add.f32`: round-to-nearest-even addition that "flushes subnormal inputs and
-/// results to sign-preserving zero". A NaN result is the canonical NaN `0x7fffffff`, whatever the
-/// operands' NaN payloads (measured on an H100: all 119 NaN-producing cases of 441 edge-value
-/// pairs; every other case matched this function bit for bit).
-#[cfg(not(target_arch = "nvptx64"))]
-#[inline(always)]
-fn ptx_add_f32_ftz(r: f32, s: f32) -> f32 {
-    fn ftz(x: f32) -> f32 {
-        if x.is_subnormal() {
-            f32::from_bits(x.to_bits() & 0x8000_0000)
-        } else {
-            x
-        }
-    }
-    let sum = ftz(ftz(r) + ftz(s));
-    if sum.is_nan() {
-        f32::from_bits(0x7fff_ffff)
-    } else {
-        sum
-    }
-}
+impl sealed::Sealed for u32 {}
+impl sealed::Sealed for i32 {}
+impl sealed::Sealed for f32 {}
+impl sealed::Sealed for u64 {}
+impl sealed::Sealed for i64 {}
+impl sealed::Sealed for f64 {}
+impl sealed::Sealed for f16 {}
+impl sealed::Sealed for bf16 {}
+impl sealed::Sealed for F16x2 {}
+impl sealed::Sealed for Bf16x2 {}
+impl sealed::Sealed for u128 {}
 
 // ---------------------------------------------------------------------------------------------
-// Host: every element is a std atomic; every access is Relaxed (PTX `.relaxed`, the default of
-// `atom` without `.sem`).
+// Host: every element is a std atomic of its width holding its bits (a sequence lock for
+// `u128`). Plain loads and stores are Relaxed; an atomic uses the Rust ordering of its `.sem`.
 // ---------------------------------------------------------------------------------------------
 
 #[cfg(not(target_arch = "nvptx64"))]
 mod host {
     use super::*;
+    use crate::atomic::{orderings, Cell128};
     use core::sync::atomic::Ordering::Relaxed;
-    use core::sync::atomic::{AtomicI32, AtomicI64, AtomicU32, AtomicU64};
+    use core::sync::atomic::{AtomicU16, AtomicU32, AtomicU64};
 
-    /// Integers: the std atomic of the same signedness, whose `fetch_*` operations are the PTX
-    /// operations (wrapping add, signed or unsigned min/max).
-    macro_rules! int_value {
-        ($($t:ty => $cell:ty;)*) => {$(
-            impl sealed::Sealed for $t {}
+    /// Each type's cell is the unsigned std atomic of its width holding its bits; `rmw` is a
+    /// compare-exchange loop (`fetch_update`), so every operation of `atom` is one atomic step.
+    macro_rules! value {
+        ($($t:ty => $cell:ty, $ty:ident, |$v:ident| $to:expr, |$b:ident| $from:expr;)*) => {$(
             impl GlobalValue for $t {
                 type Cell = $cell;
+                const TY: AtomType = AtomType::$ty;
                 #[inline(always)]
-                fn cell(value: Self) -> $cell { <$cell>::new(value) }
+                fn cell($v: Self) -> $cell { <$cell>::new($to) }
                 #[inline(always)]
-                fn load(cell: &$cell) -> Self { cell.load(Relaxed) }
+                fn load(cell: &$cell) -> Self { let $b = cell.load(Relaxed); $from }
                 #[inline(always)]
-                fn store(cell: &$cell, value: Self) { cell.store(value, Relaxed) }
+                fn store(cell: &$cell, $v: Self) { cell.store($to, Relaxed) }
                 #[inline(always)]
-                fn exch(cell: &$cell, value: Self) -> Self { cell.swap(value, Relaxed) }
-                #[inline(always)]
-                fn cas(cell: &$cell, compare: Self, new: Self) -> Self {
-                    match cell.compare_exchange(compare, new, Relaxed, Relaxed) {
-                        Ok(old) | Err(old) => old,
-                    }
-                }
-            }
-            impl AtomicAdd for $t {
-                #[inline(always)]
-                fn add(cell: &$cell, value: Self) -> Self { cell.fetch_add(value, Relaxed) }
-            }
-            impl AtomicMinMax for $t {
-                #[inline(always)]
-                fn min(cell: &$cell, value: Self) -> Self { cell.fetch_min(value, Relaxed) }
-                #[inline(always)]
-                fn max(cell: &$cell, value: Self) -> Self { cell.fetch_max(value, Relaxed) }
-            }
-            impl AtomicBits for $t {
-                #[inline(always)]
-                fn and(cell: &$cell, value: Self) -> Self { cell.fetch_and(value, Relaxed) }
-                #[inline(always)]
-                fn or(cell: &$cell, value: Self) -> Self { cell.fetch_or(value, Relaxed) }
-                #[inline(always)]
-                fn xor(cell: &$cell, value: Self) -> Self { cell.fetch_xor(value, Relaxed) }
-            }
-        )*};
-    }
-
-    int_value! {
-        u32 => AtomicU32;
-        i32 => AtomicI32;
-        u64 => AtomicU64;
-        i64 => AtomicI64;
-    }
-
-    /// Floats: the unsigned atomic of the same width holds the bit pattern; `cas` compares bits,
-    /// like `atom.cas.b32`/`.b64`.
-    macro_rules! float_value {
-        ($($t:ty => $cell:ty, $add:expr;)*) => {$(
-            impl sealed::Sealed for $t {}
-            impl GlobalValue for $t {
-                type Cell = $cell;
-                #[inline(always)]
-                fn cell(value: Self) -> $cell { <$cell>::new(value.to_bits()) }
-                #[inline(always)]
-                fn load(cell: &$cell) -> Self { <$t>::from_bits(cell.load(Relaxed)) }
-                #[inline(always)]
-                fn store(cell: &$cell, value: Self) { cell.store(value.to_bits(), Relaxed) }
-                #[inline(always)]
-                fn exch(cell: &$cell, value: Self) -> Self { <$t>::from_bits(cell.swap(value.to_bits(), Relaxed)) }
-                #[inline(always)]
-                fn cas(cell: &$cell, compare: Self, new: Self) -> Self {
-                    match cell.compare_exchange(compare.to_bits(), new.to_bits(), Relaxed, Relaxed) {
-                        Ok(old) | Err(old) => <$t>::from_bits(old),
-                    }
-                }
-            }
-            impl AtomicAdd for $t {
-                #[inline(always)]
-                fn add(cell: &$cell, value: Self) -> Self {
-                    let add: fn($t, $t) -> $t = $add;
-                    let old = cell.fetch_update(Relaxed, Relaxed, |r| Some(add(<$t>::from_bits(r), value).to_bits()));
-                    match old {
-                        Ok(old) | Err(old) => <$t>::from_bits(old),
-                    }
+                fn rmw(cell: &$cell, sem: Sem, mut f: impl FnMut(Self) -> Self) -> Self {
+                    let (set, fetch) = orderings(sem);
+                    let old = cell.fetch_update(set, fetch, |$b| { let $v: $t = f($from); Some($to) });
+                    let (Ok($b) | Err($b)) = old;
+                    $from
                 }
             }
         )*};
     }
 
-    float_value! {
-        f32 => AtomicU32, ptx_add_f32_ftz;
-        f64 => AtomicU64, |r, s| r + s;
+    value! {
+        u32 => AtomicU32, U32, |v| v, |b| b;
+        i32 => AtomicU32, S32, |v| v as u32, |b| b as i32;
+        f32 => AtomicU32, F32, |v| v.to_bits(), |b| f32::from_bits(b);
+        u64 => AtomicU64, U64, |v| v, |b| b;
+        i64 => AtomicU64, S64, |v| v as u64, |b| b as i64;
+        f64 => AtomicU64, F64, |v| v.to_bits(), |b| f64::from_bits(b);
+        f16 => AtomicU16, F16, |v| v.to_bits(), |b| f16::from_bits(b);
+        bf16 => AtomicU16, Bf16, |v| v.to_bits(), |b| bf16::from_bits(b);
+        F16x2 => AtomicU32, F16x2, |v| v.to_bits(), |b| F16x2::from_bits(b);
+        Bf16x2 => AtomicU32, Bf16x2, |v| v.to_bits(), |b| Bf16x2::from_bits(b);
+    }
+
+    /// `u128`: a sequence lock ([`Cell128`]); its updates exclude each other, so they are atomic
+    /// whatever `.sem` says (the lock orders them as acquire/release).
+    impl GlobalValue for u128 {
+        type Cell = Cell128;
+        const TY: AtomType = AtomType::B128;
+        #[inline(always)]
+        fn cell(value: Self) -> Cell128 {
+            Cell128::new(value)
+        }
+        #[inline(always)]
+        fn load(cell: &Cell128) -> Self {
+            cell.load()
+        }
+        #[inline(always)]
+        fn store(cell: &Cell128, value: Self) {
+            cell.update(|_| value);
+        }
+        #[inline(always)]
+        fn rmw(cell: &Cell128, _: Sem, f: impl FnMut(Self) -> Self) -> Self {
+            cell.update(f)
+        }
     }
 
     /// Device-like memory owned by the host: the global memory a launch reads and writes.
@@ -590,134 +496,21 @@ mod device {
         unsafe { asm!("trap;", options(noreturn, nostack)) }
     }
 
-    /// One `atom.global` instruction with operand `b` (and `c`), preceded by the
-    /// generic-to-global conversion of the address.
-    macro_rules! atom {
-        ($ptr:expr, $op:literal, $ty:literal, $reg:ident, $t:ty, $b:expr) => {{
-            let d: $t;
-            asm!(
-                "{{",
-                ".reg .b64 %ga;",
-                "cvta.to.global.u64 %ga, {a};",
-                concat!("atom.global.", $op, ".", $ty, " {d}, [%ga], {b};"),
-                "}}",
-                a = in(reg64) $ptr as u64,
-                b = in($reg) $b,
-                d = out($reg) d,
-                options(nostack),
-            );
-            d
-        }};
-        ($ptr:expr, $op:literal, $ty:literal, $reg:ident, $t:ty, $b:expr, $c:expr) => {{
-            let d: $t;
-            asm!(
-                "{{",
-                ".reg .b64 %ga;",
-                "cvta.to.global.u64 %ga, {a};",
-                concat!("atom.global.", $op, ".", $ty, " {d}, [%ga], {b}, {c};"),
-                "}}",
-                a = in(reg64) $ptr as u64,
-                b = in($reg) $b,
-                c = in($reg) $c,
-                d = out($reg) d,
-                options(nostack),
-            );
-            d
-        }};
-    }
-
-    macro_rules! value {
-        ($($t:ty, $reg:ident, $bits:literal;)*) => {$(
-            impl sealed::Sealed for $t {}
-            impl GlobalValue for $t {
-                #[inline(always)]
-                unsafe fn exch(ptr: *mut $t, value: $t) -> $t {
-                    atom!(ptr, "exch", $bits, $reg, $t, value)
-                }
-                #[inline(always)]
-                unsafe fn cas(ptr: *mut $t, compare: $t, new: $t) -> $t {
-                    atom!(ptr, "cas", $bits, $reg, $t, compare, new)
-                }
-            }
-        )*};
-    }
-
-    value! {
-        u32, reg32, "b32";
-        i32, reg32, "b32";
-        f32, reg32, "b32";
-        u64, reg64, "b64";
-        i64, reg64, "b64";
-        f64, reg64, "b64";
-    }
-
-    macro_rules! add {
-        ($($t:ty, $reg:ident, $ty:literal;)*) => {$(
-            impl AtomicAdd for $t {
-                #[inline(always)]
-                unsafe fn add(ptr: *mut $t, value: $t) -> $t {
-                    atom!(ptr, "add", $ty, $reg, $t, value)
-                }
-            }
-        )*};
-    }
-
-    add! {
-        u32, reg32, "u32";
-        i32, reg32, "s32";
-        u64, reg64, "u64";
-        i64, reg64, "u64";
-        f32, reg32, "f32";
-        f64, reg64, "f64";
-    }
-
-    macro_rules! int_ops {
-        ($($t:ty, $reg:ident, $ty:literal, $bits:literal;)*) => {$(
-            impl AtomicMinMax for $t {
-                #[inline(always)]
-                unsafe fn min(ptr: *mut $t, value: $t) -> $t {
-                    atom!(ptr, "min", $ty, $reg, $t, value)
-                }
-                #[inline(always)]
-                unsafe fn max(ptr: *mut $t, value: $t) -> $t {
-                    atom!(ptr, "max", $ty, $reg, $t, value)
-                }
-            }
-            impl AtomicBits for $t {
-                #[inline(always)]
-                unsafe fn and(ptr: *mut $t, value: $t) -> $t {
-                    atom!(ptr, "and", $bits, $reg, $t, value)
-                }
-                #[inline(always)]
-                unsafe fn or(ptr: *mut $t, value: $t) -> $t {
-                    atom!(ptr, "or", $bits, $reg, $t, value)
-                }
-                #[inline(always)]
-                unsafe fn xor(ptr: *mut $t, value: $t) -> $t {
-                    atom!(ptr, "xor", $bits, $reg, $t, value)
-                }
-            }
-        )*};
-    }
-
-    int_ops! {
-        u32, reg32, "u32", "b32";
-        i32, reg32, "s32", "b32";
-        u64, reg64, "u64", "b64";
-        i64, reg64, "s64", "b64";
-    }
+    impl GlobalValue for u32 {}
+    impl GlobalValue for i32 {}
+    impl GlobalValue for f32 {}
+    impl GlobalValue for u64 {}
+    impl GlobalValue for i64 {}
+    impl GlobalValue for f64 {}
+    impl GlobalValue for f16 {}
+    impl GlobalValue for bf16 {}
+    impl GlobalValue for F16x2 {}
+    impl GlobalValue for Bf16x2 {}
+    impl GlobalValue for u128 {}
 
     /// `ld.volatile.global` of `*ptr`. Safety: `ptr` is a valid, aligned pointer to global memory.
     pub(super) unsafe fn ld_volatile<T: GlobalValue>(ptr: *mut T) -> T {
         ptr.read_volatile()
-    }
-
-    pub(super) unsafe fn inc(ptr: *mut u32, bound: u32) -> u32 {
-        atom!(ptr, "inc", "u32", reg32, u32, bound)
-    }
-
-    pub(super) unsafe fn dec(ptr: *mut u32, bound: u32) -> u32 {
-        atom!(ptr, "dec", "u32", reg32, u32, bound)
     }
 }
 
@@ -752,25 +545,49 @@ macro_rules! access {
     }};
 }
 
-/// An atomic read-modify-write: on the host, performed at once and returned as a scheduling
-/// point ([`MemOp`](crate::MemOp)), with a write counted when the element changed; on the device,
-/// one `atom` instruction.
-macro_rules! atomic {
-    ($self:ident, $i:expr, $op:literal, |$slot:ident| host: $host:expr, device: $device:expr) => {{
-        let i = $i;
-        access!($self, i, |$slot| host: {
-            let site = std::panic::Location::caller();
-            let access = crate::race::Access { op: $op, kind: crate::race::Kind::Rmw, order: crate::race::Order::ATOMIC };
-            let old: T = crate::race::access($self.race_loc(i, 1), access, site, || {
-                let old: T = $host;
-                (old, old.to_bits64())
-            });
-            if T::load($slot).to_bits64() != old.to_bits64() {
-                crate::mem::wrote();
-            }
-            crate::mem::MemOp::new(old, $op, crate::mem::Space::Global, i, old.to_bits64(), site)
-        }, device: $device)
-    }};
+/// The one place every host `atom`/`red` on global memory happens: checks the form against the
+/// run's target and the alignment of a vector, then, inside the race detector's hook (which sees
+/// the mnemonic, `.sem`, `.scope` and the old value of the first element), applies `f(k, old)` to
+/// elements `i..i + N` (each atomically on its own, as PTX guarantees for vectors), counts a write
+/// when one changed, and returns the old values. `f` must be pure: a contended element may call
+/// it again.
+#[cfg(not(target_arch = "nvptx64"))]
+impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn atom_host<const N: usize>(&self, i: usize, form: crate::atomic::Form, sem: Sem, scope: Scope, f: impl Fn(usize, T) -> T) -> [T; N] {
+        let site = std::panic::Location::caller();
+        crate::atomic::check_target(form, T::TY, crate::mem::Space::Global, sem, scope, site);
+        // Bounds first (the last element), then alignment: the device address of element `i` is
+        // the buffer's (256-byte aligned by `cudaMalloc`) plus `base + i` elements.
+        let _ = self.at(i.saturating_add(N - 1));
+        if N > 1 && (self.base + i) % N != 0 {
+            crate::atomic::misaligned(form, T::TY, crate::mem::Space::Global, sem, scope, i, N * T::BYTES, site);
+        }
+        let access = crate::race::Access { op: form.mnemonic(), kind: crate::race::Kind::Rmw, order: crate::race::Order::Strong { sem, scope } };
+        let old: [T; N] = crate::race::access(self.race_loc(i, N), access, site, || {
+            let old: [T; N] = core::array::from_fn(|k| T::rmw(self.at(i + k), sem, |o| f(k, o)));
+            (old, old[0].to_bits64())
+        });
+        if (0..N).any(|k| f(k, old[k]).to_bits128() != old[k].to_bits128()) {
+            crate::mem::wrote();
+        }
+        old
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
+    const SP: crate::atomic::Sp = crate::atomic::Sp::Global;
+
+    /// The generic address of elements `i..i + n`, checked against the length (`trap`).
+    #[inline(always)]
+    fn dev_addr(&self, i: usize, n: usize) -> u64 {
+        if n > 1 {
+            let _ = self.at(i + (n - 1));
+        }
+        self.at(i) as u64
+    }
 }
 
 impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
@@ -860,21 +677,6 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
             crate::mem::MemOp::new(v, "ld.volatile", crate::mem::Space::Global, i, v.to_bits64(), site)
         }, device: device::ld_volatile(slot))
     }
-
-    /// `atom.global.exch`: stores `value` and returns the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_exch(&self, i: usize, value: T) -> Mem<T> {
-        atomic!(self, i, "atom.exch", |slot| host: T::exch(slot, value), device: T::exch(slot, value))
-    }
-
-    /// `atom.global.cas`: `*a = (*a == compare) ? new : *a`, comparing bit patterns; returns
-    /// the old value (equal to `compare`, bitwise, exactly when the swap happened).
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_cas(&self, i: usize, compare: T, new: T) -> Mem<T> {
-        atomic!(self, i, "atom.cas", |slot| host: T::cas(slot, compare, new), device: T::cas(slot, compare, new))
-    }
 }
 
 #[cold]
@@ -891,89 +693,82 @@ fn subslice_out_of_bounds(start: usize, len: usize, total: usize) -> ! {
     }
 }
 
-impl<'g, T: AtomicAdd> GlobalSlice<'g, T> {
-    /// `atom.global.add`: `*a += value` (wrapping for integers; for `f32`, round to nearest even
-    /// with subnormal inputs and result flushed to sign-preserving zero); returns the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_add(&self, i: usize, value: T) -> Mem<T> {
-        atomic!(self, i, "atom.add", |slot| host: T::add(slot, value), device: T::add(slot, value))
-    }
-}
+crate::atomic::scalar_methods!(GlobalSlice, "global", Global);
 
-impl<'g, T: AtomicMinMax> GlobalSlice<'g, T> {
-    /// `atom.global.min`: `*a = min(*a, value)`; returns the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_min(&self, i: usize, value: T) -> Mem<T> {
-        atomic!(self, i, "atom.min", |slot| host: T::min(slot, value), device: T::min(slot, value))
-    }
-
-    /// `atom.global.max`: `*a = max(*a, value)`; returns the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_max(&self, i: usize, value: T) -> Mem<T> {
-        atomic!(self, i, "atom.max", |slot| host: T::max(slot, value), device: T::max(slot, value))
-    }
-}
-
-impl<'g, T: AtomicBits> GlobalSlice<'g, T> {
-    /// `atom.global.and`: `*a &= value`; returns the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_and(&self, i: usize, value: T) -> Mem<T> {
-        atomic!(self, i, "atom.and", |slot| host: T::and(slot, value), device: T::and(slot, value))
-    }
-
-    /// `atom.global.or`: `*a |= value`; returns the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_or(&self, i: usize, value: T) -> Mem<T> {
-        atomic!(self, i, "atom.or", |slot| host: T::or(slot, value), device: T::or(slot, value))
-    }
-
-    /// `atom.global.xor`: `*a ^= value`; returns the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_xor(&self, i: usize, value: T) -> Mem<T> {
-        atomic!(self, i, "atom.xor", |slot| host: T::xor(slot, value), device: T::xor(slot, value))
-    }
-}
-
-/// [`atomic!`] for `u32`.
-macro_rules! atomic_u32 {
-    ($self:ident, $i:expr, $op:literal, |$slot:ident| host: $host:expr, device: $device:expr) => {{
-        type T = u32;
-        atomic!($self, $i, $op, |$slot| host: $host, device: $device)
-    }};
-}
-
-impl<'g> GlobalSlice<'g, u32> {
-    /// `atom.global.inc.u32`: `*a = (*a >= bound) ? 0 : *a + 1` (a counter that wraps to 0 after
-    /// `bound`); returns the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_inc(&self, i: usize, bound: u32) -> Mem<u32> {
-        atomic_u32!(self, i, "atom.inc", |slot| host: {
-            use core::sync::atomic::Ordering::Relaxed;
-            match slot.fetch_update(Relaxed, Relaxed, |r| Some(ptx_inc(r, bound))) {
-                Ok(old) | Err(old) => old,
+/// The vector forms (`.v2`, `.v4`, `.v8`; global memory only, sm_90).
+macro_rules! vec_methods {
+    ($($tr:ident, $op:ident, $atomic:ident, $atomic_with:ident, $red:ident, $red_with:ident, $dev_atom:ident, $dev_red:ident, $what:literal;)*) => {$(
+        impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
+            #[doc = concat!("`atom.global.v{N}...", stringify!($op), "`: ", $what, " of elements `i..i + N`, each atomically on its own; returns their old values. `i` must be a multiple of `N` (the vector is aligned to its size).")]
+            #[inline(always)]
+            #[track_caller]
+            pub fn $atomic<const N: usize>(&self, i: usize, values: [T; N]) -> Mem<[T; N]>
+            where
+                T: $tr<N>,
+            {
+                self.$atomic_with(i, values, Sem::Relaxed, Scope::Gpu)
             }
-        }, device: device::inc(slot, bound))
-    }
 
-    /// `atom.global.dec.u32`: `*a = (*a == 0 || *a > bound) ? bound : *a - 1`; returns the old
-    /// value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_dec(&self, i: usize, bound: u32) -> Mem<u32> {
-        atomic_u32!(self, i, "atom.dec", |slot| host: {
-            use core::sync::atomic::Ordering::Relaxed;
-            match slot.fetch_update(Relaxed, Relaxed, |r| Some(ptx_dec(r, bound))) {
-                Ok(old) | Err(old) => old,
+            #[doc = concat!("`atom{.sem}{.scope}.global.v{N}...", stringify!($op), "`: ", $what, " of elements `i..i + N`; returns their old values.")]
+            #[inline(always)]
+            #[track_caller]
+            pub fn $atomic_with<const N: usize>(&self, i: usize, values: [T; N], sem: Sem, scope: Scope) -> Mem<[T; N]>
+            where
+                T: $tr<N>,
+            {
+                #[cfg(not(target_arch = "nvptx64"))]
+                {
+                    let op = crate::semantics::atom::AtomOp::$op;
+                    let form = crate::atomic::Form { red: false, op, vec: N };
+                    let old = self.atom_host::<N>(i, form, sem, scope, |k, old: T| crate::atomic::apply(op, crate::mem::Space::Global, old, values[k], values[k]));
+                    crate::mem::MemOp::new(old, form.mnemonic(), crate::mem::Space::Global, i, old[0].to_bits64(), std::panic::Location::caller())
+                }
+                // SAFETY: `dev_addr` checked the range; alignment is the caller's (a misaligned
+                // vector faults on the GPU).
+                #[cfg(target_arch = "nvptx64")]
+                unsafe {
+                    T::$dev_atom(self.dev_addr(i, N), values, sem, scope)
+                }
             }
-        }, device: device::dec(slot, bound))
-    }
+
+            #[doc = concat!("`red.global.v{N}...", stringify!($op), "`: ", $what, " of elements `i..i + N`, returning nothing.")]
+            #[inline(always)]
+            #[track_caller]
+            pub fn $red<const N: usize>(&self, i: usize, values: [T; N]) -> Mem<()>
+            where
+                T: $tr<N>,
+            {
+                self.$red_with(i, values, RedSem::Relaxed, Scope::Gpu)
+            }
+
+            #[doc = concat!("`red{.sem}{.scope}.global.v{N}...", stringify!($op), "`: ", $what, " of elements `i..i + N` (`.relaxed` or `.release`).")]
+            #[inline(always)]
+            #[track_caller]
+            pub fn $red_with<const N: usize>(&self, i: usize, values: [T; N], sem: RedSem, scope: Scope) -> Mem<()>
+            where
+                T: $tr<N>,
+            {
+                #[cfg(not(target_arch = "nvptx64"))]
+                {
+                    let op = crate::semantics::atom::AtomOp::$op;
+                    let form = crate::atomic::Form { red: true, op, vec: N };
+                    let old = self.atom_host::<N>(i, form, sem.into(), scope, |k, old: T| crate::atomic::apply(op, crate::mem::Space::Global, old, values[k], values[k]));
+                    crate::mem::MemOp::new((), form.mnemonic(), crate::mem::Space::Global, i, old[0].to_bits64(), std::panic::Location::caller())
+                }
+                // SAFETY: as for the `atom` form.
+                #[cfg(target_arch = "nvptx64")]
+                unsafe {
+                    T::$dev_red(self.dev_addr(i, N), values, sem, scope)
+                }
+            }
+        }
+    )*};
+}
+
+vec_methods! {
+    AtomicVecAdd, Add, atomic_add_vec, atomic_add_vec_with, red_add_vec, red_add_vec_with, atom_add_v, red_add_v, "`a[i + k] += values[k]`";
+    AtomicVecMinMax, Min, atomic_min_vec, atomic_min_vec_with, red_min_vec, red_min_vec_with, atom_min_v, red_min_v, "`a[i + k] = min(a[i + k], values[k])`";
+    AtomicVecMinMax, Max, atomic_max_vec, atomic_max_vec_with, red_max_vec, red_max_vec_with, atom_max_v, red_max_v, "`a[i + k] = max(a[i + k], values[k])`";
 }
 
 #[cfg(target_arch = "nvptx64")]

@@ -68,6 +68,8 @@ pub mod shared;
 pub use shared::{Mem, SharedInt, SharedSlice};
 pub mod sem;
 pub use sem::{Scope, Sem};
+pub mod atomic;
+pub use atomic::{bf16, f16, AtomicCas, AtomicExch, AtomicIncDec, AtomicVecAdd, AtomicVecMinMax, Bf16x2, F16x2, RedSem};
 pub mod ordered;
 pub use ordered::FenceSem;
 

@@ -147,6 +147,29 @@ pub enum LaneFault {
         /// Where the view or array was made.
         site: Site,
     },
+    /// An `atom`/`red` form the run's target lacks (the spec's Target ISA Notes).
+    AtomUnsupported {
+        /// The instruction as PTX (`atom.acquire.cluster.global.add.u32`).
+        instruction: String,
+        /// The Target ISA Note it needs, quoted.
+        needs: &'static str,
+        /// The modelled target.
+        target: crate::target::Target,
+        /// Where it was executed.
+        site: Site,
+    },
+    /// A vector `atom`/`red` whose address is not a multiple of the vector's size ("Addresses
+    /// as Operands": a vector access must be aligned to its whole size).
+    AtomMisaligned {
+        /// The instruction as PTX.
+        instruction: String,
+        /// The index of its first element.
+        index: usize,
+        /// The alignment it needs, in bytes.
+        align: usize,
+        /// Where it was executed.
+        site: Site,
+    },
 }
 
 impl fmt::Display for LaneFault {
@@ -161,6 +184,13 @@ impl fmt::Display for LaneFault {
                 "`{op}` at {site} reads element {index} of the shared array declared at {declared}, which no thread of the block has written: shared memory is uninitialized when a block starts"
             ),
             LaneFault::SharedLayout { what, site } => write!(f, "{what} (at {site})"),
+            LaneFault::AtomUnsupported { instruction, needs, target, site } => {
+                write!(f, "`{instruction}` at {site} is not available on {target}: \"{needs}\"")
+            }
+            LaneFault::AtomMisaligned { instruction, index, align, site } => write!(
+                f,
+                "`{instruction}` at {site} on element {index} is not aligned to its {align} bytes: a vector access must be aligned to its whole size"
+            ),
             LaneFault::Unsupported { op, min, target, site } => {
                 write!(f, "`{op}` at {site} is not available on {target}: it requires {min} or higher")
             }

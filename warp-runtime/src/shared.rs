@@ -50,12 +50,16 @@
 //!
 //! # Atomics
 //!
-//! `atomic_add`, `atomic_min`, `atomic_max`, `atomic_and`, `atomic_or`, `atomic_xor` on `u32`,
-//! `i32`, `u64`, `i64`; `atomic_inc`/`atomic_dec` on `u32`; `atomic_exch`/`atomic_cas` on every
-//! element type: `atom.shared` with the formulas of `GlobalSlice`'s atomics. Like the global ones
-//! (and [`load_volatile`](SharedSlice::load_volatile)) they are scheduling points on the host:
-//! `#[warp_kernel]` awaits them, and other warps of the block run before the lane goes on, so
-//! that spin-waits between warps complete.
+//! Every scalar `atom`/`red` of [`GlobalSlice`](crate::GlobalSlice) exists here as
+//! `atom.shared`/`red.shared`, with the same traits, `.sem`/`.scope` forms and formulas (see
+//! [`crate::atomic`]), except the vector forms, which PTX has on global memory only. Two results
+//! differ by space, as the spec and an H100 say: `atomic_add` on `f32` keeps subnormal inputs
+//! and results here (global memory flushes them), and an `f64` add with a NaN returns the NaN in
+//! memory with its quiet bit set (global memory returns operand `b`'s unchanged). Like the global
+//! ones (and [`load_volatile`](SharedSlice::load_volatile)) they are scheduling points on the
+//! host: `#[warp_kernel]` awaits them, and other warps of the block run before the lane goes on,
+//! so that spin-waits between warps complete. An atomic on an element no thread of the block has
+//! written reads uninitialized memory and is reported like a load.
 
 use core::marker::PhantomData;
 
@@ -113,12 +117,10 @@ impl<T: GlobalValue> core::fmt::Debug for SharedSlice<'_, T> {
     }
 }
 
-/// Element types with the integer atomics on shared memory: `u32`, `i32`, `u64`, `i64`.
-#[diagnostic::on_unimplemented(
-    message = "PTX `atom.shared.{{add,min,max,and,or,xor}}` have no `{Self}` form here",
-    note = "these shared-memory atomics take `u32`, `i32`, `u64` or `i64`"
-)]
-pub trait SharedInt: GlobalValue + dev::SharedAsm {
+/// The integer element types: `u32`, `i32`, `u64`, `i64` (every operation of `atom` but the
+/// float ones). The shared-memory atomics now take the same traits as the global ones
+/// ([`AtomicAdd`](crate::AtomicAdd), ...); this trait stays for code that names it.
+pub trait SharedInt: crate::atomic::AtomicMinMax + crate::atomic::AtomicBits + crate::atomic::AtomicAdd + dev::SharedAsm {
     #[doc(hidden)]
     const SIGNED: bool;
 }
@@ -133,40 +135,6 @@ impl SharedInt for u64 {
 }
 impl SharedInt for i64 {
     const SIGNED: bool = true;
-}
-
-/// An integer read-modify-write of `atom`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum IntOp {
-    Add,
-    Min,
-    Max,
-    And,
-    Or,
-    Xor,
-}
-
-/// `op(old, v)` on the bits of a `bytes`-byte integer, signed or not (PTX `atom`'s formulas).
-#[cfg(not(target_arch = "nvptx64"))]
-pub(crate) fn int_op(op: IntOp, bytes: usize, signed: bool, old: u64, v: u64) -> u64 {
-    let bits = 8 * bytes as u32;
-    let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
-    let sext = |x: u64| ((x << (64 - bits)) as i64) >> (64 - bits);
-    let r = match op {
-        IntOp::Add => old.wrapping_add(v),
-        IntOp::And => old & v,
-        IntOp::Or => old | v,
-        IntOp::Xor => old ^ v,
-        IntOp::Min | IntOp::Max => {
-            let less = if signed { sext(v) < sext(old) } else { v & mask < old & mask };
-            if less == (op == IntOp::Min) {
-                v
-            } else {
-                old
-            }
-        }
-    };
-    r & mask
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -284,31 +252,33 @@ mod host {
         }
 
         #[inline(always)]
-        fn read_bits(&self, offset: usize, bytes: usize) -> u64 {
+        fn read_bits(&self, offset: usize, bytes: usize) -> u128 {
             let words = self.words();
             // SAFETY: `offset + bytes` lies in the arena (callers checked the index against a
             // view that lies in it); the pointer covers the whole slice, and cells allow reads
             // through a shared reference on this one thread.
             unsafe {
                 let p = (words.as_ptr() as *const u8).add(offset);
-                if bytes == 4 {
-                    (p as *const u32).read_unaligned() as u64
-                } else {
-                    (p as *const u64).read_unaligned()
+                match bytes {
+                    2 => (p as *const u16).read_unaligned() as u128,
+                    4 => (p as *const u32).read_unaligned() as u128,
+                    8 => (p as *const u64).read_unaligned() as u128,
+                    _ => (p as *const u128).read_unaligned(),
                 }
             }
         }
 
         #[inline(always)]
-        fn write_bits(&self, offset: usize, bytes: usize, bits: u64) {
+        fn write_bits(&self, offset: usize, bytes: usize, bits: u128) {
             let words = self.words();
             // SAFETY: as for `read_bits`; cells allow writes through a shared reference.
             unsafe {
                 let p = (words.as_ptr() as *const u8).add(offset) as *mut u8;
-                if bytes == 4 {
-                    (p as *mut u32).write_unaligned(bits as u32)
-                } else {
-                    (p as *mut u64).write_unaligned(bits)
+                match bytes {
+                    2 => (p as *mut u16).write_unaligned(bits as u16),
+                    4 => (p as *mut u32).write_unaligned(bits as u32),
+                    8 => (p as *mut u64).write_unaligned(bits as u64),
+                    _ => (p as *mut u128).write_unaligned(bits),
                 }
             }
             let written = self.written();
@@ -352,7 +322,7 @@ mod host {
         /// Element `i`'s bits, reporting a read of bytes no thread of the block has written.
         #[inline(always)]
         #[track_caller]
-        fn read_raw(&self, op: &'static str, i: usize) -> u64 {
+        fn read_raw(&self, op: &'static str, i: usize) -> u128 {
             let at = self.offset_of(op, i);
             if !self.arena.is_written(at, T::BYTES) {
                 mem::fault(LaneFault::SharedUninitialized { op, index: i, declared: self.decl, site: std::panic::Location::caller() });
@@ -366,7 +336,7 @@ mod host {
         pub(crate) fn read(&self, op: &'static str, i: usize, order: Order) -> T {
             let bits = self.read_raw(op, i);
             let access = Access { op, kind: Kind::Load, order };
-            race::access(self.race_loc(i), access, std::panic::Location::caller(), || (T::from_bits64(bits), bits))
+            race::access(self.race_loc(i), access, std::panic::Location::caller(), || (T::from_bits128(bits), bits as u64))
         }
 
         /// Writes element `i` with a store of order `order`.
@@ -374,32 +344,46 @@ mod host {
         #[track_caller]
         pub(crate) fn write(&self, op: &'static str, i: usize, value: T, order: Order) {
             let at = self.offset_of(op, i);
-            let bits = value.to_bits64();
+            let bits = value.to_bits128();
             if !self.arena.is_written(at, T::BYTES) || self.arena.read_bits(at, T::BYTES) != bits {
                 mem::wrote();
             }
             let access = Access { op, kind: Kind::Store, order };
-            race::access(self.race_loc(i), access, std::panic::Location::caller(), || (self.arena.write_bits(at, T::BYTES, bits), bits));
+            race::access(self.race_loc(i), access, std::panic::Location::caller(), || (self.arena.write_bits(at, T::BYTES, bits), bits as u64));
         }
 
-        /// `old = a[i]; a[i] = f(old)` with `f` on bits, an atomic of order `order`; returns `old`
-        /// as a scheduling point. Every shared-memory atomic goes through here (the race
-        /// detector sees it).
+        /// The one place every host `atom`/`red` on shared memory happens: checks the form
+        /// against the run's target, reads element `i` (reporting uninitialized memory), and,
+        /// inside the race detector's hook (which sees the mnemonic, `.sem`, `.scope` and the old
+        /// value), writes `f(0, old)`, counting the write when it changed. The block's memory
+        /// lives on this thread, so the read and the write are one step. `N` is 1: PTX has no
+        /// vector `atom` on shared memory.
         #[inline(always)]
         #[track_caller]
-        pub(super) fn rmw(&self, op: &'static str, i: usize, order: Order, f: impl FnOnce(u64) -> u64) -> MemOp<T> {
+        pub(crate) fn atom_host<const N: usize>(
+            &self,
+            i: usize,
+            form: crate::atomic::Form,
+            sem: crate::sem::Sem,
+            scope: crate::sem::Scope,
+            f: impl Fn(usize, T) -> T,
+        ) -> [T; N] {
             let site = std::panic::Location::caller();
-            let bits = self.read_raw(op, i);
-            let access = Access { op, kind: Kind::Rmw, order };
-            race::access(self.race_loc(i), access, site, || {
-                let new = f(bits);
-                if new != bits {
-                    mem::wrote();
-                    self.arena.write_bits(self.offset + i * T::BYTES, T::BYTES, new);
-                }
-                ((), bits)
-            });
-            MemOp::new(T::from_bits64(bits), op, Space::Shared, i, bits, site)
+            crate::atomic::check_target(form, T::TY, Space::Shared, sem, scope, site);
+            let op = form.mnemonic();
+            core::array::from_fn(|k| {
+                let bits = self.read_raw(op, i + k);
+                let access = Access { op, kind: Kind::Rmw, order: Order::Strong { sem, scope } };
+                race::access(self.race_loc(i + k), access, site, || {
+                    let old = T::from_bits128(bits);
+                    let new = f(k, old).to_bits128();
+                    if new != bits {
+                        mem::wrote();
+                        self.arena.write_bits(self.offset + (i + k) * T::BYTES, T::BYTES, new);
+                    }
+                    (old, bits as u64)
+                })
+            })
         }
     }
 }
@@ -408,14 +392,14 @@ mod host {
 // Device: `.shared` addresses, one `ld.shared`/`st.shared`/`atom.shared` each.
 // ---------------------------------------------------------------------------------------------
 
-/// The `.shared` instructions of each element type (nvptx64).
+/// The `.shared` loads and stores of each element type (nvptx64); the atomics are
+/// [`crate::atomic`]'s.
 #[doc(hidden)]
 pub mod dev {
     #[cfg(target_arch = "nvptx64")]
     use core::arch::asm;
 
-    /// `ld.shared`, `ld.volatile.shared`, `st.shared`, `atom.shared.{exch,cas}` (and, for the
-    /// integer types, the other `atom.shared` operations) for one element type. Safety of each
+    /// `ld.shared`, `ld.volatile.shared`, `st.shared` for one element type. Safety of each
     /// function: `a` is the `.shared` address of an aligned element of this block's shared memory.
     pub trait SharedAsm: Copy {
         #[cfg(target_arch = "nvptx64")]
@@ -424,85 +408,76 @@ pub mod dev {
         unsafe fn ld_volatile(a: u64) -> Self;
         #[cfg(target_arch = "nvptx64")]
         unsafe fn st(a: u64, v: Self);
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn exch(a: u64, v: Self) -> Self;
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn cas(a: u64, compare: Self, new: Self) -> Self;
-        #[cfg(target_arch = "nvptx64")]
-        unsafe fn int(op: super::IntOp, a: u64, v: Self) -> Self;
     }
 
     #[cfg(not(target_arch = "nvptx64"))]
     macro_rules! shared_asm {
-        ($($t:ty, $reg:ident, $ty:literal, $bits:literal, $int:tt;)*) => {$(
+        ($($t:ty, $reg:ident, $ty:literal, |$v:ident| $to:expr, |$b:ident: $bt:ty| $from:expr;)*) => {$(
             impl SharedAsm for $t {}
         )*};
     }
 
     #[cfg(target_arch = "nvptx64")]
     macro_rules! shared_asm {
-        (@atom $a:expr, $op:literal, $ty:literal, $reg:ident, $t:ty, $b:expr) => {{
-            let d: $t;
-            asm!(concat!("atom.shared.", $op, ".", $ty, " {d}, [{a}], {b};"), a = in(reg64) $a, b = in($reg) $b, d = out($reg) d, options(nostack));
-            d
-        }};
-        (@int yes $t:ty, $reg:ident, $ty:literal, $bits:literal, $op:ident, $a:ident, $v:ident) => {
-            match $op {
-                super::IntOp::Add => shared_asm!(@atom $a, "add", $ty, $reg, $t, $v),
-                super::IntOp::Min => shared_asm!(@atom $a, "min", $ty, $reg, $t, $v),
-                super::IntOp::Max => shared_asm!(@atom $a, "max", $ty, $reg, $t, $v),
-                super::IntOp::And => shared_asm!(@atom $a, "and", $bits, $reg, $t, $v),
-                super::IntOp::Or => shared_asm!(@atom $a, "or", $bits, $reg, $t, $v),
-                super::IntOp::Xor => shared_asm!(@atom $a, "xor", $bits, $reg, $t, $v),
-            }
-        };
-        (@int no $t:ty, $reg:ident, $ty:literal, $bits:literal, $op:ident, $a:ident, $v:ident) => {{
-            let _ = ($op, $a, $v);
-            asm!("trap;", options(noreturn, nostack))
-        }};
-        ($($t:ty, $reg:ident, $ty:literal, $bits:literal, $int:tt;)*) => {$(
+        ($($t:ty, $reg:ident, $ty:literal, |$v:ident| $to:expr, |$b:ident: $bt:ty| $from:expr;)*) => {$(
             impl SharedAsm for $t {
                 #[inline(always)]
                 unsafe fn ld(a: u64) -> $t {
-                    let d: $t;
-                    asm!(concat!("ld.shared.", $ty, " {d}, [{a}];"), a = in(reg64) a, d = out($reg) d, options(pure, readonly, nostack));
-                    d
+                    let $b: $bt;
+                    asm!(concat!("ld.shared.", $ty, " {d}, [{a}];"), a = in(reg64) a, d = out($reg) $b, options(pure, readonly, nostack));
+                    $from
                 }
                 #[inline(always)]
                 unsafe fn ld_volatile(a: u64) -> $t {
-                    let d: $t;
-                    asm!(concat!("ld.volatile.shared.", $ty, " {d}, [{a}];"), a = in(reg64) a, d = out($reg) d, options(nostack));
-                    d
+                    let $b: $bt;
+                    asm!(concat!("ld.volatile.shared.", $ty, " {d}, [{a}];"), a = in(reg64) a, d = out($reg) $b, options(nostack));
+                    $from
                 }
                 #[inline(always)]
-                unsafe fn st(a: u64, v: $t) {
-                    asm!(concat!("st.shared.", $ty, " [{a}], {v};"), a = in(reg64) a, v = in($reg) v, options(nostack));
-                }
-                #[inline(always)]
-                unsafe fn exch(a: u64, v: $t) -> $t {
-                    shared_asm!(@atom a, "exch", $bits, $reg, $t, v)
-                }
-                #[inline(always)]
-                unsafe fn cas(a: u64, compare: $t, new: $t) -> $t {
-                    let d: $t;
-                    asm!(concat!("atom.shared.cas.", $bits, " {d}, [{a}], {b}, {c};"), a = in(reg64) a, b = in($reg) compare, c = in($reg) new, d = out($reg) d, options(nostack));
-                    d
-                }
-                #[inline(always)]
-                unsafe fn int(op: super::IntOp, a: u64, v: $t) -> $t {
-                    shared_asm!(@int $int $t, $reg, $ty, $bits, op, a, v)
+                unsafe fn st(a: u64, $v: $t) {
+                    asm!(concat!("st.shared.", $ty, " [{a}], {v};"), a = in(reg64) a, v = in($reg) $to, options(nostack));
                 }
             }
         )*};
     }
 
+    use crate::atomic::{bf16, f16, Bf16x2, F16x2};
+
     shared_asm! {
-        u32, reg32, "u32", "b32", yes;
-        i32, reg32, "s32", "b32", yes;
-        f32, reg32, "f32", "b32", no;
-        u64, reg64, "u64", "b64", yes;
-        i64, reg64, "s64", "b64", yes;
-        f64, reg64, "f64", "b64", no;
+        u32, reg32, "u32", |v| v, |b: u32| b;
+        i32, reg32, "s32", |v| v, |b: i32| b;
+        f32, reg32, "f32", |v| v, |b: f32| b;
+        u64, reg64, "u64", |v| v, |b: u64| b;
+        i64, reg64, "s64", |v| v, |b: i64| b;
+        f64, reg64, "f64", |v| v, |b: f64| b;
+        f16, reg16, "b16", |v| v.to_bits(), |b: u16| f16::from_bits(b);
+        bf16, reg16, "b16", |v| v.to_bits(), |b: u16| bf16::from_bits(b);
+        F16x2, reg32, "b32", |v| v.to_bits(), |b: u32| F16x2::from_bits(b);
+        Bf16x2, reg32, "b32", |v| v.to_bits(), |b: u32| Bf16x2::from_bits(b);
+    }
+
+    /// `u128`: one `.v2.u64` access of both halves.
+    #[cfg(not(target_arch = "nvptx64"))]
+    impl SharedAsm for u128 {}
+
+    #[cfg(target_arch = "nvptx64")]
+    impl SharedAsm for u128 {
+        #[inline(always)]
+        unsafe fn ld(a: u64) -> u128 {
+            let (lo, hi): (u64, u64);
+            asm!("ld.shared.v2.u64 {{{lo}, {hi}}}, [{a}];", a = in(reg64) a, lo = out(reg64) lo, hi = out(reg64) hi, options(pure, readonly, nostack));
+            (hi as u128) << 64 | lo as u128
+        }
+        #[inline(always)]
+        unsafe fn ld_volatile(a: u64) -> u128 {
+            let (lo, hi): (u64, u64);
+            asm!("ld.volatile.shared.v2.u64 {{{lo}, {hi}}}, [{a}];", a = in(reg64) a, lo = out(reg64) lo, hi = out(reg64) hi, options(nostack));
+            (hi as u128) << 64 | lo as u128
+        }
+        #[inline(always)]
+        unsafe fn st(a: u64, v: u128) {
+            asm!("st.shared.v2.u64 [{a}], {{{lo}, {hi}}};", a = in(reg64) a, lo = in(reg64) v as u64, hi = in(reg64) (v >> 64) as u64, options(nostack));
+        }
     }
 }
 
@@ -602,102 +577,21 @@ impl<'w, T: GlobalValue + dev::SharedAsm> SharedSlice<'w, T> {
             T::ld_volatile(self.addr_of(i))
         }
     }
+}
 
-    /// `atom.shared.exch`: stores `value` and returns the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_exch(&self, i: usize, value: T) -> Mem<T> {
-        #[cfg(not(target_arch = "nvptx64"))]
-        return self.rmw("atom.exch", i, crate::race::Order::ATOMIC, |_| value.to_bits64());
-        // SAFETY: `addr_of` checked the index.
-        #[cfg(target_arch = "nvptx64")]
-        return unsafe { <T as dev::SharedAsm>::exch(self.addr_of(i), value) };
-    }
+#[cfg(target_arch = "nvptx64")]
+impl<'w, T: GlobalValue> SharedSlice<'w, T> {
+    const SP: crate::atomic::Sp = crate::atomic::Sp::Shared;
 
-    /// `atom.shared.cas`: `a[i] = (a[i] == compare) ? new : a[i]`, comparing bit patterns;
-    /// returns the old value.
+    /// The `.shared` address of element `i` (`n` is 1: no vectors on shared memory).
     #[inline(always)]
-    #[track_caller]
-    pub fn atomic_cas(&self, i: usize, compare: T, new: T) -> Mem<T> {
-        #[cfg(not(target_arch = "nvptx64"))]
-        return self.rmw("atom.cas", i, crate::race::Order::ATOMIC, |old| if old == compare.to_bits64() { new.to_bits64() } else { old });
-        // SAFETY: `addr_of` checked the index.
-        #[cfg(target_arch = "nvptx64")]
-        return unsafe { <T as dev::SharedAsm>::cas(self.addr_of(i), compare, new) };
+    fn dev_addr(&self, i: usize, n: usize) -> u64 {
+        let _ = n;
+        self.addr_of(i)
     }
 }
 
-impl<'w, T: SharedInt> SharedSlice<'w, T> {
-    #[inline(always)]
-    #[track_caller]
-    fn int(&self, op: IntOp, name: &'static str, i: usize, value: T) -> Mem<T> {
-        #[cfg(not(target_arch = "nvptx64"))]
-        {
-            let _ = name;
-            self.rmw(name, i, crate::race::Order::ATOMIC, |old| int_op(op, T::BYTES, T::SIGNED, old, value.to_bits64()))
-        }
-        // SAFETY: `addr_of` checked the index.
-        #[cfg(target_arch = "nvptx64")]
-        {
-            let _ = name;
-            unsafe { T::int(op, self.addr_of(i), value) }
-        }
-    }
-
-    /// `atom.shared.add`: `a[i] += value` (wrapping); returns the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_add(&self, i: usize, value: T) -> Mem<T> {
-        self.int(IntOp::Add, "atom.add", i, value)
-    }
-    /// `atom.shared.min`: `a[i] = min(a[i], value)` (signed for `i32`/`i64`); returns the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_min(&self, i: usize, value: T) -> Mem<T> {
-        self.int(IntOp::Min, "atom.min", i, value)
-    }
-    /// `atom.shared.max`: `a[i] = max(a[i], value)`; returns the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_max(&self, i: usize, value: T) -> Mem<T> {
-        self.int(IntOp::Max, "atom.max", i, value)
-    }
-    /// `atom.shared.and`: `a[i] &= value`; returns the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_and(&self, i: usize, value: T) -> Mem<T> {
-        self.int(IntOp::And, "atom.and", i, value)
-    }
-    /// `atom.shared.or`: `a[i] |= value`; returns the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_or(&self, i: usize, value: T) -> Mem<T> {
-        self.int(IntOp::Or, "atom.or", i, value)
-    }
-    /// `atom.shared.xor`: `a[i] ^= value`; returns the old value.
-    #[inline(always)]
-    #[track_caller]
-    pub fn atomic_xor(&self, i: usize, value: T) -> Mem<T> {
-        self.int(IntOp::Xor, "atom.xor", i, value)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// PTX `atom` integer formulas: wrapping add, signed/unsigned min and max, bitwise ops, in
-    /// the element's width.
-    #[test]
-    fn integer_atomics_follow_the_formulas() {
-        assert_eq!(int_op(IntOp::Add, 4, false, 0xffff_ffff, 2), 1);
-        assert_eq!(int_op(IntOp::Min, 4, true, 5, (-3i32) as u32 as u64), (-3i32) as u32 as u64);
-        assert_eq!(int_op(IntOp::Min, 4, false, 5, (-3i32) as u32 as u64), 5);
-        assert_eq!(int_op(IntOp::Max, 8, true, (-1i64) as u64, 0), 0);
-        assert_eq!(int_op(IntOp::Max, 8, false, (-1i64) as u64, 0), u64::MAX);
-        assert_eq!(int_op(IntOp::Xor, 4, false, 0b1100, 0b1010), 0b0110);
-    }
-}
+crate::atomic::scalar_methods!(SharedSlice, "shared", Shared);
 
 // ---------------------------------------------------------------------------------------------
 // The handle's shared-memory methods.

@@ -102,12 +102,13 @@ pub const COMMON_RUSTFLAGS: &[&str] = &[
 ];
 
 /// Extra `-C target-feature`s per target: the PTX ISA version LLVM picks for a target is the lowest
-/// that target allows (sm_70/sm_80: 7.0, sm_90: 7.8, sm_100a: 8.6), but `elect.sync` needs PTX 8.0.
+/// that target allows (sm_70/sm_80: 7.0, sm_90: 7.8, sm_100a: 8.6), but `elect.sync` needs PTX 8.0
+/// and `atom`/`red` on `.b128` PTX 8.3 (8.4 with `.sys` scope), all on sm_90, so sm_90 gets 8.4.
 /// sm_100a's `+ptx86` changes nothing in the PTX (LLVM picks 8.6 already) but tells `cfg` about it,
 /// so that the instructions of PTX 8.3 and 8.6 (`fence.proxy.tensormap`, `fence.acquire`) exist there.
 pub fn target_features(sm: &str) -> Option<&'static str> {
     match sm {
-        "sm_90" => Some("+ptx80"),
+        "sm_90" => Some("+ptx84"),
         "sm_100a" => Some("+ptx86"),
         _ => None,
     }

@@ -19,12 +19,12 @@ fn builds_an_edition_2024_kernel_crate_for_sm_80_and_sm_90() {
     let ptx = builder.clone().build().unwrap();
     assert_eq!(ptx.crate_name, "fixture_kernel");
     assert_eq!(ptx.modules.len(), 2);
-    for (m, sm, isa) in [(&ptx.modules[0], "sm_80", ".version 7.0"), (&ptx.modules[1], "sm_90", ".version 8.0")] {
+    for (m, sm, isa) in [(&ptx.modules[0], "sm_80", ".version 7.0"), (&ptx.modules[1], "sm_90", ".version 8.4")] {
         assert_eq!(m.sm, sm);
         assert_eq!(m.ptx, out.join(sm).join("fixture_kernel.ptx"));
         let text = std::fs::read_to_string(&m.ptx).unwrap();
         assert!(text.contains(&format!(".target {sm}")), "{text}");
-        // sm_90 gets `+ptx80` (elect.sync needs PTX ISA 8.0; LLVM's default for sm_90 is 7.8).
+        // sm_90 gets `+ptx84` (elect.sync needs PTX ISA 8.0, `atom.b128` with `.sys` 8.4; LLVM's default for sm_90 is 7.8).
         assert!(text.contains(isa), "{sm}: {text}");
         assert!(text.contains(".visible .entry fixture_store("), "{text}");
         assert!(m.llvm_ir.as_ref().is_some_and(|ll| std::fs::read_to_string(ll).unwrap().contains("ptx_kernel")));

@@ -35,7 +35,7 @@
 //! (space-separated) to add rustc flags to every crate of the build, e.g. for experiments with
 //! `-Zmir-enable-passes=...`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -364,7 +364,172 @@ fn build_and_check(root: &Path, ptxas: &Path, sm: &str, div: &BTreeMap<String, B
     let mut expected = div.clone();
     expected.extend(dev_expectations(sm));
     check_instruction_counts(sm, &ptx_counts, &ll_counts, &expected)?;
+    check_atom_kernels(sm, &ptx_text)?;
     check_memory_forms(sm, &ptx_text)
+}
+
+// ---------------------------------------------------------------------------------------------
+// `atom`/`red` conformance kernels (ptx/src/atomics.rs): each must hold exactly the instructions
+// of its type's operations with every `.sem`/`.scope` pair the target has, as written.
+// ---------------------------------------------------------------------------------------------
+
+/// Every `conf_atom_*` kernel with its gate: (kernel, space or vector, PTX type, families).
+fn atom_kernels() -> Vec<(String, Gate, &'static str, &'static str, &'static [&'static str])> {
+    const SCALAR: &[(&str, &str, Gate, &[&str])] = &[
+        ("u32", "u32", Gate::All, &["add", "minmax", "incdec", "bits", "exch", "cas"]),
+        ("s32", "s32", Gate::All, &["add", "minmax", "bits", "exch", "cas"]),
+        ("u64", "u64", Gate::All, &["add", "minmax", "bits", "exch", "cas"]),
+        ("s64", "s64", Gate::All, &["add", "minmax", "bits", "exch", "cas"]),
+        ("f32", "f32", Gate::All, &["add", "exch", "cas"]),
+        ("f64", "f64", Gate::All, &["add", "exch", "cas"]),
+        ("f16", "f16", Gate::All, &["add", "cas"]),
+        ("bf16", "bf16", Gate::Sm90, &["add", "cas"]),
+        ("f16x2", "f16x2", Gate::All, &["add", "exch", "cas"]),
+        ("bf16x2", "bf16x2", Gate::Sm90, &["add", "exch", "cas"]),
+        ("b128", "b128", Gate::Sm90, &["exch", "cas"]),
+    ];
+    const VECTOR: &[(&str, &str, &[&str])] = &[
+        ("vec2_f32", "v2.f32", &["add"]),
+        ("vec4_f32", "v4.f32", &["add"]),
+        ("vec2_f16", "v2.f16", &["add", "minmax"]),
+        ("vec4_f16", "v4.f16", &["add", "minmax"]),
+        ("vec8_f16", "v8.f16", &["add", "minmax"]),
+        ("vec2_bf16", "v2.bf16", &["add", "minmax"]),
+        ("vec4_bf16", "v4.bf16", &["add", "minmax"]),
+        ("vec8_bf16", "v8.bf16", &["add", "minmax"]),
+        ("vec2_f16x2", "v2.f16x2", &["add", "minmax"]),
+        ("vec4_f16x2", "v4.f16x2", &["add", "minmax"]),
+        ("vec2_bf16x2", "v2.bf16x2", &["add", "minmax"]),
+        ("vec4_bf16x2", "v4.bf16x2", &["add", "minmax"]),
+    ];
+    let mut v = Vec::new();
+    for &(name, ty, gate, fams) in SCALAR {
+        v.push((format!("conf_atom_global_{name}"), gate, "global", ty, fams));
+        v.push((format!("conf_atom_shared_{name}"), gate, "shared", ty, fams));
+    }
+    for &(name, ty, fams) in VECTOR {
+        v.push((format!("conf_atom_{name}"), Gate::Sm90, "vector", ty, fams));
+    }
+    v
+}
+
+/// The instructions a `conf_atom_*` kernel must contain on `sm`, as warp-runtime writes them:
+/// `atom{.sem.scope}.<space>.<op>.<type>` (`.noftz` after the op for the half types; vectors
+/// `atom{..}.global.v<N>.<type>.<op>{.noftz}`), `red` likewise with `.relaxed`/`.release`. The
+/// default pair `.relaxed.gpu` is written without qualifiers.
+fn atom_expected(sm: &str, space: &str, ty: &str, fams: &[&str]) -> BTreeSet<String> {
+    let cluster = gate_holds(Gate::Sm90, sm);
+    let scopes: &[&str] = if cluster { &["cta", "cluster", "gpu", "sys"] } else { &["cta", "gpu", "sys"] };
+    let quals = |sems: &[&str]| -> Vec<String> {
+        let mut q = Vec::new();
+        for sem in sems {
+            for scope in scopes {
+                q.push(if (*sem, *scope) == ("relaxed", "gpu") { String::new() } else { format!(".{sem}.{scope}") });
+            }
+        }
+        q
+    };
+    let (atom_q, red_q) = (quals(&["relaxed", "acquire", "release", "acq_rel"]), quals(&["relaxed", "release"]));
+    let half = ["f16", "bf16", "f16x2", "bf16x2"].iter().any(|h| ty.ends_with(h));
+    let mut out = BTreeSet::new();
+    let mut add = |instr: &str, op: &str, t: &str, qs: &[String]| {
+        for q in qs {
+            let m = if space == "vector" {
+                let noftz = if half { ".noftz" } else { "" };
+                format!("{instr}{q}.global.{ty}.{op}{noftz}")
+            } else {
+                let noftz = if half && op == "add" { "noftz." } else { "" };
+                format!("{instr}{q}.{space}.{op}.{noftz}{t}")
+            };
+            out.insert(m);
+        }
+    };
+    let bits = match ty {
+        "u64" | "s64" | "f64" => "b64",
+        "f16" | "bf16" => "b16",
+        "b128" => "b128",
+        _ => "b32",
+    };
+    let add_ty = if ty == "s64" { "u64" } else { ty };
+    for fam in fams {
+        match *fam {
+            "add" => {
+                add("atom", "add", add_ty, &atom_q);
+                add("red", "add", add_ty, &red_q);
+            }
+            "minmax" => {
+                for op in ["min", "max"] {
+                    add("atom", op, ty, &atom_q);
+                    add("red", op, ty, &red_q);
+                }
+            }
+            "incdec" => {
+                for op in ["inc", "dec"] {
+                    add("atom", op, ty, &atom_q);
+                    add("red", op, ty, &red_q);
+                }
+            }
+            "bits" => {
+                for op in ["and", "or", "xor"] {
+                    add("atom", op, bits, &atom_q);
+                    add("red", op, bits, &red_q);
+                }
+            }
+            "exch" => add("atom", "exch", bits, &atom_q),
+            "cas" => add("atom", "cas", bits, &atom_q),
+            _ => unreachable!("family {fam}"),
+        }
+    }
+    out
+}
+
+/// Every `conf_atom_*` kernel is present exactly where its gate holds and holds exactly the
+/// `atom`/`red` instructions [`atom_expected`] lists (each at least once: LLVM may duplicate an
+/// instruction into several paths, which is harmless for these one-element kernels).
+fn check_atom_kernels(sm: &str, ptx: &str) -> Result<()> {
+    let mut found: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in ptx.lines() {
+        let t = line.trim_start();
+        if t.starts_with(".visible .entry ") || t.starts_with(".entry ") || t.contains(".func ") && !t.starts_with("//") {
+            current = t.split_once(".entry ").map(|(_, r)| r.split('(').next().unwrap_or("").trim().to_string()).filter(|n| n.starts_with("conf_atom_"));
+            if let Some(k) = &current {
+                found.entry(k.clone()).or_default();
+            }
+            continue;
+        }
+        let Some(k) = &current else { continue };
+        let m = t.split(|c: char| c.is_whitespace() || c == ';').next().unwrap_or("");
+        if m.starts_with("atom.") || m.starts_with("red.") {
+            found.get_mut(k).unwrap().insert(m.to_string());
+        }
+    }
+    let mut errors = Vec::new();
+    let (mut kernels, mut instructions) = (0, 0);
+    for (kernel, gate, space, ty, fams) in atom_kernels() {
+        let wanted = gate_holds(gate, sm);
+        match (found.get(&kernel), wanted) {
+            (None, false) => {}
+            (Some(_), false) => errors.push(format!("{kernel}: present, but its instructions need a later target than {sm}")),
+            (None, true) => errors.push(format!("{kernel}: missing from the PTX")),
+            (Some(have), true) => {
+                let want = atom_expected(sm, space, ty, fams);
+                let missing: Vec<_> = want.difference(have).collect();
+                let extra: Vec<_> = have.difference(&want).collect();
+                if !missing.is_empty() || !extra.is_empty() {
+                    errors.push(format!("{kernel}: missing {missing:?}, unexpected {extra:?}"));
+                }
+                kernels += 1;
+                instructions += want.len();
+            }
+        }
+    }
+    if errors.is_empty() {
+        println!("atom/red check: {kernels} kernels ok, {instructions} distinct atom/red instructions");
+        Ok(())
+    } else {
+        Err(anyhow!("atom/red check failed:\n  {}", errors.join("\n  ")))
+    }
 }
 
 /// The PTX of entry `kernel`: from its `.entry` line to the next function.
@@ -880,6 +1045,7 @@ fn check_instruction_counts(
                 && !conformance_kernels().iter().any(|(c, _)| c == *k)
                 && !EXAMPLE_KERNELS.contains(&k.as_str())
                 && !BENCH_KERNELS.contains(&k.as_str())
+                && !k.starts_with("conf_atom_")
                 && k.as_str() != "conf_ordered"
         })
         .collect();

@@ -1,4 +1,4 @@
-//! Pure semantics of the PTX warp instructions.
+//! Pure semantics of the PTX warp instructions (and, host only, of `atom`/`red` in [`atom`]).
 //!
 //! Each function computes the results of one instruction for all the lanes that take part in it at
 //! once, from per-lane operands indexed by lane id and a bit set of participating lanes (bit `i` is
@@ -6,6 +6,8 @@
 //! turns what these functions say is undefined into reports. Every function is written from the
 //! text of the PTX ISA (`shared/spec/`) and quotes the rule it implements.
 
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod atom;
 pub mod barrier;
 pub mod elect;
 pub mod lanemask;
