@@ -25,16 +25,9 @@ pub fn bucket(x: u32, buckets: u32) -> u32 {
 }
 
 /// A grid of `input.len()` threads; the leader is the lowest lane of each peer group
-/// (`__ffs(peers) - 1`). Also a GPU entry point.
-#[warp_kernel(entry)]
-pub fn histogram_ffs(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>) {
-    histogram_ffs_warp(w, input, counts);
-}
-
-/// [`histogram_ffs`]'s body, for kernels that call it (an entry kernel is `extern "ptx-kernel"`
-/// on the GPU and cannot be called from another kernel).
+/// (`__ffs(peers) - 1`). GPU entry point: [`histogram_ffs`].
 #[warp_kernel]
-pub fn histogram_ffs_warp(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>) {
+pub fn histogram_lowest_leader(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>) {
     let i = w.global_id() as usize;
     if i >= input.len() {
         return;
@@ -51,7 +44,13 @@ pub fn histogram_ffs_warp(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalS
     }
 }
 
-/// As [`histogram_ffs`], with `elect.sync` over each peer group choosing the leader (sm_90).
+/// GPU entry point: [`histogram_lowest_leader`].
+#[warp_kernel(entry)]
+pub fn histogram_ffs(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>) {
+    histogram_lowest_leader(w, input, counts);
+}
+
+/// As [`histogram_lowest_leader`], with `elect.sync` over each peer group choosing the leader (sm_90).
 /// Returns whether this lane was a leader, to count the atomics.
 #[warp_kernel]
 pub fn histogram_elect(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>) -> bool {
@@ -83,7 +82,7 @@ pub fn histogram_elect_entry(w: &Warp, input: GlobalSlice<'_, u32>, counts: Glob
     }
 }
 
-/// [`histogram_ffs`] in blocks, then a summary by the last block to finish: the classic
+/// [`histogram_lowest_leader`] in blocks, then a summary by the last block to finish: the classic
 /// "last block" pattern (CUDA's `threadFenceReduction` sample). Each block, after a barrier,
 /// *releases* its atomics with a fence and takes a ticket from `done[0]`; the block that draws the
 /// last ticket *acquires* every block's atomics with a fence after its ticket, and only then reads
@@ -100,7 +99,7 @@ pub fn histogram_done_entry(
     fenced: u32,
 ) {
     let last = w.shared_array::<u32, 1>();
-    histogram_ffs_warp(w, input, counts);
+    histogram_lowest_leader(w, input, counts);
     w.sync_threads();
     if w.thread_rank() == 0 {
         if fenced != 0 {

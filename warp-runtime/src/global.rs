@@ -349,6 +349,13 @@ mod host {
             self.cells.is_empty()
         }
 
+        /// The bytes of race-detector shadow state this buffer holds now: allocated a page of
+        /// elements at a time where a run with the detector on accessed it, and kept for later
+        /// launches (the lists of concurrent reads and writes of a location are extra).
+        pub fn shadow_bytes(&self) -> usize {
+            self.shadow.allocated_bytes()
+        }
+
         /// A copy of the contents (a device-to-host copy).
         pub fn to_vec(&self) -> Vec<T> {
             self.cells.iter().map(T::load).collect()

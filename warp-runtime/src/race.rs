@@ -213,7 +213,7 @@ impl BlockRaces {
 // ---------------------------------------------------------------------------------------------
 
 /// What a thread knows of other threads' clocks: per block (linear index), a clock per thread of
-/// the block (indexed by thread rank). Blocks it knows nothing of are absent.
+/// the block (indexed by thread rank), sorted by block. Blocks it knows nothing of are absent.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Vc {
     blocks: Vec<(u32, Arc<[u32]>)>,
@@ -222,47 +222,69 @@ pub(crate) struct Vc {
 impl Vc {
     #[inline]
     fn get(&self, block: u32, tib: u32) -> u32 {
-        for (b, clocks) in &self.blocks {
-            if *b == block {
-                return clocks.get(tib as usize).copied().unwrap_or(0);
-            }
+        match self.blocks.binary_search_by_key(&block, |(b, _)| *b) {
+            Ok(i) => self.blocks[i].1.get(tib as usize).copied().unwrap_or(0),
+            Err(_) => 0,
         }
-        0
     }
 
-    /// The element-wise maximum of `self` and `other`.
+    /// The element-wise maximum of `self` and `other`: a merge of the two block lists, sorted by
+    /// block (linear in their lengths: a release sequence that many blocks join stays cheap).
     fn join(&self, other: &Vc) -> Vc {
-        let mut out = self.clone();
-        for (b, theirs) in &other.blocks {
-            match out.blocks.iter_mut().find(|(ob, _)| ob == b) {
-                None => out.blocks.push((*b, theirs.clone())),
-                Some((_, ours)) if Arc::ptr_eq(ours, theirs) => {}
-                Some((_, ours)) => {
-                    let len = ours.len().max(theirs.len());
-                    let merged: Arc<[u32]> =
-                        (0..len).map(|i| ours.get(i).copied().unwrap_or(0).max(theirs.get(i).copied().unwrap_or(0))).collect();
-                    *ours = merged;
+        let (a, b) = (&self.blocks, &other.blocks);
+        let mut out = Vec::with_capacity(a.len().max(b.len()));
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) if x.0 == y.0 => {
+                    if Arc::ptr_eq(&x.1, &y.1) {
+                        out.push(x.clone());
+                    } else {
+                        let len = x.1.len().max(y.1.len());
+                        let merged: Arc<[u32]> = (0..len).map(|k| x.1.get(k).copied().unwrap_or(0).max(y.1.get(k).copied().unwrap_or(0))).collect();
+                        out.push((x.0, merged));
+                    }
+                    i += 1;
+                    j += 1;
                 }
+                (Some(x), Some(y)) if x.0 < y.0 => {
+                    out.push(x.clone());
+                    i += 1;
+                }
+                (Some(_), Some(y)) => {
+                    out.push(y.clone());
+                    j += 1;
+                }
+                (Some(x), None) => {
+                    out.push(x.clone());
+                    i += 1;
+                }
+                (None, Some(y)) => {
+                    out.push(y.clone());
+                    j += 1;
+                }
+                (None, None) => unreachable!(),
             }
         }
-        out
+        Vc { blocks: out }
     }
 
     /// `self` with the clocks of block `block` raised by `f(clocks)`.
     fn with_block(&self, block: u32, threads: usize, f: impl FnOnce(&mut [u32])) -> Vc {
         let mut out = self.clone();
-        let mut clocks: Vec<u32> = match out.blocks.iter().find(|(b, _)| *b == block) {
-            Some((_, c)) => c.to_vec(),
-            None => vec![0; threads],
+        let at = out.blocks.binary_search_by_key(&block, |(b, _)| *b);
+        let mut clocks: Vec<u32> = match at {
+            Ok(i) => out.blocks[i].1.to_vec(),
+            Err(_) => vec![0; threads],
         };
         if clocks.len() < threads {
             clocks.resize(threads, 0);
         }
         f(&mut clocks);
         let clocks: Arc<[u32]> = clocks.into();
-        match out.blocks.iter_mut().find(|(b, _)| *b == block) {
-            Some((_, c)) => *c = clocks,
-            None => out.blocks.push((block, clocks)),
+        match at {
+            Ok(i) => out.blocks[i].1 = clocks,
+            Err(i) => out.blocks.insert(i, (block, clocks)),
         }
         out
     }
@@ -470,9 +492,11 @@ impl RegsRaces {
                         for (o, c) in join.own.iter_mut().zip(clocks.iter()) {
                             *o = (*o).max(*c);
                         }
-                    } else {
-                        join.others = join.others.join(&Vc { blocks: vec![(*b, clocks.clone())] });
                     }
+                }
+                // Other blocks in one merge (`take` replaces this block's entry with `own`).
+                if lane.known.blocks.iter().any(|(b, _)| *b != w.block) {
+                    join.others = join.others.join(&lane.known);
                 }
             }
             for (i, &c) in lane.warp.iter().enumerate() {
@@ -535,8 +559,10 @@ impl BarrierJoin {
     pub(crate) fn take(&mut self) -> Arc<Vc> {
         let mut vc = core::mem::take(&mut self.others);
         let own: Arc<[u32]> = core::mem::take(&mut self.own).into();
-        vc.blocks.retain(|(b, _)| *b != self.block);
-        vc.blocks.insert(0, (self.block, own));
+        match vc.blocks.binary_search_by_key(&self.block, |(b, _)| *b) {
+            Ok(i) => vc.blocks[i].1 = own,
+            Err(i) => vc.blocks.insert(i, (self.block, own)),
+        }
         self.seen.clear();
         Arc::new(vc)
     }
@@ -645,26 +671,37 @@ impl Shadow {
     }
 }
 
-/// Units `first..first + n`, locked.
+/// The most units one access covers (a `.v8` vector of 8 elements; a 128-bit shared access is 4
+/// words).
+const MAX_UNITS: usize = 16;
+
+/// Units `first..first + n`, locked (no allocation: an access locks at most [`MAX_UNITS`]).
 struct Locked<'s> {
-    units: Vec<&'s Unit>,
+    units: [Option<&'s Unit>; MAX_UNITS],
 }
 
 impl<'s> Locked<'s> {
     fn lock(shadow: &'s Shadow, first: usize, n: usize) -> Locked<'s> {
-        let units: Vec<&Unit> = (first..first + n).filter_map(|u| shadow.unit(u)).collect();
-        for u in &units {
+        let mut units = [None; MAX_UNITS];
+        for (slot, u) in units.iter_mut().zip(first..first + n.min(MAX_UNITS)) {
+            *slot = shadow.unit(u);
+        }
+        for u in units.iter().flatten() {
             while u.lock.compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed).is_err() {
                 std::hint::spin_loop();
             }
         }
         Locked { units }
     }
+
+    fn iter(&self) -> impl Iterator<Item = &'s Unit> + '_ {
+        self.units.iter().flatten().copied()
+    }
 }
 
 impl Drop for Locked<'_> {
     fn drop(&mut self) {
-        for u in &self.units {
+        for u in self.units.iter().flatten() {
             u.lock.store(false, Ordering::Release);
         }
     }
@@ -768,7 +805,7 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
     };
     let mut race: Option<Rec> = None;
     let mut acquired: Option<Release> = None;
-    for unit in &locked.units {
+    for unit in locked.iter() {
         // SAFETY: the unit is locked by `locked` for the duration of this call.
         let st = unsafe { &mut *unit.state.get() };
         if st.generation != generation {
@@ -777,14 +814,15 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
         // Conflicts with the last write (any access), and with the reads since (a write).
         let writes = st.write.iter().chain(st.more.iter().flat_map(|m| m.writes.iter()));
         for prior in writes {
-            if race.is_none() && !ordered(w, prior) && !morally_strong(prior) {
+            // The cheap test first: atomics against atomics are morally strong.
+            if race.is_none() && !morally_strong(prior) && !ordered(w, prior) {
                 race = Some(*prior);
             }
         }
         if flags & WRITE != 0 && race.is_none() {
             let reads = st.read.iter().chain(st.more.iter().flat_map(|m| m.reads.iter()));
             for prior in reads {
-                if !ordered(w, prior) && !morally_strong(prior) {
+                if !morally_strong(prior) && !ordered(w, prior) {
                     race = Some(*prior);
                     break;
                 }
@@ -807,10 +845,14 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
                 let m = st.more.get_or_insert_with(Box::default);
                 m.reads.clear();
                 m.release = release;
-                m.writes.retain(|r| keep(r));
                 if let Some(p) = previous {
+                    // Pruned when full (amortized: a full list of concurrent atomics loses its
+                    // older half rather than being re-checked at every write).
                     if m.writes.len() >= MAX_WRITES {
-                        m.writes.remove(0);
+                        m.writes.retain(|r| keep(r));
+                        if m.writes.len() >= MAX_WRITES {
+                            m.writes.drain(..MAX_WRITES / 2);
+                        }
                     }
                     m.writes.push(p);
                 }
@@ -869,21 +911,29 @@ fn release_of(w: &WarpRaces, lane: u32, me: &Rec, strong: bool, sem: Sem, kind: 
 
 /// Records read `me` in a unit's read set: it replaces the reads ordered before it.
 fn record_read(w: &WarpRaces, _lane: u32, st: &mut UnitState, me: Rec, ordered: &impl Fn(&WarpRaces, &Rec) -> bool) {
+    let mine = |r: &Rec| r.block == me.block && r.tib == me.tib;
     match &st.read {
         None => st.read = Some(me),
-        Some(r) if (r.block == me.block && r.tib == me.tib) || ordered(w, r) => {
-            st.read = Some(me);
-            if let Some(m) = &mut st.more {
-                m.reads.retain(|r| !ordered(w, r) && !(r.block == me.block && r.tib == me.tib));
-            }
-        }
+        // The reads the list holds stay until it is full or a write clears it: pruning at every
+        // read made 256 threads reading one broadcast word quadratic.
+        Some(r) if mine(r) || ordered(w, r) => st.read = Some(me),
         Some(_) => {
             let m = st.more.get_or_insert_with(Box::default);
-            m.reads.retain(|r| !ordered(w, r) && !(r.block == me.block && r.tib == me.tib));
+            if m.reads.len() >= MAX_READS {
+                m.reads.retain(|r| !mine(r) && !ordered(w, r));
+                if m.reads.len() >= MAX_READS {
+                    m.reads.drain(..MAX_READS / 2);
+                }
+            }
             m.reads.push(me);
         }
     }
 }
+
+/// The most concurrent reads a location keeps beyond its last (pruned of the ones ordered before
+/// a new read when full; then the oldest half goes, and a race with one of those only may go
+/// unreported).
+const MAX_READS: usize = 64;
 
 /// Records the race between `prior` and `me` (lane `lane` of `w`).
 #[cold]

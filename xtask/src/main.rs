@@ -804,6 +804,7 @@ const EXAMPLE_KERNELS: &[&str] = &[
     "gallery_block_total_entry",
     "gallery_warp_reduce_entry",
     "gallery_lost_update_entry",
+    "histogram_done_entry",
     "block_reduce_entry",
     "block_scan_entry",
     "block_radix_sort_entry",
