@@ -84,8 +84,6 @@ pub(crate) enum Order {
 impl Order {
     /// A `.volatile` access.
     pub(crate) const VOLATILE: Order = Order::Volatile;
-    /// An atomic without qualifiers: `.relaxed` at `.gpu` scope.
-    pub(crate) const ATOMIC: Order = Order::Strong { sem: Sem::Relaxed, scope: Scope::Gpu };
 }
 
 /// What an access is: its mnemonic (for reports), whether it reads or writes, and its order.
