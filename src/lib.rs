@@ -193,7 +193,7 @@ pub mod __private {
     /// scheduling point.
     #[cfg(not(target_arch = "nvptx64"))]
     #[diagnostic::on_unimplemented(
-        message = "`#[warp_kernel]` awaits `atomic_*` and `load_volatile` calls as warpkit memory operations, but this call returns `{Self}`",
+        message = "`#[warp_kernel]` awaits `atomic_*`, `red_*`, `load_volatile`, `load_relaxed` and `load_acquire` calls as warpkit memory operations, but this call returns `{Self}`",
         label = "not a `GlobalSlice` or `SharedSlice` memory operation",
         note = "rename your own method, or call it outside the `#[warp_kernel]` function"
     )]
