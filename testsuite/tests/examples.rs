@@ -822,16 +822,29 @@ fn gallery_block_total_without_a_barrier_races() {
     }
 }
 
+/// What case 7's reduction computes on lockstep hardware: at each level every lane reads before
+/// any lane writes; words 32..63 are never written after the start.
+fn lockstep_reduction(d: &[u32]) -> u32 {
+    let mut s = d.to_vec();
+    for offset in [32, 16, 8, 4, 2, 1] {
+        let next: Vec<u32> = (0..32).map(|t| s[t].wrapping_add(s[t + offset])).collect();
+        s[..32].copy_from_slice(&next);
+    }
+    s[0]
+}
+
 /// Case 7: the warp-synchronous reduction is an intra-warp hazard on sm_70+, clean and exact on
-/// sm_60 (lockstep), and its `__syncwarp()` fix is clean and exact everywhere.
+/// sm_60 (lockstep: the value lockstep hardware computes), and its `__syncwarp()` fix is clean and
+/// exact everywhere.
 #[test]
 fn gallery_warp_synchronous_reduction_needs_syncwarp_since_volta() {
     let want: u32 = (1..=64).sum();
+    assert_eq!(lockstep_reduction(&(1..=64).collect::<Vec<u32>>()), want);
     for target in [Target::SM_70, Target::SM_90, Target::SM_100A] {
         let err = bug_gallery::warp_reduce_launch(target, false).unwrap_err();
         let WarpError::Race { races, .. } = &err else { panic!("{target}: {err}") };
         assert!(races.iter().all(|r| r.kind == warpkit::RaceKind::IntraWarp), "{err}");
-        assert!(err.to_string().contains("CUDA 9"), "{err}");
+        assert!(err.to_string().contains("__syncwarp()") && err.to_string().contains("CUDA 9"), "{err}");
         assert_eq!(bug_gallery::warp_reduce_launch(target, true).unwrap(), want, "{target}");
     }
     assert_eq!(bug_gallery::warp_reduce_launch(Target::SM_60, false).unwrap(), want);

@@ -105,7 +105,7 @@ where
 {
     let grid = Grid::new(threads);
     let mut blocks = 0..grid.block_count();
-    let races = grid.executor.current_races().then(|| crate::race::RunRaces::new(grid.grid, grid.block, false));
+    let races = grid.races_of_launch();
     grid.worker(&kernel, &mut || blocks.next().map(|b| (b, ())), &|_: &mut (), _, _| {}, grid.resident, None, races.as_ref()).map_err(|(_, e)| e)?;
     races.map_or(Ok(()), |r| r.result())
 }
@@ -258,6 +258,12 @@ impl Grid {
     pub fn races(mut self, on: bool) -> Grid {
         self.executor = self.executor.races(on);
         self
+    }
+
+    /// The race detector of one launch, when it runs.
+    fn races_of_launch(&self) -> Option<std::sync::Arc<crate::race::RunRaces>> {
+        let lockstep = !self.executor.current_target().independent_scheduling();
+        self.executor.current_races().then(|| crate::race::RunRaces::new(self.grid, self.block, lockstep))
     }
 
     /// In an isolated launch, the child's run first.
@@ -462,10 +468,7 @@ impl Grid {
         // results, 1.5 MiB overflowed and 1.75 MiB did not).
         let footprint = crate::footprint::warp_footprint(kernel);
         let stack = crate::stack::needed(self.executor.current_lane_stack(), crate::stack::RESULT_COPIES * footprint.results, footprint.lane_future);
-        let races = self
-            .executor
-            .current_races()
-            .then(|| crate::race::RunRaces::new(self.grid, self.block, !self.executor.current_target().independent_scheduling()));
+        let races = self.races_of_launch();
         let races = races.as_ref();
         if self.cpu_threads == 1 || self.block_count() <= 1 {
             crate::stack::with_stack(stack, || self.worker(kernel, &mut || blocks.next(), &store, self.resident, None, races)).map_err(|(_, e)| e)?;

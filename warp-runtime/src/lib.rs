@@ -101,7 +101,7 @@ host! {
     pub use global::GlobalBuffer;
     pub use grid::{launch, Explored, Grid};
     pub use handle::{Intrinsic, Warp};
-    pub use mem::{load_point, store_point, LaneFault, LoadPoint, MemOp, Space};
+    pub use mem::{load_point, store_point, AccessPoint, LaneFault, LoadPoint, MemOp, Space};
     pub mod race;
     pub use schedule::Schedule;
     pub use target::{ArchSuffix, ParseTargetError, Target};

@@ -268,73 +268,53 @@ pub const LOADS_PER_POINT: u8 = 32;
 #[track_caller]
 #[inline(always)]
 pub fn load_point<T>(value: T) -> LoadPoint<T> {
-    LoadPoint { value: Some(value), site: core::panic::Location::caller(), polled: false }
-}
-
-/// The future of [`load_point`].
-#[must_use = "await it (`#[warp_kernel]` does)"]
-pub struct LoadPoint<T> {
-    value: Option<T>,
-    site: Site,
-    polled: bool,
-}
-
-impl<T> Future for LoadPoint<T> {
-    type Output = T;
-
-    #[inline]
-    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
-        // SAFETY: nothing of `LoadPoint` is structurally pinned: the value is moved out once.
-        let this = unsafe { self.get_unchecked_mut() };
-        if !this.polled {
-            this.polled = true;
-            if let Some((regs, lane)) = current() {
-                if regs.count_load(lane) {
-                    regs.note_yield(MemWait { site: this.site, op: "ld", space: Space::Generic, index: 0, value: 0 });
-                    return Poll::Pending;
-                }
-            }
-        }
-        Poll::Ready(this.value.take().expect("a LoadPoint is polled to completion once"))
-    }
+    AccessPoint { value: Some(value), site: core::panic::Location::caller(), store: false, polled: false }
 }
 
 /// A store's result, as a scheduling point below sm_70: the lanes of a warp there execute in
 /// lockstep, every lane's store before any lane's next instruction, so each store suspends the
-/// lane once (as does every plain load there). On sm_70 and later it is
-/// ready at once. `#[warp_kernel]` wraps every `x.store(..)` (and the ordered stores) of a kernel
-/// body in it; outside a run it is ready at once.
+/// lane once (as does every plain load there). On sm_70 and later it is ready at once.
+/// `#[warp_kernel]` wraps every `x.store(..)` (and the ordered stores) of a kernel body in it;
+/// outside a run it is ready at once.
 #[track_caller]
 #[inline(always)]
-pub fn store_point<T>(value: T) -> StorePoint<T> {
-    StorePoint { value: Some(value), site: core::panic::Location::caller(), polled: false }
+pub fn store_point<T>(value: T) -> AccessPoint<T> {
+    AccessPoint { value: Some(value), site: core::panic::Location::caller(), store: true, polled: false }
 }
 
-/// The future of [`store_point`].
+/// The future of [`load_point`].
+pub type LoadPoint<T> = AccessPoint<T>;
+
+/// The future of [`load_point`] and [`store_point`]: a plain access as an occasional scheduling
+/// point.
 #[must_use = "await it (`#[warp_kernel]` does)"]
-pub struct StorePoint<T> {
+pub struct AccessPoint<T> {
     value: Option<T>,
     site: Site,
+    /// A store (suspends only below sm_70), or a load (suspends every `LOADS_PER_POINT`th time,
+    /// and every time below sm_70).
+    store: bool,
     polled: bool,
 }
 
-impl<T> Future for StorePoint<T> {
+impl<T> Future for AccessPoint<T> {
     type Output = T;
 
     #[inline]
     fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
-        // SAFETY: nothing of `StorePoint` is structurally pinned: the value is moved out once.
+        // SAFETY: nothing of `AccessPoint` is structurally pinned: the value is moved out once.
         let this = unsafe { self.get_unchecked_mut() };
         if !this.polled {
             this.polled = true;
-            if let Some((regs, _)) = current() {
-                if !regs.target().independent_scheduling() {
-                    regs.note_yield(MemWait { site: this.site, op: "st", space: Space::Generic, index: 0, value: 0 });
+            if let Some((regs, lane)) = current() {
+                let yields = if this.store { !regs.target().independent_scheduling() } else { regs.count_load(lane) };
+                if yields {
+                    let op = if this.store { "st" } else { "ld" };
+                    regs.note_yield(MemWait { site: this.site, op, space: Space::Generic, index: 0, value: 0 });
                     return Poll::Pending;
                 }
             }
         }
-        Poll::Ready(this.value.take().expect("a StorePoint is polled to completion once"))
+        Poll::Ready(this.value.take().expect("an AccessPoint is polled to completion once"))
     }
 }
-

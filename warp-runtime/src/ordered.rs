@@ -140,12 +140,35 @@ mod host {
         }
     }
 
+    /// An ordered load's mnemonic, checked against the running lane's target.
+    #[track_caller]
+    #[inline(always)]
+    fn load_op(space: Space, sem: Sem, scope: Scope) -> &'static str {
+        let op = mnemonic(space, true, Some(sem), scope);
+        gate(op, min_sm(70, scope));
+        op
+    }
+
+    /// An ordered store's mnemonic and order (`sem == None`: `st.volatile`), checked against the
+    /// running lane's target.
+    #[track_caller]
+    #[inline(always)]
+    fn store_op(space: Space, sem: Option<Sem>, scope: Scope) -> (&'static str, Order) {
+        let op = mnemonic(space, false, sem, scope);
+        match sem {
+            Some(sem) => {
+                gate(op, min_sm(70, scope));
+                (op, Order::Strong { sem, scope })
+            }
+            None => (op, Order::VOLATILE),
+        }
+    }
+
     impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
         #[inline(always)]
         #[track_caller]
-        pub(super) fn ordered_load(&self, i: usize, sem: Sem, scope: Scope) -> MemOp<T> {
-            let op = mnemonic(Space::Global, true, Some(sem), scope);
-            gate(op, min_sm(70, scope));
+        pub(super) fn load_with(&self, i: usize, sem: Sem, scope: Scope) -> MemOp<T> {
+            let op = load_op(Space::Global, sem, scope);
             let cell = self.at(i);
             let site: Site = std::panic::Location::caller();
             let access = Access { op, kind: Kind::Load, order: Order::Strong { sem, scope } };
@@ -158,7 +181,8 @@ mod host {
 
         #[inline(always)]
         #[track_caller]
-        pub(super) fn ordered_store(&self, i: usize, value: T, order: Order, op: &'static str) {
+        pub(super) fn store_with(&self, i: usize, value: T, sem: Option<Sem>, scope: Scope) {
+            let (op, order) = store_op(Space::Global, sem, scope);
             let cell = self.at(i);
             if T::load(cell).to_bits64() != value.to_bits64() {
                 crate::mem::wrote();
@@ -171,16 +195,16 @@ mod host {
     impl<'w, T: GlobalValue + crate::shared::dev::SharedAsm> SharedSlice<'w, T> {
         #[inline(always)]
         #[track_caller]
-        pub(super) fn ordered_load(&self, i: usize, sem: Sem, scope: Scope) -> MemOp<T> {
-            let op = mnemonic(Space::Shared, true, Some(sem), scope);
-            gate(op, min_sm(70, scope));
+        pub(super) fn load_with(&self, i: usize, sem: Sem, scope: Scope) -> MemOp<T> {
+            let op = load_op(Space::Shared, sem, scope);
             let v = self.read(op, i, Order::Strong { sem, scope });
             MemOp::new(v, op, Space::Shared, i, v.to_bits64(), std::panic::Location::caller())
         }
 
         #[inline(always)]
         #[track_caller]
-        pub(super) fn ordered_store(&self, i: usize, value: T, order: Order, op: &'static str) {
+        pub(super) fn store_with(&self, i: usize, value: T, sem: Option<Sem>, scope: Scope) {
+            let (op, order) = store_op(Space::Shared, sem, scope);
             self.write(op, i, value, order);
         }
     }
@@ -385,52 +409,6 @@ macro_rules! ordered_api {
 ordered_api!(GlobalSlice, "global", crate::GlobalValue);
 ordered_api!(SharedSlice, "shared", crate::GlobalValue + crate::shared::dev::SharedAsm);
 
-#[cfg(not(target_arch = "nvptx64"))]
-impl<'g, T: crate::GlobalValue> crate::GlobalSlice<'g, T> {
-    #[inline(always)]
-    #[track_caller]
-    fn load_with(&self, i: usize, sem: crate::Sem, scope: Scope) -> crate::Mem<T> {
-        self.ordered_load(i, sem, scope)
-    }
-
-    #[inline(always)]
-    #[track_caller]
-    fn store_with(&self, i: usize, value: T, sem: Option<crate::Sem>, scope: Scope) {
-        let op = host::mnemonic(crate::Space::Global, false, sem, scope);
-        let order = match sem {
-            Some(sem) => {
-                host::gate(op, min_sm(70, scope));
-                crate::race::Order::Strong { sem, scope }
-            }
-            None => crate::race::Order::VOLATILE,
-        };
-        self.ordered_store(i, value, order, op)
-    }
-}
-
-#[cfg(not(target_arch = "nvptx64"))]
-impl<'w, T: crate::GlobalValue + crate::shared::dev::SharedAsm> crate::SharedSlice<'w, T> {
-    #[inline(always)]
-    #[track_caller]
-    fn load_with(&self, i: usize, sem: crate::Sem, scope: Scope) -> crate::Mem<T> {
-        self.ordered_load(i, sem, scope)
-    }
-
-    #[inline(always)]
-    #[track_caller]
-    fn store_with(&self, i: usize, value: T, sem: Option<crate::Sem>, scope: Scope) {
-        let op = host::mnemonic(crate::Space::Shared, false, sem, scope);
-        let order = match sem {
-            Some(sem) => {
-                host::gate(op, min_sm(70, scope));
-                crate::race::Order::Strong { sem, scope }
-            }
-            None => crate::race::Order::VOLATILE,
-        };
-        self.ordered_store(i, value, order, op)
-    }
-}
-
 #[cfg(target_arch = "nvptx64")]
 impl<'g, T: crate::GlobalValue> crate::GlobalSlice<'g, T> {
     #[inline(always)]
@@ -543,7 +521,7 @@ impl crate::handle::Warp<'_> {
             FenceSem::Acquire | FenceSem::Release => 90,
             _ => min_sm(70, scope),
         };
-        host::fence(self, fence_name(sem, scope), min.max(min_sm(0, scope)), Some(sem), scope)
+        host::fence(self, fence_name(sem, scope), min, Some(sem), scope)
     }
 }
 

@@ -156,7 +156,7 @@ struct Miss {
     release: Site,
     scope: Scope,
     read: Site,
-    read_scope: Option<Scope>,
+    read_scope: Scope,
 }
 
 impl RunRaces {
@@ -801,6 +801,16 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
             && prior.scope.includes(prior.block as u64, me.block as u64)
             && scope.includes(me.block as u64, prior.block as u64)
     };
+    // What a strong write releases, computed once for all its units.
+    let mine = if flags & WRITE != 0 && strong {
+        if sem.releases() {
+            Some(Release { vc: w.snapshot(lane), block: me.block, tib: me.tib, scope, site })
+        } else {
+            w.lanes[lane as usize].fence.clone()
+        }
+    } else {
+        None
+    };
     let mut race: Option<Rec> = None;
     let mut acquired: Option<Release> = None;
     for unit in locked.iter() {
@@ -838,7 +848,7 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
             let keep = |r: &Rec| !(r.block == me.block && r.tib == me.tib) && !ordered(w, r);
             let previous = st.write.replace(me).filter(|r| keep(r));
             st.read = None;
-            let release = release_of(w, lane, &me, strong, sem, access.kind, st.more.as_ref().and_then(|m| m.release.clone()));
+            let release = release_of(strong, access.kind, st.more.as_ref().and_then(|m| m.release.clone()), mine.clone());
             if previous.is_some() || release.is_some() || st.more.is_some() {
                 let m = st.more.get_or_insert_with(Box::default);
                 m.reads.clear();
@@ -856,7 +866,7 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
                 }
             }
         } else {
-            record_read(w, lane, st, me, &ordered);
+            record_read(w, st, me, &ordered);
         }
     }
     // Synchronization after the access: acquire what it read; a release starts a new epoch.
@@ -875,7 +885,7 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
         } else if rel.block != own_block || rel.tib != tib {
             let mut sink = w.run.sink.lock().unwrap_or_else(|e| e.into_inner());
             if sink.misses.len() < MAX_RACES {
-                sink.misses.push(Miss { from: (rel.block, rel.tib), to: (own_block, tib), release: rel.site, scope: rel.scope, read: site, read_scope: Some(scope) });
+                sink.misses.push(Miss { from: (rel.block, rel.tib), to: (own_block, tib), release: rel.site, scope: rel.scope, read: site, read_scope: scope });
             }
         }
     }
@@ -883,23 +893,19 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
         w.lanes[lane as usize].clock += 1;
     }
     if let Some(prior) = race {
-        report(w, lane, loc, prior, me);
+        report(w, loc, prior, me);
     }
 }
 
 /// The release clock a location holds after write `me`: a release sets it (an atomic continues
 /// the release sequence it was in), a strong write after a fence releases with the fence's
 /// clock, an atomic keeps it, any other write ends it.
-fn release_of(w: &WarpRaces, lane: u32, me: &Rec, strong: bool, sem: Sem, kind: Kind, current: Option<Release>) -> Option<Release> {
+/// `mine` is what write `me` releases itself: its own clock if it is a release, else the clock of
+/// its lane's last fence.
+fn release_of(strong: bool, kind: Kind, current: Option<Release>, mine: Option<Release>) -> Option<Release> {
     if !strong {
         return None;
     }
-    let l = &w.lanes[lane as usize];
-    let mine = if sem.releases() {
-        Some(Release { vc: w.snapshot(lane), block: me.block, tib: me.tib, scope: me.scope, site: me.site })
-    } else {
-        l.fence.clone()
-    };
     match (kind, current, mine) {
         (Kind::Rmw, Some(cur), Some(mine)) => Some(Release { vc: Arc::new(cur.vc.join(&mine.vc)), ..mine }),
         (Kind::Rmw, cur, None) => cur,
@@ -908,7 +914,7 @@ fn release_of(w: &WarpRaces, lane: u32, me: &Rec, strong: bool, sem: Sem, kind: 
 }
 
 /// Records read `me` in a unit's read set: it replaces the reads ordered before it.
-fn record_read(w: &WarpRaces, _lane: u32, st: &mut UnitState, me: Rec, ordered: &impl Fn(&WarpRaces, &Rec) -> bool) {
+fn record_read(w: &WarpRaces, st: &mut UnitState, me: Rec, ordered: &impl Fn(&WarpRaces, &Rec) -> bool) {
     let mine = |r: &Rec| r.block == me.block && r.tib == me.tib;
     match &st.read {
         None => st.read = Some(me),
@@ -936,16 +942,15 @@ const MAX_READS: usize = 64;
 /// Records the race between `prior` and `me` (lane `lane` of `w`).
 #[cold]
 #[inline(never)]
-fn report(w: &WarpRaces, _lane: u32, loc: &Loc<'_>, prior: Rec, me: Rec) {
+fn report(w: &WarpRaces, loc: &Loc<'_>, prior: Rec, me: Rec) {
     use crate::error::{Race, RaceAccess, RaceKind};
     let run = &w.run;
     run.found.store(true, Ordering::Relaxed);
     let mut sink = run.sink.lock().unwrap_or_else(|e| e.into_inner());
     sink.total += 1;
-    if sink.races.iter().any(|r| core::ptr::eq(r.first.site, prior.site) && core::ptr::eq(r.second.site, me.site) && r.first.op == prior.op && r.second.op == me.op) {
-        if let Some(r) = sink.races.iter_mut().find(|r| core::ptr::eq(r.first.site, prior.site) && core::ptr::eq(r.second.site, me.site)) {
-            r.count += 1;
-        }
+    let same = |r: &&mut Race| core::ptr::eq(r.first.site, prior.site) && core::ptr::eq(r.second.site, me.site) && r.first.op == prior.op && r.second.op == me.op;
+    if let Some(r) = sink.races.iter_mut().find(same) {
+        r.count += 1;
         return;
     }
     if sink.races.len() >= MAX_RACES {
@@ -979,16 +984,19 @@ fn report(w: &WarpRaces, _lane: u32, loc: &Loc<'_>, prior: Rec, me: Rec) {
             "both are the same store, executed by {}: no barrier can order the threads of one instruction; give each thread its own element, or use an atomic (`atom`/`red`) if they add up",
             if kind == RaceKind::IntraWarp { "lanes of one warp together" } else { "threads of one block" }
         ),
-        (Some(m), _) => format!(
-            "the release at {} has `.{}` scope, which does not include block ({}, {}, {}), and the read at {}{} reads it: with `.gpu` scope on both it would order them",
-            m.release,
-            m.scope.name(),
-            run.grid.index_of(me.block as u64).x,
-            run.grid.index_of(me.block as u64).y,
-            run.grid.index_of(me.block as u64).z,
-            m.read,
-            m.read_scope.map_or(String::new(), |s| format!(" (`.{}`)", s.name()))
-        ),
+        (Some(m), _) => {
+            let b = run.grid.index_of(me.block as u64);
+            format!(
+                "the release at {} has `.{}` scope, which does not include block ({}, {}, {}), and the read at {} (`.{}`) reads it: with `.gpu` scope on both it would order them",
+                m.release,
+                m.scope.name(),
+                b.x,
+                b.y,
+                b.z,
+                m.read,
+                m.read_scope.name()
+            )
+        }
         (None, RaceKind::IntraWarp) => format!(
             "lanes {} and {} of one warp: independent thread scheduling (sm_70 and later) runs them in any order between `bar.warp.sync`s; a `__syncwarp()` between them would order them{}",
             prior.tib % 32,
@@ -1004,6 +1012,5 @@ fn report(w: &WarpRaces, _lane: u32, loc: &Loc<'_>, prior: Rec, me: Rec) {
         }
         (None, RaceKind::InterBlock) => "different blocks: only a release/acquire pattern at `.gpu` scope (a `.release` store or atomic of a flag that the other block reads with `.acquire`, or fences around relaxed atomics) would order them; a barrier orders only its own block".to_string(),
     };
-    let _ = loc;
     sink.races.push(Race { space: loc.space, first: describe(&prior), second: describe(&me), kind, fix, count: 1 });
 }
