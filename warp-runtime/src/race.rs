@@ -211,81 +211,115 @@ impl BlockRaces {
 // ---------------------------------------------------------------------------------------------
 
 /// What a thread knows of other threads' clocks: per block (linear index), a clock per thread of
-/// the block (indexed by thread rank), sorted by block. Blocks it knows nothing of are absent.
+/// the block (indexed by thread rank). Blocks it knows nothing of are absent. Blocks are grouped
+/// in chunks of [`CHUNK`] consecutive indices, each shared by `Arc`: a join of two clocks that
+/// share most of their chunks (a release sequence many blocks join, then acquire) touches only the
+/// chunks that differ, so it costs what changed rather than the number of blocks known.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Vc {
-    blocks: Vec<(u32, Arc<[u32]>)>,
+    /// Sorted by chunk index (block / CHUNK); each chunk's blocks sorted by block.
+    chunks: Vec<(u32, Chunk)>,
 }
 
+/// Blocks per chunk of a [`Vc`].
+const CHUNK: u32 = 32;
+
+type Chunk = Arc<[(u32, Arc<[u32]>)]>;
+
 impl Vc {
+    fn chunk(&self, block: u32) -> Option<&Chunk> {
+        let c = block / CHUNK;
+        self.chunks.binary_search_by_key(&c, |(k, _)| *k).ok().map(|i| &self.chunks[i].1)
+    }
+
+    /// The clocks this clock holds for block `block`'s threads.
+    fn block(&self, block: u32) -> Option<&Arc<[u32]>> {
+        let chunk = self.chunk(block)?;
+        chunk.binary_search_by_key(&block, |(b, _)| *b).ok().map(|i| &chunk[i].1)
+    }
+
     #[inline]
     fn get(&self, block: u32, tib: u32) -> u32 {
-        match self.blocks.binary_search_by_key(&block, |(b, _)| *b) {
-            Ok(i) => self.blocks[i].1.get(tib as usize).copied().unwrap_or(0),
-            Err(_) => 0,
+        self.block(block).and_then(|c| c.get(tib as usize).copied()).unwrap_or(0)
+    }
+
+    /// Whether it knows of any block but `block`.
+    fn knows_other_than(&self, block: u32) -> bool {
+        self.chunks.iter().any(|(_, c)| c.iter().any(|(b, _)| *b != block))
+    }
+
+    /// The element-wise maximum of `self` and `other`: a merge of the two chunk lists, sorted by
+    /// chunk, sharing every chunk (and every block's clocks) the two have in common.
+    fn join(&self, other: &Vc) -> Vc {
+        Vc {
+            chunks: merge(&self.chunks, &other.chunks, |x, y| {
+                if Arc::ptr_eq(x, y) {
+                    x.clone()
+                } else {
+                    merge(x, y, |p, q| {
+                        if Arc::ptr_eq(p, q) {
+                            p.clone()
+                        } else {
+                            let len = p.len().max(q.len());
+                            (0..len).map(|k| p.get(k).copied().unwrap_or(0).max(q.get(k).copied().unwrap_or(0))).collect()
+                        }
+                    })
+                    .into()
+                }
+            }),
         }
     }
 
-    /// The element-wise maximum of `self` and `other`: a merge of the two block lists, sorted by
-    /// block (linear in their lengths: a release sequence that many blocks join stays cheap).
-    fn join(&self, other: &Vc) -> Vc {
-        let (a, b) = (&self.blocks, &other.blocks);
-        let mut out = Vec::with_capacity(a.len().max(b.len()));
-        let (mut i, mut j) = (0, 0);
-        while i < a.len() || j < b.len() {
-            match (a.get(i), b.get(j)) {
-                (Some(x), Some(y)) if x.0 == y.0 => {
-                    if Arc::ptr_eq(&x.1, &y.1) {
-                        out.push(x.clone());
-                    } else {
-                        let len = x.1.len().max(y.1.len());
-                        let merged: Arc<[u32]> = (0..len).map(|k| x.1.get(k).copied().unwrap_or(0).max(y.1.get(k).copied().unwrap_or(0))).collect();
-                        out.push((x.0, merged));
-                    }
-                    i += 1;
-                    j += 1;
+    /// `self` with block `block`'s clocks replaced by `clocks`.
+    fn set_block(&mut self, block: u32, clocks: Arc<[u32]>) {
+        let c = block / CHUNK;
+        match self.chunks.binary_search_by_key(&c, |(k, _)| *k) {
+            Ok(i) => {
+                let mut blocks = self.chunks[i].1.to_vec();
+                match blocks.binary_search_by_key(&block, |(b, _)| *b) {
+                    Ok(j) => blocks[j].1 = clocks,
+                    Err(j) => blocks.insert(j, (block, clocks)),
                 }
-                (Some(x), Some(y)) if x.0 < y.0 => {
-                    out.push(x.clone());
-                    i += 1;
-                }
-                (Some(_), Some(y)) => {
-                    out.push(y.clone());
-                    j += 1;
-                }
-                (Some(x), None) => {
-                    out.push(x.clone());
-                    i += 1;
-                }
-                (None, Some(y)) => {
-                    out.push(y.clone());
-                    j += 1;
-                }
-                (None, None) => unreachable!(),
+                self.chunks[i].1 = blocks.into();
             }
+            Err(i) => self.chunks.insert(i, (c, Arc::from([(block, clocks)]))),
         }
-        Vc { blocks: out }
     }
 
     /// `self` with the clocks of block `block` raised by `f(clocks)`.
     fn with_block(&self, block: u32, threads: usize, f: impl FnOnce(&mut [u32])) -> Vc {
-        let mut out = self.clone();
-        let at = out.blocks.binary_search_by_key(&block, |(b, _)| *b);
-        let mut clocks: Vec<u32> = match at {
-            Ok(i) => out.blocks[i].1.to_vec(),
-            Err(_) => vec![0; threads],
-        };
+        let mut clocks: Vec<u32> = self.block(block).map_or_else(Vec::new, |c| c.to_vec());
         if clocks.len() < threads {
             clocks.resize(threads, 0);
         }
         f(&mut clocks);
-        let clocks: Arc<[u32]> = clocks.into();
-        match at {
-            Ok(i) => out.blocks[i].1 = clocks,
-            Err(i) => out.blocks.insert(i, (block, clocks)),
-        }
+        let mut out = self.clone();
+        out.set_block(block, clocks.into());
         out
     }
+}
+
+/// The merge of two lists sorted by key, with `both` combining the values of a key in both.
+fn merge<V: Clone>(a: &[(u32, V)], b: &[(u32, V)], both: impl Fn(&V, &V) -> V) -> Vec<(u32, V)> {
+    let mut out = Vec::with_capacity(a.len().max(b.len()));
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (&a[i], &b[j]);
+        if x.0 == y.0 {
+            out.push((x.0, both(&x.1, &y.1)));
+            i += 1;
+            j += 1;
+        } else if x.0 < y.0 {
+            out.push(x.clone());
+            i += 1;
+        } else {
+            out.push(y.clone());
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }
 
 /// A release's clock as a location keeps it: what the releasing thread knew, and who released
@@ -481,31 +515,30 @@ impl RegsRaces {
             join.own.resize(w.threads as usize, 0);
         }
         join.block = w.block;
+        // What the arriving lanes know of their warp, joined first and folded into `own` once.
+        let mut mates = [0u32; 32];
         for l in crate::semantics::lanes(lanes) {
             let lane = &mut w.lanes[l as usize];
             if !join.seen.contains(&Arc::as_ptr(&lane.known)) {
                 join.seen.push(Arc::as_ptr(&lane.known));
-                for (b, clocks) in &lane.known.blocks {
-                    if *b == w.block {
-                        for (o, c) in join.own.iter_mut().zip(clocks.iter()) {
-                            *o = (*o).max(*c);
-                        }
+                if let Some(clocks) = lane.known.block(w.block) {
+                    for (o, c) in join.own.iter_mut().zip(clocks.iter()) {
+                        *o = (*o).max(*c);
                     }
                 }
                 // Other blocks in one merge (`take` replaces this block's entry with `own`).
-                if lane.known.blocks.iter().any(|(b, _)| *b != w.block) {
+                if lane.known.knows_other_than(w.block) {
                     join.others = join.others.join(&lane.known);
                 }
             }
-            for (i, &c) in lane.warp.iter().enumerate() {
-                if let Some(o) = join.own.get_mut(base + i) {
-                    *o = (*o).max(c);
-                }
+            for (m, &c) in mates.iter_mut().zip(&lane.warp) {
+                *m = (*m).max(c);
             }
-            if let Some(o) = join.own.get_mut(base + l as usize) {
-                *o = (*o).max(lane.clock);
-            }
+            mates[l as usize] = mates[l as usize].max(lane.clock);
             lane.clock += 1;
+        }
+        for (o, &m) in join.own.iter_mut().skip(base).zip(&mates) {
+            *o = (*o).max(m);
         }
     }
 
@@ -557,10 +590,7 @@ impl BarrierJoin {
     pub(crate) fn take(&mut self) -> Arc<Vc> {
         let mut vc = core::mem::take(&mut self.others);
         let own: Arc<[u32]> = core::mem::take(&mut self.own).into();
-        match vc.blocks.binary_search_by_key(&self.block, |(b, _)| *b) {
-            Ok(i) => vc.blocks[i].1 = own,
-            Err(i) => vc.blocks.insert(i, (self.block, own)),
-        }
+        vc.set_block(self.block, own);
         self.seen.clear();
         Arc::new(vc)
     }
@@ -623,7 +653,31 @@ struct More {
     /// with each other, such as the atomics of many threads): a later plain access races with
     /// each one it is not ordered after, not only with the last.
     writes: Vec<Rec>,
+    /// `Some((first, units))` when every one of `writes` is strong, not volatile, of scope `.gpu`
+    /// or wider and covers units `first..first + units`: morally strong with every such access,
+    /// which then need not scan them (the concurrent atomics of a histogram's counters).
+    wide: Option<(u32, u8)>,
     release: Option<Release>,
+}
+
+impl More {
+    /// The key of [`More::wide`] that `r` can share.
+    fn wide_key(r: &Rec) -> Option<(u32, u8)> {
+        (r.strong() && !r.volatile() && r.scope.includes(0, 1)).then_some((r.first, r.units))
+    }
+
+    /// Recomputes [`More::wide`] after `writes` lost records.
+    fn rewiden(&mut self) {
+        let mut keys = self.writes.iter().map(More::wide_key);
+        let first = keys.next().flatten();
+        self.wide = if keys.all(|k| k == first) { first } else { None };
+    }
+
+    fn push_write(&mut self, r: Rec) {
+        let key = More::wide_key(&r);
+        self.wide = if self.writes.is_empty() || self.wide == key { key } else { None };
+        self.writes.push(r);
+    }
 }
 
 /// The most concurrent writes a location keeps (beyond that the oldest are dropped, and a race
@@ -811,6 +865,8 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
     } else {
         None
     };
+    // An access morally strong with every write a `More::wide` list can hold.
+    let wide = More::wide_key(&me);
     let mut race: Option<Rec> = None;
     let mut acquired: Option<Release> = None;
     for unit in locked.iter() {
@@ -820,7 +876,8 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
             *st = UnitState { generation, ..UnitState::default() };
         }
         // Conflicts with the last write (any access), and with the reads since (a write).
-        let writes = st.write.iter().chain(st.more.iter().flat_map(|m| m.writes.iter()));
+        let listed = st.more.as_deref().filter(|m| !(wide.is_some() && m.wide == wide));
+        let writes = st.write.iter().chain(listed.into_iter().flat_map(|m| m.writes.iter()));
         for prior in writes {
             // The cheap test first: atomics against atomics are morally strong.
             if race.is_none() && !morally_strong(prior) && !ordered(w, prior) {
@@ -861,8 +918,9 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
                         if m.writes.len() >= MAX_WRITES {
                             m.writes.drain(..MAX_WRITES / 2);
                         }
+                        m.rewiden();
                     }
-                    m.writes.push(p);
+                    m.push_write(p);
                 }
             }
         } else {
@@ -1013,4 +1071,61 @@ fn report(w: &WarpRaces, loc: &Loc<'_>, prior: Rec, me: Rec) {
         (None, RaceKind::InterBlock) => "different blocks: only a release/acquire pattern at `.gpu` scope (a `.release` store or atomic of a flag that the other block reads with `.acquire`, or fences around relaxed atomics) would order them; a barrier orders only its own block".to_string(),
     };
     sink.races.push(Race { space: loc.space, first: describe(&prior), second: describe(&me), kind, fix, count: 1 });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A clock as a plain map: (block, thread) → clock.
+    type Plain = std::collections::BTreeMap<(u32, u32), u32>;
+
+    fn build(entries: &[(u32, u32, u32)]) -> (Vc, Plain) {
+        let (mut vc, mut plain) = (Vc::default(), Plain::new());
+        for &(block, tib, clock) in entries {
+            vc = vc.with_block(block, 4, |c| c[tib as usize] = c[tib as usize].max(clock));
+            let e = plain.entry((block, tib)).or_default();
+            *e = (*e).max(clock);
+        }
+        (vc, plain)
+    }
+
+    fn entries() -> impl Strategy<Value = Vec<(u32, u32, u32)>> {
+        // Blocks across several chunks, some shared by both sides.
+        prop::collection::vec((0u32..200, 0u32..4, 1u32..50), 0..40)
+    }
+
+    proptest! {
+        /// The chunked join is the element-wise maximum, whichever side holds a block.
+        #[test]
+        fn join_is_the_elementwise_maximum(a in entries(), b in entries(), shared in entries()) {
+            let (common, common_plain) = build(&shared);
+            let (va, pa) = build(&a);
+            let (vb, pb) = build(&b);
+            // Both sides start from one clock, so that they share chunks as released clocks do.
+            let (va, vb) = (common.join(&va), common.join(&vb));
+            let joined = va.join(&vb);
+            for block in 0..200 {
+                for tib in 0..4 {
+                    let want = [&pa, &pb, &common_plain].iter().map(|p| p.get(&(block, tib)).copied().unwrap_or(0)).max().unwrap();
+                    prop_assert_eq!(joined.get(block, tib), want, "block {} thread {}", block, tib);
+                }
+            }
+            prop_assert_eq!(joined.knows_other_than(0), [&pa, &pb, &common_plain].iter().any(|p| p.keys().any(|(b, _)| *b != 0)));
+        }
+    }
+
+    #[test]
+    fn a_join_shares_the_chunks_both_sides_hold() {
+        let (common, _) = build(&(0..96).map(|b| (b, 0, 1)).collect::<Vec<_>>());
+        let mine = common.with_block(100, 4, |c| c[1] = 7);
+        let joined = common.join(&mine);
+        // Chunks 0..3 are the same `Arc`s as `common`'s; only the one with block 100 is new.
+        for (c, chunk) in &joined.chunks[..3] {
+            let theirs = &common.chunks.iter().find(|(k, _)| k == c).unwrap().1;
+            assert!(Arc::ptr_eq(chunk, theirs), "chunk {c} was copied");
+        }
+        assert_eq!(joined.get(100, 1), 7);
+    }
 }

@@ -239,3 +239,56 @@ fn ordered_accesses_need_sm70() {
     Executor::new().target(warp_runtime::Target::SM_60).run(async |w: &Warp<'_>| w.membar_gl()).unwrap();
 }
 
+#[test]
+fn a_narrow_scope_or_plain_access_after_many_atomics_races() {
+    // Every thread of 4 blocks adds to one counter at `.gpu` scope: no race, however many are
+    // concurrent (the location's list of concurrent atomics is skipped for such accesses).
+    let c = GlobalBuffer::<u32>::zeroed(1);
+    let s = c.slice();
+    Grid::blocks(4, 64)
+        .races(true)
+        .run(async |_w: &Warp<'_>| {
+            s.atomic_add(0, 1).await;
+        })
+        .unwrap();
+    assert_eq!(c.to_vec(), [256]);
+    // One `.cta`-scope atomic of the last block among them is not morally strong with the other
+    // blocks' atomics: it races with one of them. (Its block's first thread: a location keeps the
+    // last 32 concurrent atomics, which by the block's last thread are all its own block's.)
+    let err = Grid::blocks(4, 64)
+        .races(true)
+        .run(async |w: &Warp<'_>| {
+            if w.block_rank() == 3 && w.thread_rank() == 0 {
+                s.atomic_add_with(0, 1, warp_runtime::Sem::Relaxed, Scope::Cta)
+                    .await;
+            } else {
+                s.atomic_add(0, 1).await;
+            }
+        })
+        .unwrap_err();
+    let text = err.to_string();
+    let r = races(err);
+    assert!(
+        r.iter()
+            .any(|r| r.second.block.x == 3 && r.first.block.x != 3),
+        "{text}"
+    );
+    // So does a plain load after them.
+    let err = Grid::blocks(4, 64)
+        .races(true)
+        .run(async |w: &Warp<'_>| {
+            s.atomic_add(0, 1).await;
+            if w.block_rank() == 3 && w.thread_rank() == 0 {
+                let _ = s.load(0);
+            }
+        })
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        races(err)
+            .iter()
+            .any(|r| [r.first.op, r.second.op] == ["atom.add", "ld.global"]
+                || [r.first.op, r.second.op] == ["ld.global", "atom.add"]),
+        "{text}"
+    );
+}
