@@ -46,9 +46,33 @@
 //!
 //! Cases 4 to 8 are followed by their fixed twins, which run clean.
 //!
-//! Run it: `cargo run --example bug_gallery`.
+//! Run it: `cargo run --example bug_gallery`. With `-- --trace <dir>`, each bug's run is traced
+//! and its picture written to `<dir>/<case>.html` (see `warpkit::trace`): the lane timeline, with
+//! the step the report is about outlined.
 
 use warpkit::prelude::*;
+
+/// The tracer `--trace` asks for: every launch of the gallery records into it.
+#[cfg(not(target_arch = "nvptx64"))]
+static TRACER: std::sync::OnceLock<warpkit::trace::Tracer> = std::sync::OnceLock::new();
+
+/// `grid`, traced when `--trace` was given.
+#[cfg(not(target_arch = "nvptx64"))]
+fn gallery_grid(grid: Grid) -> Grid {
+    match TRACER.get() {
+        Some(t) => grid.trace(t),
+        None => grid,
+    }
+}
+
+/// `executor`, traced when `--trace` was given.
+#[cfg(not(target_arch = "nvptx64"))]
+fn gallery_executor(executor: Executor) -> Executor {
+    match TRACER.get() {
+        Some(t) => executor.trace(t),
+        None => executor,
+    }
+}
 
 /// cuda-samples `warpReduceSum(mask, mySum)`.
 #[warp_kernel]
@@ -190,7 +214,7 @@ pub fn orientation_vote_fixed(w: &Warp, vote: SharedSlice<'_, f32>, tmp: SharedS
 /// [`search_triplets`] (or, `fixed`, [`search_triplets_fixed`]); each thread's count.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn search_triplets_launch(fixed: bool) -> Result<Vec<u32>, WarpError> {
-    Grid::blocks(1, 64).map(async |w: &Warp<'_>| {
+    gallery_grid(Grid::blocks(1, 64)).map(async |w: &Warp<'_>| {
         let passed = w.shared_array::<u32, 64>();
         if fixed { search_triplets_fixed(w, 40, passed).await } else { search_triplets(w, 40, passed).await }
     })
@@ -206,7 +230,7 @@ pub fn orientation_histogram(bin: usize) -> f32 {
 /// each thread's result.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn orientation_launch(fixed: bool) -> Result<Vec<f32>, WarpError> {
-    Grid::blocks(1, 64).map(async |w: &Warp<'_>| {
+    gallery_grid(Grid::blocks(1, 64)).map(async |w: &Warp<'_>| {
         let vote = w.shared_array::<f32, 36>();
         let tmp = w.shared_array::<f32, 36>();
         let t = w.thread_rank() as usize;
@@ -362,7 +386,9 @@ pub fn block_total_launch(fixed: bool) -> Result<Vec<u32>, WarpError> {
     let x = GlobalBuffer::from_slice(&(1..=128u32).collect::<Vec<_>>());
     let out = GlobalBuffer::<u32>::zeroed(128);
     let (xs, o) = (x.slice(), out.slice());
-    Grid::blocks(1, 128).races(true).run(async |w: &Warp<'_>| gallery_block_total_entry(w, xs, fixed as u32, o).await)?;
+    gallery_grid(Grid::blocks(1, 128))
+        .races(true)
+        .run(async |w: &Warp<'_>| gallery_block_total_entry(w, xs, fixed as u32, o).await)?;
     Ok(out.to_vec())
 }
 
@@ -372,7 +398,9 @@ pub fn warp_reduce_launch(target: Target, fixed: bool) -> Result<u32, WarpError>
     let x = GlobalBuffer::from_slice(&(1..=64u32).collect::<Vec<_>>());
     let out = GlobalBuffer::<u32>::zeroed(1);
     let (xs, o) = (x.slice(), out.slice());
-    Grid::blocks(1, 32).executor(Executor::new().target(target).races(true)).run(async |w: &Warp<'_>| gallery_warp_reduce_entry(w, xs, fixed as u32, o).await)?;
+    Grid::blocks(1, 32)
+        .executor(gallery_executor(Executor::new().target(target).races(true)))
+        .run(async |w: &Warp<'_>| gallery_warp_reduce_entry(w, xs, fixed as u32, o).await)?;
     Ok(out.to_vec()[0])
 }
 
@@ -381,47 +409,116 @@ pub fn warp_reduce_launch(target: Target, fixed: bool) -> Result<u32, WarpError>
 pub fn lost_update_launch(fixed: bool) -> Result<u32, WarpError> {
     let counter = GlobalBuffer::<u32>::zeroed(1);
     let c = counter.slice();
-    Grid::blocks(1, 64).races(true).run(async |w: &Warp<'_>| gallery_lost_update_entry(w, c, fixed as u32).await)?;
+    gallery_grid(Grid::blocks(1, 64))
+        .races(true)
+        .run(async |w: &Warp<'_>| gallery_lost_update_entry(w, c, fixed as u32).await)?;
     Ok(counter.to_vec()[0])
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
 fn main() {
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match (arg.as_str(), args.next()) {
+            ("--trace", Some(dir)) => {
+                std::fs::create_dir_all(&dir).expect("--trace: cannot create the directory");
+                TRACE_DIR.set(dir.into()).expect("set once");
+                TRACER.set(warpkit::trace::Tracer::new()).expect("set once");
+            }
+            _ => {
+                eprintln!("usage: bug_gallery [--trace <dir>]");
+                std::process::exit(2);
+            }
+        }
+    }
     let x: [u32; 32] = core::array::from_fn(|l| l as u32 + 1);
 
     println!("== 1. cuda-samples #398: reduce7 with a block of 32 threads ==");
-    let err = Executor::new().run_with(&x, async |w: &Warp<'_>, s| reduce7_tail(w, s, 32).await).unwrap_err();
+    let err = gallery_executor(Executor::new())
+        .run_with(&x, async |w: &Warp<'_>, s| reduce7_tail(w, s, 32).await)
+        .unwrap_err();
     println!("{err}\n");
+    picture(&err, "1-cuda-samples-398");
 
     println!("== 2. CINN #938: a full-mask shuffle tree in a warp of 20 threads ==");
-    let err = Executor::new().run_partial((1 << 20) - 1, async |w: &Warp<'_>| block_reduce_tail(w, x[w.lane_id() as usize]).await).unwrap_err();
+    let err = gallery_executor(Executor::new())
+        .run_partial((1 << 20) - 1, async |w: &Warp<'_>| {
+            block_reduce_tail(w, x[w.lane_id() as usize]).await
+        })
+        .unwrap_err();
     println!("{err}\n");
+    picture(&err, "2-cinn-938");
 
-    println!("== 3. moderngpu #36: the data word as membermask; two halves on overlapping masks ==");
-    let err = Executor::new().run_with(&neighbourhoods(), data_as_mask).unwrap_err();
+    println!(
+        "== 3. moderngpu #36: the data word as membermask; two halves on overlapping masks =="
+    );
+    let err = gallery_executor(Executor::new())
+        .run_with(&neighbourhoods(), data_as_mask)
+        .unwrap_err();
     println!("{err}\n");
+    picture(&err, "3-moderngpu-36");
 
     println!("== 4. acts #307: __syncthreads inside `if (threadIdx.x + offset < n)`, 40 candidates, blocks of 64 ==");
-    println!("{}", search_triplets_launch(false).unwrap_err());
+    let err = search_triplets_launch(false).unwrap_err();
+    println!("{err}");
+    picture(&err, "4-acts-307");
     let found = search_triplets_launch(true).unwrap();
     println!("fixed: runs clean; candidates found passing: {}\n", found.iter().sum::<u32>());
 
     println!("== 5. BundleFusion #56: the histogram smoothing's __syncthreads inside `if (tidx < 36)`, blocks of 64 ==");
-    println!("{}", orientation_launch(false).unwrap_err());
+    let err = orientation_launch(false).unwrap_err();
+    println!("{err}");
+    picture(&err, "5-bundlefusion-56");
     let maxima = orientation_launch(true).unwrap();
     println!("fixed: runs clean; warp 0's maximum vote {:.4}", maxima[0]);
 
     println!("\n== 6. HeCBench #254: one thread writes the block total, 128 threads read it without __syncthreads ==");
-    println!("{}", block_total_launch(false).unwrap_err());
+    let err = block_total_launch(false).unwrap_err();
+    println!("{err}");
+    picture(&err, "6-hecbench-254");
     let out = block_total_launch(true).unwrap();
-    println!("fixed: runs clean; thread 0 gets its prefix plus the block total: {}\n", out[0]);
+    println!(
+        "fixed: runs clean; thread 0 gets its prefix plus the block total: {}\n",
+        out[0]
+    );
 
-    println!("== 7. the pre-Volta warp-synchronous reduction (volatile, no __syncwarp), on sm_90 ==");
-    println!("{}", warp_reduce_launch(Target::SM_90, false).unwrap_err());
-    println!("on sm_60 (lockstep): runs clean, sum {}", warp_reduce_launch(Target::SM_60, false).unwrap());
-    println!("fixed with __syncwarp(): runs clean on sm_90, sum {}\n", warp_reduce_launch(Target::SM_90, true).unwrap());
+    println!(
+        "== 7. the pre-Volta warp-synchronous reduction (volatile, no __syncwarp), on sm_90 =="
+    );
+    let err = warp_reduce_launch(Target::SM_90, false).unwrap_err();
+    println!("{err}");
+    picture(&err, "7-warp-synchronous-reduction");
+    println!(
+        "on sm_60 (lockstep): runs clean, sum {}",
+        warp_reduce_launch(Target::SM_60, false).unwrap()
+    );
+    println!(
+        "fixed with __syncwarp(): runs clean on sm_90, sum {}\n",
+        warp_reduce_launch(Target::SM_90, true).unwrap()
+    );
 
     println!("== 8. a lost update: load; __syncwarp(); store of one counter by 64 threads ==");
-    println!("{}", lost_update_launch(false).unwrap_err());
-    println!("fixed with atom.add: runs clean, counter {}", lost_update_launch(true).unwrap());
+    let err = lost_update_launch(false).unwrap_err();
+    println!("{err}");
+    picture(&err, "8-lost-update");
+    println!(
+        "fixed with atom.add: runs clean, counter {}",
+        lost_update_launch(true).unwrap()
+    );
+}
+
+/// Where `--trace` writes the pictures.
+#[cfg(not(target_arch = "nvptx64"))]
+static TRACE_DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+/// With `--trace`, writes the picture of the run that just failed with `err` to `<dir>/<name>.html`.
+#[cfg(not(target_arch = "nvptx64"))]
+fn picture(err: &WarpError, name: &str) {
+    if let (Some(tracer), Some(dir)) = (TRACER.get(), TRACE_DIR.get()) {
+        let path = dir.join(format!("{name}.html"));
+        match err.write_picture(tracer, &path) {
+            Ok(()) => println!("picture: {}\n", path.display()),
+            Err(e) => eprintln!("could not write {}: {e}", path.display()),
+        }
+    }
 }

@@ -116,6 +116,8 @@ pub struct Executor {
     time_limit: Option<Duration>,
     isolated: bool,
     races: Option<bool>,
+    /// The id of the [`Tracer`](crate::trace::Tracer) runs record into.
+    trace: Option<u64>,
 }
 
 impl Default for Executor {
@@ -129,6 +131,7 @@ impl Default for Executor {
             time_limit: Some(DEFAULT_TIME_LIMIT),
             isolated: false,
             races: None,
+            trace: None,
         }
     }
 }
@@ -198,6 +201,19 @@ impl Executor {
     pub fn races(mut self, on: bool) -> Executor {
         self.races = Some(on);
         self
+    }
+
+    /// Records each run's steps into `tracer` (see [`crate::trace`]). Without a tracer a run
+    /// records nothing and costs what it did before tracing existed. An isolated run's child
+    /// process is not traced; the run that follows it in this process is.
+    pub fn trace(mut self, tracer: &crate::trace::Tracer) -> Executor {
+        self.trace = Some(tracer.id());
+        self
+    }
+
+    /// The tracer runs record into, if any.
+    pub(crate) fn tracer_id(&self) -> Option<u64> {
+        self.trace
     }
 
     /// Whether runs check for races.
@@ -367,7 +383,8 @@ impl Executor {
         crate::warp::install_panic_capture();
         let mut lanes = core::pin::pin!(Lanes::<F>::new());
         let mut outs = Outs::new();
-        let mut run = WarpRun::new(regs, self.target, self.order, launched);
+        let tracer = crate::trace::RunTracer::begin(self.trace);
+        let mut run = WarpRun::new(regs, self.target, self.order, launched).traced(tracer.as_ref());
         // Made at the first barrier: a kernel without one does not pay for it.
         let mut barriers: Option<Barriers> = None;
         let mut idle_steps = 0;
@@ -417,16 +434,17 @@ impl Executor {
             }
         };
         drop(current);
-        if let Err(e) = result {
+        if result.is_err() {
             // Lanes stopped mid-kernel are dropped here, under the panic guard: a kernel local
             // whose `Drop` panics must not reach the host.
             lanes.as_mut().drop_all();
-            return Err(e);
         }
-        if let Some(races) = races {
-            races.result()?;
+        let result = result.and_then(|()| races.map_or(Ok(()), |r| r.result()));
+        if let Some(tracer) = tracer {
+            drop(run);
+            tracer.finish(result.as_ref().err());
         }
-        Ok(outs)
+        result.map(|()| outs)
     }
 }
 

@@ -617,7 +617,7 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
     #[track_caller]
     pub fn subslice(&self, start: usize, len: usize) -> GlobalSlice<'g, T> {
         let total = self.len();
-        if !start.checked_add(len).is_some_and(|end| end <= total) {
+        if start.checked_add(len).is_none_or(|end| end > total) {
             subslice_out_of_bounds(start, len, total);
         }
         #[cfg(not(target_arch = "nvptx64"))]

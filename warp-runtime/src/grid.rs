@@ -106,7 +106,7 @@ where
     let grid = Grid::new(threads);
     let mut blocks = 0..grid.block_count();
     let races = grid.races_of_launch();
-    grid.worker(&kernel, &mut || blocks.next().map(|b| (b, ())), &|_: &mut (), _, _| {}, grid.resident, None, races.as_ref()).map_err(|(_, e)| e)?;
+    grid.worker(&kernel, &mut || blocks.next().map(|b| (b, ())), &|_: &mut (), _, _| {}, grid.resident, None, races.as_ref(), None).map_err(|(_, e)| e)?;
     races.map_or(Ok(()), |r| r.result())
 }
 
@@ -260,6 +260,14 @@ impl Grid {
         self
     }
 
+    /// Records each launch's steps into `tracer`: every warp's, or those
+    /// [`Tracer::warps`](crate::trace::Tracer::warps) selects. See
+    /// [`Executor::trace`](crate::Executor::trace), which this sets on the launch's executor.
+    pub fn trace(mut self, tracer: &crate::trace::Tracer) -> Grid {
+        self.executor = self.executor.trace(tracer);
+        self
+    }
+
     /// The race detector of one launch, when it runs.
     fn races_of_launch(&self) -> Option<std::sync::Arc<crate::race::RunRaces>> {
         let lockstep = !self.executor.current_target().independent_scheduling();
@@ -269,7 +277,7 @@ impl Grid {
     /// In an isolated launch, the child's run first.
     fn probe(&self, child: impl FnOnce(&Grid) -> bool) -> Result<(), WarpError> {
         match self.executor.isolation(self.schedule) {
-            Some(launch) => crate::isolate::probe(launch, || child(&self.clone().isolated(false))),
+            Some(launch) => crate::isolate::probe(launch, || child(&(*self).isolated(false))),
             None => Ok(()),
         }
     }
@@ -457,6 +465,26 @@ impl Grid {
         I: Iterator<Item = (u64, S)> + Send,
         S: Send,
     {
+        let tracer = crate::trace::RunTracer::begin(self.executor.tracer_id());
+        let result = self.drive_traced(kernel, blocks, store, tracer.as_ref());
+        if let Some(tracer) = tracer {
+            tracer.finish(result.as_ref().err());
+        }
+        result
+    }
+
+    fn drive_traced<K, R, S, I>(
+        &self,
+        kernel: &K,
+        blocks: I,
+        store: impl Fn(&mut S, u32, [Option<R>; 32]) + Sync,
+        tracer: Option<&crate::trace::RunTracer>,
+    ) -> Result<(), WarpError>
+    where
+        K: AsyncFn(&Warp<'_>) -> R + Sync,
+        I: Iterator<Item = (u64, S)> + Send,
+        S: Send,
+    {
         self.validate()?;
         if self.block_count() == 0 {
             return Ok(());
@@ -471,7 +499,7 @@ impl Grid {
         let races = self.races_of_launch();
         let races = races.as_ref();
         if self.cpu_threads == 1 || self.block_count() <= 1 {
-            crate::stack::with_stack(stack, || self.worker(kernel, &mut || blocks.next(), &store, self.resident, None, races)).map_err(|(_, e)| e)?;
+            crate::stack::with_stack(stack, || self.worker(kernel, &mut || blocks.next(), &store, self.resident, None, races, tracer)).map_err(|(_, e)| e)?;
             return races.map_or(Ok(()), |r| r.result());
         }
 
@@ -507,7 +535,7 @@ impl Grid {
                 let (b, s) = batch.pop()?;
                 (b <= lowest_failed.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed)).then_some((b, s))
             };
-            if let Err((block, e)) = self.worker(kernel, &mut next, &store, resident, Some(&progress), races) {
+            if let Err((block, e)) = self.worker(kernel, &mut next, &store, resident, Some(&progress), races, tracer) {
                 lowest_failed.fetch_min(block, Ordering::Relaxed);
                 let mut slot = error.lock().unwrap_or_else(|e| e.into_inner());
                 if slot.as_ref().is_none_or(|(b, _)| block < *b) {
@@ -548,6 +576,7 @@ impl Grid {
         resident: usize,
         progress: Option<&AtomicU64>,
         races: Option<&std::sync::Arc<crate::race::RunRaces>>,
+        tracer: Option<&crate::trace::RunTracer>,
     ) -> Result<(), (u64, WarpError)>
     where
         K: AsyncFn(&Warp<'_>) -> R,
@@ -596,7 +625,7 @@ impl Grid {
                     match next() {
                         None => pending = false,
                         Some((block, sink)) => {
-                            self.admit(block, slot, wpb, &ctxs, &regs, &mut runs, &mut bars, &mut runnable, &mut sched, races);
+                            self.admit(block, slot, wpb, &ctxs, &regs, &mut runs, &mut bars, &mut runnable, &mut sched, races, tracer);
                             slots[slot] = Some((block, sink));
                             active += 1;
                             stalls = 0;
@@ -750,6 +779,7 @@ impl Grid {
         runnable: &mut [bool],
         sched: &mut Scheduler,
         races: Option<&std::sync::Arc<crate::race::RunRaces>>,
+        tracer: Option<&crate::trace::RunTracer>,
     ) {
         ctxs[slot].arena.reset();
         ctxs[slot].races.start(races, block);
@@ -759,7 +789,7 @@ impl Grid {
             let t = slot * wpb + w;
             let warp = block * wpb as u64 + w as u64;
             regs[t].reset(WarpPos { ctaid, ntid: self.block, nctaid: self.grid, warp_in_block: w as u32, warp, warps_in_block: wpb as u32 });
-            let mut run = WarpRun::new(&regs[t], self.executor.current_target(), self.executor.current_order(), self.launched_mask(warp));
+            let mut run = WarpRun::new(&regs[t], self.executor.current_target(), self.executor.current_order(), self.launched_mask(warp)).traced(tracer);
             run.schedule = self.schedule;
             runs[t] = run;
             runnable[t] = runs[t].is_runnable();

@@ -103,6 +103,7 @@ host! {
     pub use handle::{Intrinsic, Warp};
     pub use mem::{load_point, store_point, AccessPoint, LaneFault, LoadPoint, MemOp, Space};
     pub mod race;
+    pub mod trace;
     pub use schedule::Schedule;
     pub use target::{ArchSuffix, ParseTargetError, Target};
 }

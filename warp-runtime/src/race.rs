@@ -795,13 +795,17 @@ pub(crate) fn access<R>(loc: Loc<'_>, access: Access, site: Site, op: impl FnOnc
     let warp = regs.pos().warp_in_block;
     let locked = Locked::lock(loc.shadow, loc.first, loc.units);
     let (result, value) = op();
-    regs.races.with(block, warp, |w| check(w, lane, &loc, &locked, access, site, value));
+    let raced = regs.races.with(block, warp, |w| check(w, lane, &loc, &locked, access, site, value));
     drop(locked);
+    if raced == Some(true) {
+        regs.trace_race(lane, access.op, site);
+    }
     result
 }
 
 /// Checks lane `lane`'s access against the history of each unit and records it.
-fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, access: Access, site: Site, value: u64) {
+/// Returns whether the access raced.
+fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, access: Access, site: Site, value: u64) -> bool {
     let (strong, sem, scope) = match access.order {
         Order::Weak => (false, Sem::Relaxed, Scope::Sys),
         Order::Strong { sem, scope } => (true, sem, scope),
@@ -953,6 +957,7 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
     if let Some(prior) = race {
         report(w, loc, prior, me);
     }
+    race.is_some()
 }
 
 /// The release clock a location holds after write `me`: a release sets it (an atomic continues

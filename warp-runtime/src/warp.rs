@@ -122,6 +122,10 @@ pub struct Regs {
     pub(crate) races: crate::race::RegsRaces,
     /// The modelled target (set by the run that drives these registers).
     target: Cell<Target>,
+    /// Whether the run driving these registers traces the warp, and what its lanes did between
+    /// steps that the trace shows (races).
+    tracing: Cell<bool>,
+    trace_events: core::cell::RefCell<Vec<crate::trace::TraceEvent>>,
 }
 
 /// The instruction word of a request: the [`Op::code`] in bits 0..12, then the parts of
@@ -266,6 +270,8 @@ impl Regs {
             block,
             races: crate::race::RegsRaces::new(),
             target: Cell::new(Target::default()),
+            tracing: Cell::new(false),
+            trace_events: core::cell::RefCell::new(Vec::new()),
         }
     }
 
@@ -433,6 +439,13 @@ impl Regs {
     }
     pub(crate) fn set_result(&self, lane: usize, value: u64) {
         at(&self.result, lane).set(value)
+    }
+    /// Notes, for a traced warp, that lane `lane`'s access `op` at `site` raced.
+    #[cold]
+    pub(crate) fn trace_race(&self, lane: u32, op: &'static str, site: Site) {
+        if self.tracing.get() {
+            self.trace_events.borrow_mut().push(crate::trace::TraceEvent::Race { lane, op, site });
+        }
     }
 }
 
@@ -611,11 +624,16 @@ pub(crate) struct WarpRun<'r> {
     /// The thread's write count when the warp last yielded (a yield without writes since is
     /// spinning, unless something else progressed).
     writes: u64,
+    /// The warp's trace recorder, when the run traces it.
+    trace: core::cell::RefCell<Option<Box<crate::trace::WarpTracer>>>,
+    /// Whether `trace` holds a recorder (tested once per step, without borrowing it).
+    tracing: bool,
 }
 
 impl<'r> WarpRun<'r> {
     pub(crate) fn new(regs: &'r Regs, target: Target, order: crate::LaneOrder, launched: u32) -> WarpRun<'r> {
         regs.target.set(target);
+        regs.tracing.set(false);
         WarpRun {
             regs,
             target,
@@ -631,12 +649,98 @@ impl<'r> WarpRun<'r> {
             started: false,
             schedule: crate::schedule::Schedule::InOrder,
             writes: 0,
+            trace: core::cell::RefCell::new(None),
+            tracing: false,
         }
+    }
+
+    /// Records this warp's steps into `tracer` (`None`: not traced).
+    #[inline(never)]
+    pub(crate) fn traced(mut self, tracer: Option<&crate::trace::RunTracer>) -> WarpRun<'r> {
+        let pos = self.regs.pos();
+        let trace = tracer.and_then(|t| t.warp(pos.warp, pos.ctaid, pos.warp_in_block, self.launched));
+        self.tracing = trace.is_some();
+        self.trace = core::cell::RefCell::new(trace);
+        self.regs.tracing.set(self.tracing);
+        self.regs.trace_events.borrow_mut().clear();
+        self
     }
 
     /// One step: polls every runnable lane until it stops, then completes what can complete.
     #[inline(always)]
     pub(crate) fn step<F: Future>(
+        &mut self,
+        futs: Pin<&mut Lanes<F>>,
+        start: &mut impl FnMut(u32) -> F,
+        outs: &mut Outs<F::Output>,
+    ) -> Result<Step, WarpError> {
+        // One copy of the engine's step, traced or not: a second copy for traced runs, or a
+        // wrapper around it, kept rustc from inlining the lanes' futures (+30% instructions).
+        // The trace hooks are the `self.tracing` tests at the step's ends.
+        self.step_inner(futs, start, outs)
+    }
+
+    /// `result`, after recording the step that ends with it when the warp is traced (the step's
+    /// rare ends: it failed, returned, or stopped at a barrier).
+    #[inline(always)]
+    fn ended<T>(&self, result: T) -> T {
+        if self.tracing {
+            self.record_step(0, false);
+        }
+        result
+    }
+
+    /// Records the step that just ran, whose instructions of lanes `completed` completed (their
+    /// registers still hold requests and results); `barrier`: a CTA barrier's completion, a step
+    /// of its own in which no lane ran. The recorder knows which lanes ran and which had exited
+    /// before (what the previous step left).
+    #[cold]
+    #[inline(never)]
+    fn record_step(&self, completed: u32, barrier: bool) {
+        use crate::trace::{Executed, Instr, LaneValues, TraceEvent};
+        let mut trace = self.trace.borrow_mut();
+        let Some(t) = trace.as_deref_mut() else { return };
+        let (ran, exited_before) = if barrier { (0, t.exited) } else { (t.runnable, t.exited) };
+        let s = self.regs;
+        let mut executed: Vec<Executed> = Vec::new();
+        for l in lanes(completed) {
+            let i = l as usize;
+            let instr = t.instr(Instr { op: s.op_at(i), mask: s.mask_at(i), site: s.site_at(i) });
+            let (d, p) = s.result_of(l);
+            let b = if matches!(s.op_at(i), Op::Shfl { .. }) { b_of(s.key_at(i)) } else { 0 };
+            let v = LaneValues { lane: l, a: s.a_at(i), b, d, p };
+            match executed.iter_mut().find(|e| e.instr == instr) {
+                Some(e) => {
+                    e.lanes.0 |= 1 << l;
+                    e.values.push(v);
+                }
+                None => executed.push(Executed { instr, lanes: LaneSet(1 << l), values: vec![v] }),
+            }
+        }
+        // The instructions lanes wait at are in the table too (the picture names them).
+        for l in lanes(self.waiting & !completed) {
+            let i = l as usize;
+            t.instr(Instr { op: s.op_at(i), mask: s.mask_at(i), site: s.site_at(i) });
+        }
+        let mut events = core::mem::take(&mut *s.trace_events.borrow_mut());
+        let panicked = self.panicked.map_or(0, |l| 1u32 << l);
+        let exits = self.exited & !exited_before & self.launched & !panicked;
+        if exits != 0 {
+            events.push(TraceEvent::Exited(LaneSet(exits)));
+        }
+        if panicked & !exited_before != 0 {
+            events.push(TraceEvent::Panicked(LaneSet(panicked)));
+        }
+        let lanes_now = self.report().lanes;
+        t.push(ran, lanes_now, completed, executed, events);
+        t.exited = self.exited;
+        // Who runs next: the lanes that completed and those polled again (a step's rare ends
+        // set `runnable` themselves; a barrier's completion adds its lanes).
+        t.runnable = if barrier { t.runnable | completed } else if completed != 0 { completed | self.blocked } else { self.runnable };
+    }
+
+    #[inline(always)]
+    fn step_inner<F: Future>(
         &mut self,
         mut futs: Pin<&mut Lanes<F>>,
         start: &mut impl FnMut(u32) -> F,
@@ -681,7 +785,8 @@ impl<'r> WarpRun<'r> {
             self.exited |= 1 << lane;
             self.panicked = Some(lane);
             self.waiting |= posted & !self.exited;
-            return Err(self.caught(lane, caught));
+            let e = self.caught(lane, caught);
+            return self.ended(Err(e));
         }
         // A lane that suspended without posting a request awaits a future that is not an
         // instruction (a memory operation's scheduling point, or a foreign future): it is polled
@@ -690,22 +795,31 @@ impl<'r> WarpRun<'r> {
         let misused = twice | (self.exited & !exited_before & posted);
         if misused != 0 {
             self.waiting |= posted & !self.exited;
-            return Err(self.not_awaited(misused, twice));
+            let e = self.not_awaited(misused, twice);
+            return self.ended(Err(e));
         }
         self.waiting |= posted;
         if self.waiting == 0 && self.blocked == 0 {
             self.runnable = 0;
-            return Ok(Step::Done);
+            return self.ended(Ok(Step::Done));
         }
-        let (completed, at_barrier) = if self.waiting != 0 { self.resolve()? } else { (0, 0) };
+        let (completed, at_barrier) = if self.waiting != 0 {
+            match self.resolve() {
+                Ok(r) => r,
+                Err(e) => return self.ended(Err(e)),
+            }
+        } else {
+            (0, 0)
+        };
         if completed == 0 && self.blocked == 0 {
             // Nothing in this warp can run now.
             let live = !self.exited;
             self.runnable = 0;
             if at_barrier == live {
-                return Ok(if at_barrier & !self.taken != 0 { Step::Barrier } else { Step::Waiting });
+                return self.ended(Ok(if at_barrier & !self.taken != 0 { Step::Barrier } else { Step::Waiting }));
             }
-            return Err(if at_barrier != 0 { self.barrier_stuck(at_barrier) } else { self.stuck() });
+            let e = if at_barrier != 0 { self.barrier_stuck(at_barrier) } else { self.stuck() };
+            return self.ended(Err(e));
         }
         // Whether this step is progress, decided before the completed lanes' requests are
         // cleared (only steps that suspend lanes at memory ask).
@@ -722,6 +836,9 @@ impl<'r> WarpRun<'r> {
             let pollers = regs.mem_yield.get();
             !moved && !crate::semantics::lanes(completed | posted).any(|l| regs.mask_at(l as usize) & pollers == 0)
         };
+        if self.tracing {
+            self.record_step(completed, false);
+        }
         regs.clear(completed);
         self.waiting &= !completed;
         self.runnable = completed | self.blocked;
@@ -755,6 +872,9 @@ impl<'r> WarpRun<'r> {
     /// The block took the arrival of `lanes` (at `.sync`/`.red`: they now wait for completion).
     pub(crate) fn take_arrival(&mut self, lanes: u32) {
         self.taken |= lanes;
+        if let Some(t) = self.trace.get_mut() {
+            t.event(crate::trace::TraceEvent::BarrierArrived(LaneSet(lanes)));
+        }
     }
 
     /// Completes the barrier requests of `lanes` with result `d` (`bar.red`'s value): they are
@@ -762,6 +882,11 @@ impl<'r> WarpRun<'r> {
     pub(crate) fn complete_barrier(&mut self, lanes: u32, d: u32) {
         for l in crate::semantics::lanes(lanes) {
             self.regs.set_result(l as usize, d as u64);
+        }
+        if self.tracing {
+            // The completion is a step of its own on the timeline: the lanes resume.
+            self.regs.trace_events.borrow_mut().push(crate::trace::TraceEvent::BarrierCompleted(LaneSet(lanes)));
+            self.record_step(lanes, true);
         }
         self.regs.clear(lanes);
         self.waiting &= !lanes;
