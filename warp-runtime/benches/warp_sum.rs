@@ -5,6 +5,10 @@
 //! futures polled in lockstep by a bare loop that only moves values (no membermask, no checks,
 //! no reports, no panic capture). What the executor costs above it is its bookkeeping; the floor
 //! itself is the cost of resuming 32 compiler-generated state machines 6 times each.
+//!
+//! A fourth is the same run traced ([`warp_runtime::trace::Tracer::last`], a ring of 64 steps),
+//! for what recording costs when it is on. With tracing off the executor's figure and its ratio
+//! to the floor are what they were before tracing existed (DEVELOPMENT.md has the comparison).
 
 use core::cell::Cell;
 use core::future::Future;
@@ -125,6 +129,11 @@ fn bench(c: &mut Criterion) {
         start.elapsed().as_nanos() as f64 / iters as f64
     };
     let exec_ns = time(&|| executor_sum(&exec, black_box(&data)));
+    let tracer = warp_runtime::trace::Tracer::last(64);
+    let traced = exec.trace(&tracer);
+    assert_eq!(executor_sum(&traced, &data), sequential_sum(&data));
+    assert_eq!(tracer.trace().warps[0].steps.len(), 6, "the five shuffles and the return");
+    let traced_ns = time(&|| executor_sum(&traced, black_box(&data)));
     let bare_ns = time(&|| bare_lockstep_sum(black_box(&data)));
     let seq_ns = time(&|| sequential_sum(black_box(&data)));
     println!("warp_sum: executor {exec_ns:.1} ns/warp, sequential {seq_ns:.2} ns/warp, ratio {:.0}x", exec_ns / seq_ns);
@@ -132,6 +141,7 @@ fn bench(c: &mut Criterion) {
         "warp_sum: bare lockstep floor (32 futures, no checks) {bare_ns:.1} ns/warp; executor / floor {:.2}x",
         exec_ns / bare_ns
     );
+    println!("warp_sum: traced (ring of 64 steps) {traced_ns:.1} ns/warp; traced / untraced {:.1}x", traced_ns / exec_ns);
 }
 
 criterion_group!(benches, bench);
