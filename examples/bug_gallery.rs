@@ -511,13 +511,16 @@ fn main() {
 #[cfg(not(target_arch = "nvptx64"))]
 static TRACE_DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
 
-/// With `--trace`, writes the picture of the run that just failed with `err` to `<dir>/<name>.html`.
+/// With `--trace`, writes the picture of the run that just failed with `err` to `<dir>/<name>.html`,
+/// and its trace-event JSON to `<dir>/<name>.json`.
 #[cfg(not(target_arch = "nvptx64"))]
 fn picture(err: &WarpError, name: &str) {
     if let (Some(tracer), Some(dir)) = (TRACER.get(), TRACE_DIR.get()) {
         let path = dir.join(format!("{name}.html"));
-        match err.write_picture(tracer, &path) {
-            Ok(()) => println!("picture: {}\n", path.display()),
+        let json = dir.join(format!("{name}.json"));
+        let written = err.write_picture(tracer, &path).and_then(|()| tracer.trace().with_report(err).write_perfetto_json(&json));
+        match written {
+            Ok(()) => println!("picture: {} (and {} for ui.perfetto.dev)\n", path.display(), json.display()),
             Err(e) => eprintln!("could not write {}: {e}", path.display()),
         }
     }
