@@ -12,6 +12,8 @@ pub mod barrier;
 pub mod elect;
 pub mod lanemask;
 pub mod matching;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod mbarrier;
 pub mod redux;
 pub mod shfl;
 pub mod vote;
