@@ -345,13 +345,14 @@ struct Lane {
     fence: Option<Release>,
     /// Releases its strong reads saw since its last fence (its next fence acquires them).
     pending: Option<Arc<Vc>>,
-    /// The last release clock it acquired (acquiring it again learns nothing).
-    last_acquired: *const Vc,
+    /// The last release clock it acquired (acquiring it again learns nothing). Held, not
+    /// pointed to: a clock dropped and another allocated at its address must not look acquired.
+    last_acquired: Option<Arc<Vc>>,
 }
 
 impl Lane {
     fn fresh(empty: &Arc<Vc>) -> Lane {
-        Lane { clock: 1, warp: [0; 32], known: empty.clone(), fence: None, pending: None, last_acquired: core::ptr::null() }
+        Lane { clock: 1, warp: [0; 32], known: empty.clone(), fence: None, pending: None, last_acquired: None }
     }
 }
 
@@ -417,11 +418,11 @@ impl WarpRaces {
     /// Lane `lane` acquires `vc`.
     fn acquire(&mut self, lane: u32, vc: &Arc<Vc>) {
         let l = &mut self.lanes[lane as usize];
-        if core::ptr::eq(Arc::as_ptr(vc), l.last_acquired) {
+        if l.last_acquired.as_ref().is_some_and(|last| Arc::ptr_eq(last, vc)) {
             return;
         }
         l.known = Arc::new(l.known.join(vc));
-        l.last_acquired = Arc::as_ptr(vc);
+        l.last_acquired = Some(vc.clone());
     }
 }
 
@@ -548,7 +549,7 @@ impl RegsRaces {
         let Some(w) = state.as_deref_mut() else { return };
         for l in crate::semantics::lanes(lanes) {
             w.lanes[l as usize].known = vc.clone();
-            w.lanes[l as usize].last_acquired = core::ptr::null();
+            w.lanes[l as usize].last_acquired = None;
         }
     }
 

@@ -292,3 +292,40 @@ fn a_narrow_scope_or_plain_access_after_many_atomics_races() {
         "{text}"
     );
 }
+
+#[test]
+fn warps_ordered_by_two_release_counters_in_turn_do_not_race() {
+    // Each round every thread writes its slot, adds 1 to counter A with `.release` and spins on
+    // A with `.acquire` until all have; reads its neighbour's slot; then the same on counter B,
+    // so that nobody overwrites a slot before everyone has read it. Every access is ordered.
+    // (A lane skipped an acquire whose clock had been allocated where the clock it acquired last
+    // had been freed, and reported a race.)
+    let out = GlobalBuffer::<u32>::zeroed(64);
+    let o = out.slice();
+    Grid::blocks(1, 64)
+        .races(true)
+        .run(async |w: &Warp<'_>| {
+            let data = w.shared_array::<u32, 64>();
+            let a = w.shared_array::<u32, 1>();
+            let b = w.shared_array::<u32, 1>();
+            let t = w.thread_rank() as usize;
+            if t == 0 {
+                a.store(0, 0);
+                b.store(0, 0);
+            }
+            w.sync_threads().await;
+            let mut sum = 0;
+            for round in 0..3u32 {
+                data.store(t, round * 1000 + t as u32);
+                a.atomic_add_with(0, 1, warp_runtime::Sem::Release, Scope::Cta).await;
+                while a.load_acquire(0, Scope::Cta).await < 64 * (round + 1) {}
+                sum += data.load((t + 1) % 64);
+                b.atomic_add_with(0, 1, warp_runtime::Sem::Release, Scope::Cta).await;
+                while b.load_acquire(0, Scope::Cta).await < 64 * (round + 1) {}
+            }
+            o.store(t, sum);
+        })
+        .unwrap();
+    let want: Vec<u32> = (0..64).map(|t| (0..3).map(|r| r * 1000 + (t + 1) % 64).sum()).collect();
+    assert_eq!(out.to_vec(), want);
+}
