@@ -207,8 +207,11 @@ pub struct MemWait {
     pub space: Space,
     /// The element index.
     pub index: usize,
-    /// The bits it read (for an atomic, the old value).
+    /// The bits it read (for an atomic, the old value; for an mbarrier wait, the barrier's
+    /// phase).
     pub value: u64,
+    /// For an mbarrier wait, what the thread waits for and the barrier's state.
+    pub mbarrier: Option<crate::mbarrier::MbarrierView>,
 }
 
 impl MemWait {
@@ -227,6 +230,9 @@ impl fmt::Display for MemWait {
                 "a plain load at {} (warning: a weak load; on the GPU the compiler may hoist it out of a spin loop, so spin on `load_volatile`)",
                 self.site
             );
+        }
+        if let Some(view) = &self.mbarrier {
+            return write!(f, "`{}.{}.b64` of the mbarrier at element {} at {}: {view}", self.op, self.space.name(), self.index, self.site);
         }
         write!(f, "`{}.{}` of element {} read {:#x} at {}", self.op, self.space.name(), self.index, self.value, self.site)
     }

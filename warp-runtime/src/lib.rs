@@ -72,6 +72,8 @@ pub mod atomic;
 pub use atomic::{bf16, f16, AtomicCas, AtomicExch, AtomicIncDec, AtomicVecAdd, AtomicVecMinMax, Bf16x2, F16x2, RedSem};
 pub mod ordered;
 pub use ordered::FenceSem;
+pub mod mbarrier;
+pub use mbarrier::{ArriveSem, MbarScope, MbarrierRule, MbarrierToken, MbarrierView, WaitSem, WaitsFor};
 
 macro_rules! host {
     ($($item:item)*) => {$( #[cfg(not(target_arch = "nvptx64"))] $item )*};

@@ -158,6 +158,19 @@ pub enum LaneFault {
         /// Where it was executed.
         site: Site,
     },
+    /// An mbarrier operation the spec leaves undefined (9.7.13.15).
+    Mbarrier {
+        /// The rule broken.
+        rule: crate::mbarrier::MbarrierRule,
+        /// The instruction (`mbarrier.arrive`, ...).
+        op: &'static str,
+        /// The element of the shared array holding the object (none for `pending_count`).
+        index: Option<usize>,
+        /// What happened: counts, phases.
+        detail: String,
+        /// Where it was executed.
+        site: Site,
+    },
     /// A vector `atom`/`red` whose address is not a multiple of the vector's size ("Addresses
     /// as Operands": a vector access must be aligned to its whole size).
     AtomMisaligned {
@@ -191,6 +204,10 @@ impl fmt::Display for LaneFault {
                 f,
                 "`{instruction}` at {site} on element {index} is not aligned to its {align} bytes: a vector access must be aligned to its whole size"
             ),
+            LaneFault::Mbarrier { rule, op, index, detail, site } => {
+                let at = index.map_or(String::new(), |i| format!(" on the mbarrier at element {i}"));
+                write!(f, "`{op}` at {site}{at}: {detail}\n  PTX ISA: \"{}\"", rule.quote())
+            }
             LaneFault::Unsupported { op, min, target, site } => {
                 write!(f, "`{op}` at {site} is not available on {target}: it requires {min} or higher")
             }
@@ -224,7 +241,13 @@ impl<T> MemOp<T> {
     /// The operation `op` on element `index` of `space`, which returned `value` (as `bits`).
     #[inline(always)]
     pub(crate) fn new(value: T, op: &'static str, space: Space, index: usize, bits: u64, site: Site) -> MemOp<T> {
-        MemOp { value, wait: Some(MemWait { site, op, space, index, value: bits }) }
+        MemOp { value, wait: Some(MemWait { site, op, space, index, value: bits, mbarrier: None }) }
+    }
+
+    /// The same operation, suspending at `wait` (an mbarrier wait's view of the barrier).
+    #[inline(always)]
+    pub(crate) fn with_wait(self, wait: MemWait) -> MemOp<T> {
+        MemOp { wait: Some(wait), ..self }
     }
 
     /// The operation's result without suspending (for code outside `#[warp_kernel]` that needs
@@ -310,7 +333,7 @@ impl<T> Future for AccessPoint<T> {
                 let yields = if this.store { !regs.target().independent_scheduling() } else { regs.count_load(lane) };
                 if yields {
                     let op = if this.store { "st" } else { "ld" };
-                    regs.note_yield(MemWait { site: this.site, op, space: Space::Generic, index: 0, value: 0 });
+                    regs.note_yield(MemWait { site: this.site, op, space: Space::Generic, index: 0, value: 0, mbarrier: None });
                     return Poll::Pending;
                 }
             }

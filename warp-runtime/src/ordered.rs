@@ -74,6 +74,9 @@ const fn min_sm(sem_needs: u32, scope: Scope) -> u32 {
 // ---------------------------------------------------------------------------------------------
 
 #[cfg(not(target_arch = "nvptx64"))]
+pub(crate) use host::gate;
+
+#[cfg(not(target_arch = "nvptx64"))]
 mod host {
     use super::*;
     use crate::error::Site;
@@ -85,7 +88,7 @@ mod host {
     /// Reports `op` if the running lane's target is below sm_`min`.
     #[track_caller]
     #[inline(always)]
-    pub(super) fn gate(op: &'static str, min: u32) {
+    pub(crate) fn gate(op: &'static str, min: u32) {
         if min == 0 {
             return;
         }
@@ -101,6 +104,7 @@ mod host {
         match sm {
             60 => "sm_60",
             70 => "sm_70",
+            80 => "sm_80",
             90 => "sm_90",
             _ => "sm_100a",
         }

@@ -168,6 +168,8 @@ mod host {
         dynamic: usize,
         /// The race detector's state of each 4-byte word.
         shadow: crate::race::Shadow,
+        /// The mbarrier objects initialized in this block.
+        pub(crate) mbarriers: crate::mbarrier::Table,
     }
 
     impl Arena {
@@ -179,6 +181,7 @@ mod host {
                 static_end: Cell::new(0),
                 dynamic,
                 shadow: crate::race::Shadow::new((STATIC_SHARED_LIMIT + dynamic).div_ceil(4)),
+                mbarriers: Default::default(),
             }
         }
 
@@ -195,6 +198,7 @@ mod host {
             if let Some(w) = self.written.get() {
                 w.iter().for_each(|c| c.set(0));
             }
+            self.mbarriers.reset();
         }
 
         /// The bytes of dynamic shared memory.
@@ -311,6 +315,20 @@ mod host {
             self.offset + i * T::BYTES
         }
 
+        /// Element `i`'s byte offset in the block's shared memory, reporting an index out of
+        /// bounds.
+        #[inline(always)]
+        #[track_caller]
+        pub(crate) fn byte_offset(&self, op: &'static str, i: usize) -> usize {
+            self.offset_of(op, i)
+        }
+
+        /// The block's shared memory.
+        #[inline(always)]
+        pub(crate) fn arena(&self) -> &'w Arena {
+            self.arena
+        }
+
         /// The race detector's location of element `i` (checked by the caller): the 4-byte words
         /// it covers.
         #[inline(always)]
@@ -324,6 +342,7 @@ mod host {
         #[track_caller]
         fn read_raw(&self, op: &'static str, i: usize) -> u128 {
             let at = self.offset_of(op, i);
+            self.arena.mbarriers.check_plain(op, at, T::BYTES, i);
             if !self.arena.is_written(at, T::BYTES) {
                 mem::fault(LaneFault::SharedUninitialized { op, index: i, declared: self.decl, site: std::panic::Location::caller() });
             }
@@ -344,6 +363,7 @@ mod host {
         #[track_caller]
         pub(crate) fn write(&self, op: &'static str, i: usize, value: T, order: Order) {
             let at = self.offset_of(op, i);
+            self.arena.mbarriers.check_plain(op, at, T::BYTES, i);
             let bits = value.to_bits128();
             if !self.arena.is_written(at, T::BYTES) || self.arena.read_bits(at, T::BYTES) != bits {
                 mem::wrote();

@@ -102,6 +102,9 @@ pub struct Regs {
     exited: Cell<u32>,
     /// Lanes that suspended at a memory operation in the current step. Cleared by each step.
     mem_yield: Cell<u32>,
+    /// The warp's steps so far: lanes of one warp reaching one call site in the same step
+    /// executed one instruction (an mbarrier arrival of several lanes is one arrive-on).
+    step: Cell<u64>,
     /// Set when a lane's memory operation at a suspension differs from its previous one (another
     /// location, site or value): the lane is not spinning. Cleared by each step.
     mem_progress: Cell<bool>,
@@ -263,6 +266,7 @@ impl Regs {
             exited: Cell::new(0),
             mem_yield: Cell::new(0),
             mem_progress: Cell::new(false),
+            step: Cell::new(0),
             yields: [const { Cell::new(MaybeUninit::uninit()) }; 32],
             yields_valid: Cell::new(0),
             loads: Cell::new([0; 32]),
@@ -308,6 +312,12 @@ impl Regs {
     #[inline(always)]
     pub(crate) fn pos(&self) -> WarpPos {
         self.pos.get()
+    }
+
+    /// The warp's step count (see `step`).
+    #[inline(always)]
+    pub(crate) fn step(&self) -> u64 {
+        self.step.get()
     }
 
     /// The lane being polled.
@@ -755,6 +765,7 @@ impl<'r> WarpRun<'r> {
         regs.exited.set(self.exited);
         regs.mem_yield.set(0);
         regs.mem_progress.set(false);
+        regs.step.set(regs.step.get().wrapping_add(1));
         // Poll every runnable lane until it stops at its next instruction or returns. One
         // `catch_unwind` covers the whole step; `regs.current` says which lane panicked.
         let mut exited = self.exited;

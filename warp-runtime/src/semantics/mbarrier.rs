@@ -26,14 +26,25 @@ pub struct Mbarrier {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MbarFault {
     /// A count outside `1 ..= 2^20 - 1` for `init`, or over `2^20 - 1` for an arrival.
-    CountOutOfRange { count: u32 },
+    CountOutOfRange {
+        /// The count.
+        count: u32,
+    },
     /// An arrive-on whose count exceeds the pending arrivals of the current phase (the H100
     /// traps: "unspecified launch failure").
-    TooManyArrivals { count: u32, pending: u32 },
+    TooManyArrivals {
+        /// The arrive-on's count.
+        count: u32,
+        /// What was pending.
+        pending: u32,
+    },
     /// A `.noComplete` arrival that completed the phase.
     NoCompleteCompleted,
     /// The tx-count left `-(2^20 - 1) ..= 2^20 - 1`.
-    TxOutOfRange { tx: i64 },
+    TxOutOfRange {
+        /// The tx-count the operation would have made.
+        tx: i64,
+    },
 }
 
 /// What an arrival returns: the phase before it (an opaque `state` for `test_wait`), and for a
@@ -49,6 +60,7 @@ const NO_COMPLETE: u64 = 1 << 62;
 const PHASE_BITS: u32 = 30;
 
 impl Token {
+    /// The state of an arrival in `phase` that saw `pending` arrivals pending.
     pub fn new(phase: u64, pending: u32, no_complete: bool) -> Token {
         let low = phase & ((1 << PHASE_BITS) - 1);
         Token((phase & 1) << 63 | (no_complete as u64) << 62 | low << 32 | (pending & MAX_COUNT) as u64)
@@ -220,8 +232,8 @@ mod tests {
     fn a_phase_completes_when_arrivals_and_tx_reach_zero() {
         let mut m = Mbarrier::init(3).unwrap();
         assert_eq!(m, Mbarrier { phase: 0, pending: 3, expected: 3, tx: 0 });
-        assert_eq!(m.arrive(1, false).unwrap().1, false);
-        assert_eq!(m.arrive(1, false).unwrap().1, false);
+        assert!(!m.arrive(1, false).unwrap().1);
+        assert!(!m.arrive(1, false).unwrap().1);
         // The last arrival completes phase 0: phase 1 starts with the expected count pending.
         let (t, done) = m.arrive(1, false).unwrap();
         assert!(done);
