@@ -136,6 +136,7 @@ pub mod prelude {
     pub use warp_runtime::value::{WarpValue, WarpWords};
     pub use warp_runtime::{BarRed, Dim3, FloatRedux, GlobalSlice, Scope, Sem, SharedSlice, ShflMode, VoteMode, Warp, FULL_MASK};
     pub use warp_runtime::{bf16, f16, Bf16x2, F16x2, RedSem};
+    pub use warp_runtime::{ArriveSem, MbarScope, MbarrierToken, WaitSem};
     #[cfg(not(target_arch = "nvptx64"))]
     pub use warp_runtime::{Executor, GlobalBuffer, Grid, LaneOrder, Schedule, Target, WarpError};
 }
@@ -193,7 +194,7 @@ pub mod __private {
     /// scheduling point.
     #[cfg(not(target_arch = "nvptx64"))]
     #[diagnostic::on_unimplemented(
-        message = "`#[warp_kernel]` awaits `atomic_*`, `red_*`, `load_volatile`, `load_relaxed` and `load_acquire` calls as warpkit memory operations, but this call returns `{Self}`",
+        message = "`#[warp_kernel]` awaits `atomic_*`, `red_*`, `mbarrier_*`, `load_volatile`, `load_relaxed` and `load_acquire` calls as warpkit memory operations, but this call returns `{Self}`",
         label = "not a `GlobalSlice` or `SharedSlice` memory operation",
         note = "rename your own method, or call it outside the `#[warp_kernel]` function"
     )]

@@ -80,6 +80,10 @@ mod paths;
 #[path = "../../ptx/src/ordered.rs"]
 mod ordered;
 
+/// `conf_mbarrier`: programs of mbarrier operations.
+#[path = "../../ptx/src/mbarrier.rs"]
+mod mbarrier;
+
 #[path = "../../examples/bug_gallery.rs"]
 #[allow(dead_code)]
 mod bug_gallery;
@@ -142,9 +146,10 @@ enum Ex {
     BlockCompact,
     ActivemaskPaths,
     Ordered,
+    Mbarrier,
 }
 
-const ALL: [Ex; 34] = [
+const ALL: [Ex; 35] = [
     Ex::ReduceU32,
     Ex::ReduceI32,
     Ex::ReduceF32,
@@ -179,6 +184,7 @@ const ALL: [Ex; 34] = [
     Ex::BlockCompact,
     Ex::ActivemaskPaths,
     Ex::Ordered,
+    Ex::Mbarrier,
 ];
 
 impl Ex {
@@ -218,6 +224,7 @@ impl Ex {
             Ex::BlockCompact => "block_compact_entry",
             Ex::ActivemaskPaths => "conf_activemask_paths",
             Ex::Ordered => "conf_ordered",
+            Ex::Mbarrier => "conf_mbarrier",
         }
     }
 
@@ -258,6 +265,7 @@ impl Ex {
             Ex::BlockCompact => "example block_compact: bar.red.popc",
             Ex::ActivemaskPaths => "activemask in a helper, one per call",
             Ex::Ordered => "ld/st .relaxed/.acquire/.release/.volatile, fences",
+            Ex::Mbarrier => "mbarrier programs (16 forms): states, pending_count, waits",
         }
     }
 
@@ -652,6 +660,15 @@ fn gen_case(r: &mut Rng, ex: Ex) -> Case {
             let bufs = vec![x, wide, zeros(Elem::U32, slots), zeros(Elem::U64, slots), zeros(Elem::U64, 4 * n)];
             blocks_case(LaunchConfig::blocks(blocks, block), bufs, vec![b(0), b(1), b(2), b(3), b(4)])
         }
+        Ex::Mbarrier => {
+            let blocks = 1 + r.below(8);
+            let mut ops = Vec::new();
+            for _ in 0..blocks {
+                ops.extend(mbarrier_program(r));
+            }
+            let d = zeros(Elem::U32, blocks as usize * mbarrier::MBAR_OPS * 32);
+            blocks_case(LaunchConfig::blocks(blocks, 32), vec![host(ops), d], vec![b(0), b(1)])
+        }
         Ex::Pipeline => {
             let (blocks, warps) = (1 + r.below(5), 2 + r.below(9));
             let len = 1 + r.below(2000) as usize;
@@ -660,6 +677,137 @@ fn gen_case(r: &mut Rng, ex: Ex) -> Case {
             blocks_case(LaunchConfig::blocks(blocks, 32 * warps), bufs, vec![b(0), b(1), b(2)])
         }
     }
+}
+
+/// One block's program for `conf_mbarrier`: `MBAR_OPS` operations (3 words each) that stay
+/// defined, tracked with the spec's model of the barrier: arrivals within what is pending (a
+/// warp's lanes at one operation are one arrive-on), `.noComplete` arrivals that leave something
+/// pending, waits on states of the current or the previous phase, a wait that returns true after
+/// each completed phase before the next arrival, tx-counts within range (single-lane tx
+/// operations, so that no intermediate sum matters).
+fn mbarrier_program(r: &mut Rng) -> Vec<u32> {
+    use mbarrier::*;
+    use warpkit::semantics::mbarrier::Mbarrier;
+    let lanes_of = |r: &mut Rng| -> u32 {
+        match r.below(4) {
+            0 => u32::MAX,
+            1 => 1 << r.below(32),
+            _ => r.u32() | 1 << r.below(32),
+        }
+    };
+    let mut ops: Vec<[u32; 3]> = Vec::new();
+    let init = r.pick(&[1, 2, 31, 32, 33, 64, 100, 1000]);
+    ops.push([OP_INIT, 1 << r.below(32), init]);
+    let mut m = Mbarrier::init(init).unwrap();
+    let mut waited = true;
+    // Each lane's last state's phase.
+    let mut states: [Option<u64>; 32] = [None; 32];
+    while ops.len() < MBAR_OPS {
+        let phase_before = m.phase;
+        if !waited {
+            // Some lanes see the completed phase before anyone arrives again.
+            ops.push([r.pick(&[OP_TEST_WAIT_PARITY, OP_TRY_WAIT_PARITY, OP_TRY_WAIT_PARITY_RELAXED]), lanes_of(r), ((m.phase - 1) & 1) as u32]);
+            waited = true;
+            continue;
+        }
+        let kind = r.below(14);
+        let mask = lanes_of(r);
+        let n = mask.count_ones();
+        let valid_states = (0..32).filter(|&l| states[l].is_some_and(|p| m.phase - p <= 1)).fold(0u32, |a, l| a | 1 << l);
+        let op = match kind {
+            0 if n <= m.pending => {
+                for (l, s) in states.iter_mut().enumerate() {
+                    if mask >> l & 1 == 1 {
+                        *s = Some(m.phase);
+                    }
+                }
+                m.arrive(n, false).map(|_| [OP_ARRIVE, mask, 0]).ok()
+            }
+            1 => {
+                // `.noComplete`: count x per lane, leaving at least one pending (or a tx-count).
+                let room = if m.tx != 0 { m.pending } else { m.pending.saturating_sub(1) };
+                let x = if n == 0 { 0 } else { (room / n).min(1 + r.below(4)) };
+                (x > 0 && n * x <= room).then(|| {
+                    for l in 0..32 {
+                        if mask >> l & 1 == 1 {
+                            states[l] = Some(m.phase);
+                            m.arrive(x, true).unwrap();
+                        }
+                    }
+                    [OP_ARRIVE_NO_COMPLETE, mask, x]
+                })
+            }
+            2 if n <= m.pending && n <= m.expected && m.expected - n >= 1 => {
+                for (l, s) in states.iter_mut().enumerate() {
+                    if mask >> l & 1 == 1 {
+                        *s = Some(m.phase);
+                    }
+                }
+                m.arrive_drop(n, false).map(|_| [OP_ARRIVE_DROP, mask, 0]).ok()
+            }
+            3 => {
+                let x = 1;
+                let room = if m.tx != 0 { m.pending } else { m.pending.saturating_sub(1) };
+                (n * x <= room && n * x < m.expected).then(|| {
+                    for l in 0..32 {
+                        if mask >> l & 1 == 1 {
+                            states[l] = Some(m.phase);
+                            m.arrive_drop(x, true).unwrap();
+                        }
+                    }
+                    [OP_ARRIVE_DROP_NO_COMPLETE, mask, x]
+                })
+            }
+            4 if n <= m.pending => {
+                let tx = r.pick(&[0, 4, 16, 128, 1000]);
+                (m.tx as i64 + (n * tx) as i64 <= warpkit::semantics::mbarrier::MAX_COUNT as i64).then(|| {
+                    for l in 0..32 {
+                        if mask >> l & 1 == 1 {
+                            states[l] = Some(m.phase);
+                        }
+                    }
+                    m.expect_tx(n * tx).unwrap();
+                    m.arrive(n, false).unwrap();
+                    [OP_ARRIVE_EXPECT_TX, mask, tx]
+                })
+            }
+            5 | 6 => {
+                let one = 1 << r.below(32);
+                let tx = r.pick(&[1, 4, 64, 1000]);
+                if kind == 5 { m.expect_tx(tx).ok().map(|_| [OP_EXPECT_TX, one, tx]) } else { m.complete_tx(tx).ok().map(|_| [OP_COMPLETE_TX, one, tx]) }
+            }
+            7 | 8 if valid_states != 0 => Some([if kind == 7 { OP_TEST_WAIT } else { OP_TRY_WAIT }, valid_states & mask | valid_states & valid_states.wrapping_neg(), 0]),
+            9 | 10 => Some([if kind == 9 { OP_TEST_WAIT_PARITY } else { OP_TRY_WAIT_PARITY }, mask, r.below(2)]),
+            11 | 12 => {
+                let x = if n == 0 { 0 } else { (m.pending / n).min(r.below(5)) };
+                (n * x <= m.pending).then(|| {
+                    for l in 0..32 {
+                        if mask >> l & 1 == 1 {
+                            states[l] = Some(m.phase);
+                        }
+                    }
+                    m.arrive(n * x, false).unwrap();
+                    [if kind == 11 { OP_ARRIVE_COUNT } else { OP_ARRIVE_RELAXED_CLUSTER }, mask, x]
+                })
+            }
+            13 if r.chance(1, 4) => {
+                let count = r.pick(&[1, 3, 32, 64, 500]);
+                m = Mbarrier::init(count).unwrap();
+                states = [None; 32];
+                Some([OP_REINIT, 1 << r.below(32), count])
+            }
+            _ => None,
+        };
+        if let Some(op) = op {
+            ops.push(op);
+            // A new object (after `inval`) starts in phase 0, which has no predecessor to wait for.
+            if op[0] != OP_REINIT && m.phase != phase_before {
+                waited = false;
+            }
+        }
+    }
+    ops.truncate(MBAR_OPS);
+    ops.concat()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -731,6 +879,7 @@ fn run_case(side: &Side<'_>, ex: Ex, c: &Case) -> Result<Outputs, CudaError> {
         Ex::BlockCompact => go::<block_compact::block_compact_entry>(side, ex, c, (c.v(0), c.v(1), c.v(2))),
         Ex::ActivemaskPaths => go::<paths::conf_activemask_paths>(side, ex, c, (c.v(0), s(0), c.v(1))),
         Ex::Ordered => go::<ordered::conf_ordered>(side, ex, c, (c.v(0), c.v(1), c.v(2), c.v(3), c.v(4))),
+        Ex::Mbarrier => go::<mbarrier::conf_mbarrier>(side, ex, c, (c.v(0), c.v(1))),
     }
 }
 

@@ -41,6 +41,8 @@ pub mod atomics;
 pub mod atomics_ops;
 #[cfg(target_arch = "nvptx64")]
 pub mod ordered;
+#[cfg(target_arch = "nvptx64")]
+pub mod mbarrier;
 
 // The examples, compiled for the GPU as they are written (their `main`s are host-only).
 #[cfg(target_arch = "nvptx64")]

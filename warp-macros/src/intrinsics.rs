@@ -116,6 +116,21 @@ pub const MEMORY: &[&str] = &[
     "load_volatile",
     "load_relaxed",
     "load_acquire",
+    "mbarrier_init",
+    "mbarrier_inval",
+    "mbarrier_arrive",
+    "mbarrier_arrive_with",
+    "mbarrier_arrive_no_complete",
+    "mbarrier_arrive_drop",
+    "mbarrier_arrive_drop_no_complete",
+    "mbarrier_arrive_expect_tx",
+    "mbarrier_expect_tx",
+    "mbarrier_complete_tx",
+    "mbarrier_test_wait",
+    "mbarrier_test_wait_parity",
+    "mbarrier_try_wait",
+    "mbarrier_try_wait_parity",
+    "mbarrier_try_wait_parity_with",
 ];
 
 /// Plain loads: a scheduling point every so many on the host (`load_point`), so that a lane

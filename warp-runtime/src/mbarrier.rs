@@ -45,6 +45,7 @@
 //! operations on the object, so a thread that arrives or waits without a barrier after another
 //! thread's `init` is a race, and the waits order what the arrivals' threads wrote before.
 
+#[cfg_attr(all(target_arch = "nvptx64", not(target_feature = "sm_80")), allow(unused_imports))]
 use crate::shared::{Mem, SharedSlice};
 
 /// The `.sem` of an arrival: "`.sem = {.release, .relaxed}`", `.release` by default.
@@ -782,6 +783,7 @@ impl SharedSlice<'_, u64> {
 // ---------------------------------------------------------------------------------------------
 
 #[cfg(target_arch = "nvptx64")]
+#[cfg_attr(not(target_feature = "sm_90"), allow(dead_code))]
 mod device {
     use core::arch::asm;
 

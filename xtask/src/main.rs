@@ -365,7 +365,8 @@ fn build_and_check(root: &Path, ptxas: &Path, sm: &str, div: &BTreeMap<String, B
     expected.extend(dev_expectations(sm));
     check_instruction_counts(sm, &ptx_counts, &ll_counts, &expected)?;
     check_atom_kernels(sm, &ptx_text)?;
-    check_memory_forms(sm, &ptx_text)
+    check_memory_forms(sm, &ptx_text)?;
+    check_mbarrier_forms(sm, &ptx_text)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -574,6 +575,50 @@ fn check_memory_forms(sm: &str, ptx: &str) -> Result<()> {
         Ok(())
     } else {
         Err(anyhow!("conf_ordered on {sm} lacks {missing:?}"))
+    }
+}
+
+/// `conf_mbarrier` (ptx/src/mbarrier.rs) holds every mbarrier form its target has (sm_80: the
+/// base forms; sm_90: the tx-count, `try_wait`, counted and scoped forms; PTX 8.6: `.relaxed`).
+fn check_mbarrier_forms(sm: &str, ptx: &str) -> Result<()> {
+    let body = entry_body(ptx, "conf_mbarrier").ok_or_else(|| anyhow!("conf_mbarrier is missing from the {sm} PTX"))?;
+    let mut want: Vec<&str> = Vec::new();
+    if sm != "sm_70" {
+        want.extend([
+            "mbarrier.init.shared.b64",
+            "mbarrier.inval.shared.b64",
+            "mbarrier.arrive.shared.b64",
+            "mbarrier.arrive.noComplete.shared.b64",
+            "mbarrier.arrive_drop.shared.b64",
+            "mbarrier.arrive_drop.noComplete.shared.b64",
+            "mbarrier.test_wait.shared.b64",
+            "mbarrier.pending_count.b64",
+        ]);
+    }
+    if matches!(sm, "sm_90" | "sm_100a") {
+        want.extend([
+            "mbarrier.arrive.expect_tx.shared.b64",
+            "mbarrier.expect_tx.relaxed.cta.shared.b64",
+            "mbarrier.complete_tx.relaxed.cta.shared.b64",
+            "mbarrier.test_wait.parity.shared.b64",
+            "mbarrier.try_wait.parity.acquire.cta.shared.b64",
+            "mbarrier.try_wait.shared.b64",
+            "mbarrier.arrive.release.cta.shared.b64",
+        ]);
+    }
+    if sm == "sm_90" {
+        // PTX 8.4: `.relaxed` falls back to the stronger `.release`/`.acquire`.
+        want.extend(["mbarrier.arrive.release.cluster.shared.b64", "mbarrier.try_wait.parity.acquire.cluster.shared.b64"]);
+    }
+    if sm == "sm_100a" {
+        want.extend(["mbarrier.arrive.relaxed.cluster.shared.b64", "mbarrier.try_wait.parity.relaxed.cluster.shared.b64"]);
+    }
+    let missing: Vec<&&str> = want.iter().filter(|m| !body.contains(**m)).collect();
+    if missing.is_empty() {
+        println!("mbarrier forms: conf_mbarrier has all {} mbarrier forms of {sm}", want.len());
+        Ok(())
+    } else {
+        Err(anyhow!("conf_mbarrier on {sm} lacks {missing:?}"))
     }
 }
 
@@ -1048,6 +1093,7 @@ fn check_instruction_counts(
                 && !BENCH_KERNELS.contains(&k.as_str())
                 && !k.starts_with("conf_atom_")
                 && k.as_str() != "conf_ordered"
+                && k.as_str() != "conf_mbarrier"
         })
         .collect();
     if !unknown.is_empty() {
