@@ -43,8 +43,15 @@
 //!    executes it in lockstep and it runs clean.
 //! 8. A lost update: `load; __syncwarp(); store` of a counter by every lane. The barrier orders
 //!    every read before every write, but the writes race with each other: one increment survives.
+//! 9. An mbarrier phase-parity bug (a producer/consumer pipeline of two warps on `full` and
+//!    `empty` barriers): the producer's first wait on `empty` must be for the phase before phase
+//!    0 (parity 1, so that it passes at once, as CUTLASS's producer start state does); waiting
+//!    for parity 0 waits for the current phase, which only the consumer can complete, while the
+//!    consumer waits on `full` for the producer. A GPU hangs; the report shows both warps' phases.
+//! 10. An `expect_tx` that does not match the bytes transferred: the tx-count never reaches 0.
+//! 11. A consumer that reads a stage before waiting for its phase: a race.
 //!
-//! Cases 4 to 8 are followed by their fixed twins, which run clean.
+//! Cases 4 to 11 are followed by their fixed twins, which run clean.
 //!
 //! Run it: `cargo run --example bug_gallery`. With `-- --trace <dir>`, each bug's run is traced
 //! and its picture written to `<dir>/<case>.html` (see `warpkit::trace`): the lane timeline, with
@@ -415,6 +422,146 @@ pub fn lost_update_launch(fixed: bool) -> Result<u32, WarpError> {
     Ok(counter.to_vec()[0])
 }
 
+// ---------------------------------------------------------------- mbarrier pipelines (issue 16)
+
+/// Words per stage of the producer/consumer cases 9-11.
+pub const STAGE: usize = 32;
+/// Rounds of cases 9-11.
+pub const ROUNDS: u32 = 4;
+
+/// Case 9, a phase-parity bug that hangs a GPU: warp 0 produces a stage per round into shared
+/// memory (it waits until the stage is `empty`, fills it and arrives on `full`), warp 1 consumes
+/// it (waits on `full`, copies the stage out, arrives on `empty`). The producer's first wait on
+/// `empty` must pass at once: it waits for the parity of the phase before phase 0, 1 (CUTLASS's
+/// producer start state), and flips it each round. The broken producer starts at parity 0, the
+/// parity of `empty`'s current phase, which only the consumer can complete, and the consumer
+/// waits on `full` for the producer. `out[round * 32 + lane]` is what the consumer read.
+#[warp_kernel(entry)]
+pub fn gallery_mbarrier_parity_entry(w: &Warp, x: GlobalSlice<'_, u32>, fixed: u32, out: GlobalSlice<'_, u32>) {
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    {
+        let bars = w.shared_array::<u64, 2>(); // 0: full, 1: empty (32 arrivals each)
+        let stage = w.shared_array::<u32, STAGE>();
+        let lane = w.lane_id() as usize;
+        if w.thread_rank() == 0 {
+            bars.mbarrier_init(0, 32);
+            bars.mbarrier_init(1, 32);
+        }
+        w.sync_threads();
+        let mut parity = if w.warp_in_block() == 0 && fixed != 0 { 1 } else { 0 };
+        let mut round = 0;
+        while round < ROUNDS {
+            if w.warp_in_block() == 0 {
+                while !bars.mbarrier_try_wait_parity(1, parity) {}
+                stage.store(lane, x.load(round as usize * STAGE + lane));
+                bars.mbarrier_arrive(0);
+            } else {
+                while !bars.mbarrier_try_wait_parity(0, parity) {}
+                out.store(round as usize * STAGE + lane, stage.load(lane));
+                bars.mbarrier_arrive(1);
+            }
+            parity ^= 1;
+            round += 1;
+        }
+    }
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+    {
+        let _ = (x, fixed, out);
+        w.sync_threads();
+    }
+}
+
+/// Case 10, an `expect_tx` that does not match the transfers: lane 0 of the producer announces
+/// the stage's bytes with `expect_tx`; each lane stores one word, completes 4 bytes and arrives
+/// (a release: the consumers' wait orders its store). The broken producer announces
+/// `STAGE * size_of::<u64>()` bytes (the stage had been `u64`s), so the tx-count stays at 128
+/// after every word has arrived and the consumers wait for a phase that never completes.
+#[warp_kernel(entry)]
+pub fn gallery_mbarrier_expect_tx_entry(w: &Warp, x: GlobalSlice<'_, u32>, fixed: u32, out: GlobalSlice<'_, u32>) {
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    {
+        let full = w.shared_array::<u64, 1>();
+        let stage = w.shared_array::<u32, STAGE>();
+        let lane = w.lane_id() as usize;
+        if w.thread_rank() == 0 {
+            full.mbarrier_init(0, 32);
+        }
+        w.sync_threads();
+        if w.warp_in_block() == 0 {
+            let word = if fixed != 0 { 4 } else { 8 };
+            if lane == 0 {
+                full.mbarrier_expect_tx(0, (STAGE * word) as u32);
+            }
+            w.syncwarp();
+            stage.store(lane, x.load(lane));
+            full.mbarrier_complete_tx(0, 4);
+            full.mbarrier_arrive(0);
+        } else {
+            while !full.mbarrier_try_wait_parity(0, 0) {}
+            out.store(lane, stage.load(lane));
+        }
+    }
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+    {
+        let _ = (x, fixed, out);
+        w.sync_threads();
+    }
+}
+
+/// Case 11, a consumer that reads the stage before its phase completes: the broken consumer
+/// copies the stage out and then waits (the wait was moved below the copy); nothing orders the
+/// producer's writes before its reads.
+#[warp_kernel(entry)]
+pub fn gallery_mbarrier_early_read_entry(w: &Warp, x: GlobalSlice<'_, u32>, fixed: u32, out: GlobalSlice<'_, u32>) {
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    {
+        let full = w.shared_array::<u64, 1>();
+        let stage = w.shared_array::<u32, STAGE>();
+        let lane = w.lane_id() as usize;
+        if w.thread_rank() == 0 {
+            full.mbarrier_init(0, 32);
+            // The stage starts as zeros (so the early read reads initialized memory).
+            let mut k = 0;
+            while k < STAGE {
+                stage.store(k, 0);
+                k += 1;
+            }
+        }
+        w.sync_threads();
+        if w.warp_in_block() == 0 {
+            stage.store(lane, x.load(lane));
+            full.mbarrier_arrive(0);
+        } else if fixed != 0 {
+            while !full.mbarrier_try_wait_parity(0, 0) {}
+            out.store(lane, stage.load(lane));
+        } else {
+            let v = stage.load(lane);
+            while !full.mbarrier_try_wait_parity(0, 0) {}
+            out.store(lane, v);
+        }
+    }
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+    {
+        let _ = (x, fixed, out);
+        w.sync_threads();
+    }
+}
+
+/// Cases 9-11 on the CPU (one block of two warps, sm_90): what the consumer wrote, or the report.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn mbarrier_case_launch(case: u32, fixed: bool) -> Result<Vec<u32>, WarpError> {
+    let x = GlobalBuffer::from_slice(&(0..STAGE as u32 * ROUNDS).map(|v| v * 3 + 1).collect::<Vec<_>>());
+    let out = GlobalBuffer::<u32>::zeroed(STAGE * ROUNDS as usize);
+    let (xs, o) = (x.slice(), out.slice());
+    let grid = gallery_grid(Grid::blocks(1, 64)).executor(Executor::new().target(Target::SM_90)).races(true);
+    match case {
+        9 => grid.run(async |w: &Warp<'_>| gallery_mbarrier_parity_entry(w, xs, fixed as u32, o).await)?,
+        10 => grid.run(async |w: &Warp<'_>| gallery_mbarrier_expect_tx_entry(w, xs, fixed as u32, o).await)?,
+        _ => grid.run(async |w: &Warp<'_>| gallery_mbarrier_early_read_entry(w, xs, fixed as u32, o).await)?,
+    };
+    Ok(out.to_vec())
+}
+
 #[cfg(not(target_arch = "nvptx64"))]
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -505,6 +652,20 @@ fn main() {
         "fixed with atom.add: runs clean, counter {}",
         lost_update_launch(true).unwrap()
     );
+
+    let cases = [
+        (9, "a phase-parity bug: the producer's first wait on `empty` is for the current phase (a GPU hangs)", "9-mbarrier-parity"),
+        (10, "an expect_tx of 256 bytes for copies of 128", "10-mbarrier-expect-tx"),
+        (11, "a consumer that reads the stage before waiting for its phase", "11-mbarrier-early-read"),
+    ];
+    for (case, what, name) in cases {
+        println!("\n== {case}. mbarrier: {what} ==");
+        let err = mbarrier_case_launch(case, false).unwrap_err();
+        println!("{err}");
+        picture(&err, name);
+        let out = mbarrier_case_launch(case, true).unwrap();
+        println!("fixed: runs clean; the consumer read {} words", out.iter().filter(|&&v| v != 0).count());
+    }
 }
 
 /// Where `--trace` writes the pictures.

@@ -1221,3 +1221,41 @@ pub(crate) fn gallery_races(m: &Module) -> Result<(), CudaError> {
     Ok(())
 }
 
+
+/// The bug gallery's mbarrier pipelines (cases 9-11) on the GPU: each fixed twin against the
+/// CPU runtime, every word; then the parity bug (case 9) launched as it is, under a watchdog that
+/// ends this process if the kernel has not finished after `seconds` (a hung kernel cannot be
+/// stopped otherwise). Returns whether every fixed twin agreed; does not return if the GPU hangs.
+pub(crate) fn gallery_hang(m: &Module, seconds: u64) -> Result<bool, CudaError> {
+    let first = |r: &Result<Vec<Buffer>, WarpError>| match r {
+        Ok(_) => "clean".to_string(),
+        Err(e) => e.to_string().lines().next().unwrap_or_default().to_string(),
+    };
+    let n = bug_gallery::STAGE * bug_gallery::ROUNDS as usize;
+    let x: Vec<u32> = (0..n as u32).map(|v| v * 3 + 1).collect();
+    let cfg = LaunchConfig::blocks(1, 64);
+    let mut all = true;
+    for case in 9..=11u32 {
+        let host = (x.clone(), 1u32, vec![0u32; n]);
+        let d = m.differential(cfg).cpu_target(Target::SM_90);
+        let (gpu, cpu) = match case {
+            9 => d.outputs::<bug_gallery::gallery_mbarrier_parity_entry>(host)?,
+            10 => d.outputs::<bug_gallery::gallery_mbarrier_expect_tx_entry>(host)?,
+            _ => d.outputs::<bug_gallery::gallery_mbarrier_early_read_entry>(host)?,
+        };
+        let agree = cpu.as_ref().is_ok_and(|c| c[1].bits == gpu[1].bits);
+        all &= agree;
+        println!("case {case} (fixed): GPU and CPU runtime outputs {}; CPU: {}", if agree { "agree" } else { "DIFFER" }, first(&cpu));
+    }
+    let cpu = bug_gallery::mbarrier_case_launch(9, false);
+    println!("case 9 (broken) on the CPU runtime: {}", cpu.as_ref().map_or_else(|e| e.to_string().lines().next().unwrap_or_default().to_string(), |_| "clean".into()));
+    println!("case 9 (broken) on the GPU, with a {seconds} s watchdog:");
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(seconds));
+        println!("case 9 (broken): the GPU kernel had not finished after {seconds} s: it hangs, as the CPU runtime's report says");
+        std::process::exit(if all { 0 } else { 1 });
+    });
+    let (gpu, _) = m.differential(cfg).cpu_target(Target::SM_90).outputs::<bug_gallery::gallery_mbarrier_parity_entry>((x.clone(), 0u32, vec![0u32; n]))?;
+    println!("case 9 (broken): the GPU kernel finished (out[0..4] = {:?}): it did not hang", &gpu[1].bits[..4]);
+    Ok(false)
+}

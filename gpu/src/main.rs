@@ -1022,6 +1022,10 @@ struct Args {
     /// `compute-sanitizer --tool racecheck`)
     #[arg(long)]
     gallery_races: bool,
+    /// Only run the bug gallery's mbarrier pipelines: the fixed twins against the CPU runtime,
+    /// then the parity bug, which must hang (ended by a watchdog after this many seconds)
+    #[arg(long, value_name = "SECONDS")]
+    gallery_hang: Option<u64>,
 }
 
 fn main() -> ExitCode {
@@ -1068,6 +1072,16 @@ fn main() -> ExitCode {
             None
         }
     };
+    if let Some(seconds) = args.gallery_hang {
+        return match examples::gallery_hang(&sm90, seconds) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
     if args.gallery_races {
         return match examples::gallery_races(&sm90) {
             Ok(()) => ExitCode::SUCCESS,

@@ -911,3 +911,52 @@ proptest! {
     }
 }
 
+
+// ---------------------------------------------------------------- mbarrier pipelines (issue 16)
+
+/// The input of the gallery's mbarrier cases, as `mbarrier_case_launch` makes it.
+fn mbarrier_case_input() -> Vec<u32> {
+    (0..bug_gallery::STAGE as u32 * bug_gallery::ROUNDS).map(|v| v * 3 + 1).collect()
+}
+
+/// Case 9: the producer's first wait on `empty` is for its current phase; both warps wait, and
+/// the report shows each one's view of its barrier. The fixed producer (start parity 1) moves
+/// every round through.
+#[test]
+fn gallery_mbarrier_parity_bug_hangs_and_shows_each_warps_phase() {
+    let err = bug_gallery::mbarrier_case_launch(9, false).unwrap_err();
+    let WarpError::ForwardProgress { blocks, .. } = &err else { panic!("{err}") };
+    for (warp, element) in [(0usize, 1usize), (1, 0)] {
+        for lane in 0..32 {
+            let warpkit::LaneState::AtMemory(wait) = &blocks[0].warps[warp].lanes[lane] else { panic!("{err}") };
+            let view = wait.mbarrier.expect("an mbarrier wait");
+            assert_eq!((wait.index, view.waits_for, view.phase, view.pending), (element, warpkit::WaitsFor::Parity(0), 0, 32), "{err}");
+            assert!(wait.site.file().ends_with("bug_gallery.rs"), "{err}");
+        }
+    }
+    assert_eq!(bug_gallery::mbarrier_case_launch(9, true).unwrap(), mbarrier_case_input());
+}
+
+/// Case 10: 256 bytes announced, 128 transferred: the consumers wait on a phase whose tx-count
+/// stays at 128; with the stage's real size they read every word.
+#[test]
+fn gallery_mbarrier_expect_tx_mismatch_leaves_the_tx_count() {
+    let err = bug_gallery::mbarrier_case_launch(10, false).unwrap_err();
+    let WarpError::ForwardProgress { blocks, .. } = &err else { panic!("{err}") };
+    let warpkit::LaneState::AtMemory(wait) = &blocks[0].warps[1].lanes[0] else { panic!("{err}") };
+    let view = wait.mbarrier.expect("an mbarrier wait");
+    assert_eq!((view.pending, view.tx), (0, 128), "{err}");
+    let out = bug_gallery::mbarrier_case_launch(10, true).unwrap();
+    assert_eq!(out[..bug_gallery::STAGE], mbarrier_case_input()[..bug_gallery::STAGE]);
+}
+
+/// Case 11: the consumer's read before its wait races with the producer's write; after the wait
+/// it is ordered by the arrivals' release and the wait's acquire.
+#[test]
+fn gallery_mbarrier_early_read_races() {
+    let err = bug_gallery::mbarrier_case_launch(11, false).unwrap_err();
+    let WarpError::Race { races, .. } = &err else { panic!("{err}") };
+    assert!(races.iter().all(|r| r.kind == warpkit::RaceKind::IntraBlock && r.first.global_warp != r.second.global_warp), "{err}");
+    let out = bug_gallery::mbarrier_case_launch(11, true).unwrap();
+    assert_eq!(out[..bug_gallery::STAGE], mbarrier_case_input()[..bug_gallery::STAGE]);
+}

@@ -496,7 +496,7 @@ mod host {
             // A wait that returns true acquires what the phase's arrivals released; one that
             // returns false orders nothing.
             let order = move |done: &bool| Order::Strong { sem: if *done { acquire } else { Sem::Relaxed }, scope };
-            self.mbar(i, op, min, Kind::Load, order, |e, _| {
+            self.mbar(i, op, min, Kind::Load, order, |e, site| {
                 let e = e.ok_or_else(not_initialized)?;
                 let done = match on {
                     WaitsFor::Parity(p) if p > 1 => return Err((MbarrierRule::BadParity, format!("parity {p}"))),
@@ -521,7 +521,7 @@ mod host {
                     p => p,
                 };
                 let view = MbarrierView { waits_for, phase: e.m.phase, pending: e.m.pending, expected: e.m.expected, tx: e.m.tx };
-                let wait = MemWait { site: std::panic::Location::caller(), op, space: Space::Shared, index: i, value: e.m.phase, mbarrier: Some(view) };
+                let wait = MemWait { site, op, space: Space::Shared, index: i, value: e.m.phase, mbarrier: Some(view) };
                 Ok((None, (done, e.m.phase, Some(wait))))
             })
         }

@@ -613,9 +613,19 @@ fn check_mbarrier_forms(sm: &str, ptx: &str) -> Result<()> {
     if sm == "sm_100a" {
         want.extend(["mbarrier.arrive.relaxed.cluster.shared.b64", "mbarrier.try_wait.parity.relaxed.cluster.shared.b64"]);
     }
-    let missing: Vec<&&str> = want.iter().filter(|m| !body.contains(**m)).collect();
+    let mut missing: Vec<&&str> = want.iter().filter(|m| !body.contains(**m)).collect();
+    // The bug gallery's pipelines (sm_90: their waits are `try_wait.parity`).
+    let gallery = ["gallery_mbarrier_parity_entry", "gallery_mbarrier_expect_tx_entry", "gallery_mbarrier_early_read_entry"];
+    if matches!(sm, "sm_90" | "sm_100a") {
+        for kernel in gallery {
+            let body = entry_body(ptx, kernel).ok_or_else(|| anyhow!("{kernel} is missing from the {sm} PTX"))?;
+            if !body.contains("mbarrier.try_wait.parity.acquire.cta.shared.b64") {
+                missing.push(&"mbarrier.try_wait.parity (in the gallery's pipelines)");
+            }
+        }
+    }
     if missing.is_empty() {
-        println!("mbarrier forms: conf_mbarrier has all {} mbarrier forms of {sm}", want.len());
+        println!("mbarrier forms: conf_mbarrier has all {} mbarrier forms of {sm}; the gallery's pipelines are built", want.len());
         Ok(())
     } else {
         Err(anyhow!("conf_mbarrier on {sm} lacks {missing:?}"))
@@ -1094,6 +1104,7 @@ fn check_instruction_counts(
                 && !k.starts_with("conf_atom_")
                 && k.as_str() != "conf_ordered"
                 && k.as_str() != "conf_mbarrier"
+                && !k.starts_with("gallery_mbarrier_")
         })
         .collect();
     if !unknown.is_empty() {
