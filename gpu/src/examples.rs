@@ -80,6 +80,10 @@ mod paths;
 #[path = "../../ptx/src/ordered.rs"]
 mod ordered;
 
+#[allow(dead_code, unused_imports)]
+#[path = "../../examples/mbarrier_pipeline.rs"]
+mod mbarrier_pipeline;
+
 /// `conf_mbarrier`: programs of mbarrier operations.
 #[path = "../../ptx/src/mbarrier.rs"]
 mod mbarrier;
@@ -147,9 +151,10 @@ enum Ex {
     ActivemaskPaths,
     Ordered,
     Mbarrier,
+    MbarrierPipeline,
 }
 
-const ALL: [Ex; 35] = [
+const ALL: [Ex; 36] = [
     Ex::ReduceU32,
     Ex::ReduceI32,
     Ex::ReduceF32,
@@ -185,6 +190,7 @@ const ALL: [Ex; 35] = [
     Ex::ActivemaskPaths,
     Ex::Ordered,
     Ex::Mbarrier,
+    Ex::MbarrierPipeline,
 ];
 
 impl Ex {
@@ -225,6 +231,7 @@ impl Ex {
             Ex::ActivemaskPaths => "conf_activemask_paths",
             Ex::Ordered => "conf_ordered",
             Ex::Mbarrier => "conf_mbarrier",
+            Ex::MbarrierPipeline => "mbarrier_reduce_entry",
         }
     }
 
@@ -266,6 +273,7 @@ impl Ex {
             Ex::ActivemaskPaths => "activemask in a helper, one per call",
             Ex::Ordered => "ld/st .relaxed/.acquire/.release/.volatile, fences",
             Ex::Mbarrier => "mbarrier programs (16 forms): states, pending_count, waits",
+            Ex::MbarrierPipeline => "example mbarrier_pipeline: cp.async.bulk stages",
         }
     }
 
@@ -669,6 +677,14 @@ fn gen_case(r: &mut Rng, ex: Ex) -> Case {
             let d = zeros(Elem::U32, blocks as usize * mbarrier::MBAR_OPS * 32);
             blocks_case(LaunchConfig::blocks(blocks, 32), vec![host(ops), d], vec![b(0), b(1)])
         }
+        Ex::MbarrierPipeline => {
+            let blocks = 1 + r.below(8);
+            let len = 4 * (1 + r.below(5000) as usize);
+            let f = style_u32(r);
+            let x = host((0..len).map(|_| f(r)));
+            let launch = LaunchConfig::blocks(blocks, mbarrier_pipeline::BLOCK).dynamic_shared_bytes(mbarrier_pipeline::SHARED_BYTES);
+            blocks_case(launch, vec![x, zeros(Elem::U32, blocks as usize)], vec![b(0), b(1)])
+        }
         Ex::Pipeline => {
             let (blocks, warps) = (1 + r.below(5), 2 + r.below(9));
             let len = 1 + r.below(2000) as usize;
@@ -880,6 +896,7 @@ fn run_case(side: &Side<'_>, ex: Ex, c: &Case) -> Result<Outputs, CudaError> {
         Ex::ActivemaskPaths => go::<paths::conf_activemask_paths>(side, ex, c, (c.v(0), s(0), c.v(1))),
         Ex::Ordered => go::<ordered::conf_ordered>(side, ex, c, (c.v(0), c.v(1), c.v(2), c.v(3), c.v(4))),
         Ex::Mbarrier => go::<mbarrier::conf_mbarrier>(side, ex, c, (c.v(0), c.v(1))),
+        Ex::MbarrierPipeline => go::<mbarrier_pipeline::mbarrier_reduce_entry>(side, ex, c, (c.v(0), c.v(1))),
     }
 }
 

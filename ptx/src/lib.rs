@@ -90,6 +90,9 @@ pub mod pipeline;
 #[cfg(target_arch = "nvptx64")]
 #[path = "../../examples/block_compact.rs"]
 pub mod block_compact;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/mbarrier_pipeline.rs"]
+pub mod mbarrier_pipeline;
 
 // The warpkit side of the GPU benchmark (`cargo xtask gpu-bench`; CUDA side: benches/gpu/kernels.cu).
 #[cfg(target_arch = "nvptx64")]

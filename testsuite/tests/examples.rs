@@ -50,6 +50,9 @@ mod pipeline;
 #[allow(dead_code)]
 #[path = "../../examples/block_compact.rs"]
 mod block_compact;
+#[allow(dead_code)]
+#[path = "../../examples/mbarrier_pipeline.rs"]
+mod mbarrier_pipeline;
 
 #[path = "../../examples/litmus.rs"]
 mod litmus;
@@ -735,6 +738,15 @@ proptest! {
         let want_sums: Vec<u32> = want.chunks(pipeline::TILE).map(|c| c.iter().fold(0u32, |a, &v| a.wrapping_add(v))).collect();
         prop_assert_eq!(output.to_vec(), want);
         prop_assert_eq!(sums.to_vec(), want_sums);
+    }
+
+    /// The mbarrier pipeline (bulk copies into stages, full/empty barriers): every block's sum
+    /// of its tiles, under any schedule, with the race detector on.
+    #[test]
+    fn mbarrier_pipeline_sums_every_tile(data in proptest::collection::vec(adversarial_u32(), 4..6000), blocks in 1u32..6, schedule in schedule()) {
+        let data = &data[..data.len() / 4 * 4];
+        let got = mbarrier_pipeline::mbarrier_reduce(data, blocks, |g| g.schedule(schedule).races(true)).unwrap();
+        prop_assert_eq!(got, mbarrier_pipeline::reduce_reference(data, blocks));
     }
 
     /// `bar.red.popc` compaction: the kept values, each block's in order in one range; with one

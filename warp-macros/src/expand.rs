@@ -270,7 +270,12 @@ fn wrapped(attrs: Vec<syn::Attribute>, base: Expr, wrap: TokenStream, span: Span
 /// generated code; `name` keeps the user's span, for the error.
 fn binding(value: Expr, name: &syn::Ident, body: Expr) -> Expr {
     let at = Span::mixed_site().located_at(name.span());
-    Expr::Match(syn::parse_quote_spanned!(at=> match #value { #name => #body }))
+    // A scrutinee holding a struct literal (`f { } (x)`) does not parse bare: parenthesize it
+    // then, and only then (rustc would call parentheses around the usual scrutinee unnecessary).
+    match syn::parse2::<syn::ExprMatch>(quote_spanned!(at=> match #value { #name => #body })) {
+        Ok(m) => Expr::Match(m),
+        Err(_) => Expr::Match(syn::parse_quote_spanned!(at=> match (#value) { #name => #body })),
+    }
 }
 
 // Input:  w.shfl_down(x, 1)         w.shfl_down(v.0 + 1, 1)

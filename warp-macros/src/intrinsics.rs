@@ -131,6 +131,7 @@ pub const MEMORY: &[&str] = &[
     "mbarrier_try_wait",
     "mbarrier_try_wait_parity",
     "mbarrier_try_wait_parity_with",
+    "cp_async_bulk",
 ];
 
 /// Plain loads: a scheduling point every so many on the host (`load_point`), so that a lane

@@ -409,6 +409,12 @@ mod host {
     }
 
     impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
+        /// Element `i`'s index in its buffer (whose start a GPU allocation aligns to 256 bytes).
+        #[inline(always)]
+        pub(crate) fn buffer_index(&self, i: usize) -> usize {
+            self.base + i
+        }
+
         #[inline(always)]
         #[track_caller]
         pub(crate) fn at(&self, i: usize) -> &T::Cell {
@@ -579,6 +585,12 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
 #[cfg(target_arch = "nvptx64")]
 impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
     const SP: crate::atomic::Sp = crate::atomic::Sp::Global;
+
+    /// The generic address of elements `i..i + n`, checked against the length (`trap`).
+    #[inline(always)]
+    pub(crate) fn dev_addr_of(&self, i: usize, n: usize) -> u64 {
+        self.dev_addr(i, n)
+    }
 
     /// The generic address of elements `i..i + n`, checked against the length (`trap`).
     #[inline(always)]

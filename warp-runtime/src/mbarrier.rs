@@ -145,6 +145,9 @@ pub enum MbarrierRule {
     PendingCountToken,
     /// A plain load, store or atomic on a live object.
     PlainAccess,
+    /// A bulk copy whose addresses are not 16-byte aligned or whose size is not a non-zero
+    /// multiple of 16 bytes.
+    BulkCopyAlignment,
 }
 
 impl MbarrierRule {
@@ -174,6 +177,9 @@ impl MbarrierRule {
             MbarrierRule::BadParity => "An even phase has integer parity 0 and an odd phase has integer parity of 1. So the valid values of phaseParity operand are 0 and 1.",
             MbarrierRule::NoWaitBetweenPhases => {
                 "For each phase of the mbarrier object, at least one test_wait or try_wait operation must be performed which returns True for waitComplete before an arrive-on operation in the subsequent phase."
+            }
+            MbarrierRule::BulkCopyAlignment => {
+                "cp.async.bulk: both srcMem and dstMem must be 16-byte aligned, and size must be a multiple of 16"
             }
             MbarrierRule::PlainAccess => {
                 "Performing any non-mbarrier or mbarrier.init operations on an initialized mbarrier object results in undefined behavior."
@@ -488,6 +494,20 @@ mod host {
             })
         }
 
+        /// The `complete_tx` of `tx` bytes of an asynchronous copy this lane issued: a release
+        /// (what the copy wrote is visible to the waits that see the phase complete).
+        #[track_caller]
+        pub(crate) fn host_tx_release(&self, i: usize, op: &'static str, tx: u32) -> MemOp<()> {
+            let order = Order::Strong { sem: Sem::Release, scope: Scope::Cta };
+            self.mbar(i, op, 90, Kind::Rmw, |_| order, |e, _| {
+                let e = e.ok_or_else(not_initialized)?;
+                if e.m.complete_tx(tx).map_err(rule_of)? {
+                    e.waited = false;
+                }
+                Ok((None, ((), e.m.phase, None)))
+            })
+        }
+
         /// A wait (`test_wait`/`try_wait`, with a state or a parity).
         #[track_caller]
         pub(super) fn host_wait(&self, i: usize, op: &'static str, min: u32, on: WaitsFor, sem: WaitSem, scope: MbarScope) -> MemOp<bool> {
@@ -778,6 +798,49 @@ impl SharedSlice<'_, u64> {
     }
 }
 
+impl<T: crate::GlobalValue> SharedSlice<'_, T> {
+    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size,
+    /// [mbar]` (sm_90): copies `len` elements of `src` from `src_start` to this array from `dst`,
+    /// asynchronously, and completes their bytes on the mbarrier at element `bar_i` of `bar`
+    /// (announce them first with `mbarrier_arrive_expect_tx`). Both addresses must be 16-byte
+    /// aligned and the size a multiple of 16 bytes; the copy's writes are visible to a thread
+    /// once its wait on the barrier's phase returns true.
+    ///
+    /// On the CPU the copy happens at once, as writes of the issuing thread, and its bytes
+    /// complete on the barrier with release semantics: a wait that returns true orders them
+    /// before what follows, and a read of the stage that no wait orders is a race.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    #[inline(always)]
+    #[track_caller]
+    pub fn cp_async_bulk(&self, dst: usize, src: crate::GlobalSlice<'_, T>, src_start: usize, len: usize, bar: SharedSlice<'_, u64>, bar_i: usize) -> Mem<()> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            let op = "cp.async.bulk.shared::cluster.global";
+            host::gate(op, 90);
+            let bytes = len * T::BYTES;
+            let dst_at = self.byte_offset(op, dst) as u64;
+            let src_at = (src.buffer_index(src_start) * T::BYTES) as u64;
+            if bytes == 0 || bytes % 16 != 0 || dst_at % 16 != 0 || src_at % 16 != 0 {
+                host::fault(
+                    MbarrierRule::BulkCopyAlignment,
+                    op,
+                    None,
+                    format!("{bytes} bytes from byte {src_at} of the global buffer to byte {dst_at} of shared memory"),
+                );
+            }
+            for k in 0..len {
+                let v = src.load(src_start + k);
+                self.write("cp.async.bulk (write)", dst + k, v, crate::race::Order::Weak);
+            }
+            bar.host_tx_release(bar_i, "cp.async.bulk (complete_tx)", bytes as u32)
+        }
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            device::cp_async_bulk(self.addr_of(dst), src.dev_addr_of(src_start, len), (len * T::BYTES) as u32, bar.addr_of(bar_i))
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Device
 // ---------------------------------------------------------------------------------------------
@@ -911,6 +974,15 @@ mod device {
             #[cfg(not(target_feature = "ptx86"))]
             (WaitSem::Relaxed, MbarScope::Cluster) => pred!("mbarrier.try_wait.parity.acquire.cluster.shared.b64 %p, [{a}], {p};", a = in(reg64) a, p = in(reg32) parity,),
         }
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn cp_async_bulk(dst: u64, src: u64, bytes: u32, bar: u64) {
+        asm!(
+            "{{", ".reg .b64 %ga;", "cvta.to.global.u64 %ga, {s};",
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [%ga], {n}, [{b}];", "}}",
+            d = in(reg64) dst, s = in(reg64) src, n = in(reg32) bytes, b = in(reg64) bar, options(nostack)
+        )
     }
 
     #[inline(always)]

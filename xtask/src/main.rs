@@ -617,6 +617,13 @@ fn check_mbarrier_forms(sm: &str, ptx: &str) -> Result<()> {
     // The bug gallery's pipelines (sm_90: their waits are `try_wait.parity`).
     let gallery = ["gallery_mbarrier_parity_entry", "gallery_mbarrier_expect_tx_entry", "gallery_mbarrier_early_read_entry"];
     if matches!(sm, "sm_90" | "sm_100a") {
+        // The pipeline example: the bulk copy completing on a stage's barrier.
+        let body = entry_body(ptx, "mbarrier_reduce_entry").ok_or_else(|| anyhow!("mbarrier_reduce_entry is missing from the {sm} PTX"))?;
+        for form in ["cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes", "mbarrier.arrive.expect_tx.shared.b64", "elect.sync"] {
+            if !body.contains(form) {
+                missing.push(if form.starts_with("cp") { &"cp.async.bulk (in mbarrier_reduce_entry)" } else { &"arrive.expect_tx/elect.sync (in mbarrier_reduce_entry)" });
+            }
+        }
         for kernel in gallery {
             let body = entry_body(ptx, kernel).ok_or_else(|| anyhow!("{kernel} is missing from the {sm} PTX"))?;
             if !body.contains("mbarrier.try_wait.parity.acquire.cta.shared.b64") {
@@ -1105,6 +1112,7 @@ fn check_instruction_counts(
                 && k.as_str() != "conf_ordered"
                 && k.as_str() != "conf_mbarrier"
                 && !k.starts_with("gallery_mbarrier_")
+                && k.as_str() != "mbarrier_reduce_entry"
         })
         .collect();
     if !unknown.is_empty() {
