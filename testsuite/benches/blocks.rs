@@ -7,7 +7,11 @@
 //!   per warp, against the same kernel with `bar.warp.sync` (a warp instruction with no block
 //!   bookkeeping) in its place;
 //! - the decoupled look-back scan (`examples/lookback_scan.rs`) over 2^20 elements on 1 and 2 CPU
-//!   threads, against a sequential inclusive scan.
+//!   threads, against a sequential inclusive scan;
+//! - the mbarrier pipeline (`examples/mbarrier_pipeline.rs`, issue 16): 2^16 elements, 256
+//!   stages of 256 words through 3 stage buffers in 4 blocks, as ns per stage (one bulk copy, its
+//!   `arrive.expect_tx`, 64 consumer waits and arrivals, the producer's wait), against the same
+//!   sums in sequential Rust.
 //!
 //! `cargo bench -p warpkit-testsuite --bench blocks`
 
@@ -23,6 +27,9 @@ mod block_reduce;
 #[allow(dead_code)]
 #[path = "../../examples/lookback_scan.rs"]
 mod lookback_scan;
+#[allow(dead_code)]
+#[path = "../../examples/mbarrier_pipeline.rs"]
+mod mbarrier_pipeline;
 
 const BLOCK: u32 = 256;
 const BLOCKS: usize = 256;
@@ -119,6 +126,19 @@ fn bench(c: &mut Criterion) {
     g.bench("sequential", || criterion::black_box(sequential_scan()));
     g.finish();
 
+    // The mbarrier pipeline.
+    const PIPE_N: usize = 1 << 16;
+    const PIPE_BLOCKS: u32 = 4;
+    let data = random_u32(PIPE_N, 13);
+    let pipe = || mbarrier_pipeline::mbarrier_reduce(&data, PIPE_BLOCKS, |g| g).unwrap();
+    let pipe_seq = || mbarrier_pipeline::reduce_reference(&data, PIPE_BLOCKS);
+    assert_eq!(pipe(), pipe_seq(), "the mbarrier pipeline differs from the sequential sums");
+    let mut g = rec.group(c, "mbarrier_pipeline_2^16");
+    g.inner.sampling_mode(SamplingMode::Flat);
+    g.bench("warpkit", pipe);
+    g.bench("sequential", || criterion::black_box(pipe_seq()));
+    g.finish();
+
     if let (Some(wk), Some(seq)) = (rec.ns("block_reduce_256", "warpkit"), rec.ns("block_reduce_256", "sequential")) {
         let (wk, seq) = (wk / BLOCKS as f64, seq / BLOCKS as f64);
         println!("BlockReduce, 256 threads: {wk:.0} ns per block; sequential Rust {seq:.1} ns per block; ratio {:.0}x", wk / seq);
@@ -145,6 +165,19 @@ fn bench(c: &mut Criterion) {
             seq / 1e6,
             per(seq),
             one / seq
+        );
+    }
+    if let (Some(wk), Some(seq)) = (rec.ns("mbarrier_pipeline_2^16", "warpkit"), rec.ns("mbarrier_pipeline_2^16", "sequential")) {
+        let stages = PIPE_N.div_ceil(mbarrier_pipeline::TILE) as f64;
+        println!(
+            "mbarrier pipeline, 2^16 elements: {:.0} ns per stage ({} stages of {} words, {} buffers, {PIPE_BLOCKS} blocks of {} threads); sequential Rust {:.1} ns per tile; ratio {:.0}x",
+            wk / stages,
+            stages,
+            mbarrier_pipeline::TILE,
+            mbarrier_pipeline::STAGES,
+            mbarrier_pipeline::BLOCK,
+            seq / stages,
+            wk / seq
         );
     }
 }
