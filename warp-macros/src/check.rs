@@ -186,6 +186,7 @@ fn check_use(cx: &Ctxt, u: &Use<'_>) {
                     format!("`{}` is a scheduling point that must be awaited on the host, so it cannot be used inside {place}; {todo}", call.method),
                 );
             }
+            check_mbarrier_literals(cx, call);
         }
         UseKind::LoadOp { .. } => {}
         UseKind::SharedDecl { call } => {
@@ -318,6 +319,33 @@ fn check_const_args(cx: &Ctxt, call: &syn::ExprMethodCall) {
                 );
             }
         }
+    }
+}
+
+/// An mbarrier's literal operands (9.7.13.15): an `init` count in `1 ..= 2^20 - 1`, an arrival
+/// count (`_with`, `.noComplete`) and a tx-count at most `2^20 - 1`, a phase parity 0 or 1.
+fn check_mbarrier_literals(cx: &Ctxt, call: &syn::ExprMethodCall) {
+    const MAX: u128 = (1 << 20) - 1;
+    let name = call.method.to_string();
+    let arg = |i: usize| call.args.iter().nth(i).and_then(literal);
+    match name.as_str() {
+        "mbarrier_init" => {
+            if let Some((lit, v)) = arg(1).filter(|(_, v)| !(1..=MAX).contains(v)) {
+                cx.error_spanned_by(lit, format!("`mbarrier_init` count `{v}` is out of range: the expected arrival count of an mbarrier is in 1..=1048575 (2^20 - 1)"));
+            }
+        }
+        "mbarrier_arrive_with" | "mbarrier_arrive_no_complete" | "mbarrier_arrive_drop_no_complete" | "mbarrier_arrive_expect_tx" | "mbarrier_expect_tx" | "mbarrier_complete_tx" => {
+            if let Some((lit, v)) = arg(1).filter(|(_, v)| *v > MAX) {
+                let what = if name.contains("tx") { "tx-count" } else { "arrival count" };
+                cx.error_spanned_by(lit, format!("`{name}` {what} `{v}` is out of range: an mbarrier's {what} is at most 1048575 (2^20 - 1)"));
+            }
+        }
+        "mbarrier_test_wait_parity" | "mbarrier_try_wait_parity" | "mbarrier_try_wait_parity_with" => {
+            if let Some((lit, v)) = arg(1).filter(|(_, v)| *v > 1) {
+                cx.error_spanned_by(lit, format!("`{name}` parity `{v}` is not a phase parity: an even phase has parity 0 and an odd phase parity 1"));
+            }
+        }
+        _ => {}
     }
 }
 
