@@ -27,6 +27,7 @@
 //! | `mbarrier_try_wait_parity(i, parity)` | `mbarrier.try_wait.parity.shared.b64` | sm_90 |
 //! | `mbarrier_try_wait_parity_with(i, parity, sem, scope)` | `mbarrier.try_wait.parity{.sem}{.scope}.shared.b64` | sm_90 |
 //! | [`MbarrierToken::pending_count`] | `mbarrier.pending_count.b64` | sm_80 |
+//! | `cp_async_bulk(dst, src, start, len, bar, i)` (any element type) | `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes` | sm_90 |
 //!
 //! `try_wait` returns at once on the CPU (as it may on the GPU: "resumes execution when the
 //! specified phase completes OR before the phase completes following a system-dependent time
