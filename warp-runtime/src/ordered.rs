@@ -589,6 +589,8 @@ fences! {
     /// generic proxy to the tensormap proxy. No effect on the CPU.
     fn fence_proxy_tensormap_release_gpu() host(90, None, Scope::Gpu, "fence.proxy.tensormap::generic.release.gpu") device [all(target_feature = "sm_90", target_feature = "ptx83")] { device::fence_asm!("fence.proxy.tensormap::generic.release.gpu;") }
     /// `fence.mbarrier_init.release.cluster` (sm_90): releases prior `mbarrier.init`s to the
-    /// cluster. No effect on the CPU until mbarriers exist there.
+    /// cluster's other CTAs. No effect on the CPU: without clusters no other CTA reaches the
+    /// block's mbarriers, and the block's own threads need a barrier (`sync_threads`) after
+    /// `mbarrier_init`, which the race detector checks.
     fn fence_mbarrier_init_release_cluster() host(90, None, Scope::Cluster, "fence.mbarrier_init.release.cluster") device [target_feature = "sm_90"] { device::fence_asm!("fence.mbarrier_init.release.cluster;") }
 }
