@@ -377,6 +377,93 @@ plain {
         fam::global_id(self)
     }
 
+    // ---- clusters (sm_90; see `crate::cluster`) ----
+
+    /// `%cluster_ctarank`: this block's rank in its cluster, `cluster_nctaid.rank_of(cluster_ctaid)`
+    /// (0 without a cluster shape). sm_90.
+    ///
+    /// ```
+    /// use warp_runtime::{Dim3, Executor, Grid, Warp};
+    /// let sm90 = Executor::new().target("sm_90".parse().unwrap());
+    /// let out = Grid::blocks((4, 2), 32).cluster((2, 2)).executor(sm90)
+    ///     .map(async |w: &Warp<'_>| (w.cluster_ctarank(), w.cluster_nctarank(), w.clusterid(), w.cluster_ctaid()))
+    ///     .unwrap();
+    /// // Block (3, 1) is block (1, 1) of cluster (1, 0): rank 3 of 4.
+    /// assert_eq!(out[32 * 7], (3, 4, Dim3::new(1, 0, 0), Dim3::new(1, 1, 0)));
+    /// ```
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn cluster_ctarank(&self) -> u32 {
+        fam::cluster_ctarank(self)
+    }
+    /// `%cluster_nctarank`: the number of blocks in the cluster (1 without a cluster shape). sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn cluster_nctarank(&self) -> u32 {
+        fam::cluster_nctarank(self)
+    }
+    /// `%clusterid`: the cluster's position in the grid of clusters. sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn clusterid(&self) -> Dim3 {
+        fam::clusterid(self)
+    }
+    /// `%nclusterid`: the grid's size in clusters. sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn nclusterid(&self) -> Dim3 {
+        fam::nclusterid(self)
+    }
+    /// `%cluster_ctaid`: this block's position in its cluster. sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn cluster_ctaid(&self) -> Dim3 {
+        fam::cluster_ctaid(self)
+    }
+    /// `%cluster_nctaid`: the cluster's size in blocks. sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn cluster_nctaid(&self) -> Dim3 {
+        fam::cluster_nctaid(self)
+    }
+    /// `%is_explicit_cluster`: whether the launch gave a cluster shape. sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn is_explicit_cluster(&self) -> bool {
+        fam::is_explicit_cluster(self)
+    }
+    /// `barrier.cluster.arrive` (`.release`): this thread arrives at the cluster barrier without
+    /// waiting. Each thread arrives once per phase. sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn barrier_cluster_arrive(&self) -> crate::shared::Mem<()> {
+        fam::barrier_cluster_arrive(self, true, false)
+    }
+    /// `barrier.cluster.arrive.relaxed`: an arrival that orders no memory. sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn barrier_cluster_arrive_relaxed(&self) -> crate::shared::Mem<()> {
+        fam::barrier_cluster_arrive(self, false, false)
+    }
+    /// `barrier.cluster.arrive.aligned`: every thread of the warp executes this same
+    /// instruction. sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn barrier_cluster_arrive_aligned(&self) -> crate::shared::Mem<()> {
+        fam::barrier_cluster_arrive(self, true, true)
+    }
+    /// `barrier.cluster.arrive.relaxed.aligned`. sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn barrier_cluster_arrive_relaxed_aligned(&self) -> crate::shared::Mem<()> {
+        fam::barrier_cluster_arrive(self, false, true)
+    }
+    /// `barrier.cluster.wait` (`.acquire`): waits until every non-exited thread of the cluster
+    /// has arrived in the phase this thread arrived in. sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn barrier_cluster_wait(&self) -> crate::cluster::Wait {
+        fam::barrier_cluster_wait(self, false, false)
+    }
+    /// `barrier.cluster.wait.aligned`. sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn barrier_cluster_wait_aligned(&self) -> crate::cluster::Wait {
+        fam::barrier_cluster_wait(self, false, true)
+    }
+    /// `barrier.cluster.arrive` then `barrier.cluster.wait`: CUDA's `cluster.sync()`. sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn cluster_sync(&self) -> crate::cluster::Wait {
+        fam::barrier_cluster_wait(self, true, false)
+    }
+
     // ---- groups ----
 
     /// The membermask this handle's instructions use.

@@ -112,6 +112,8 @@ pub enum Sp {
     Global,
     /// `.shared`: the address is a `.shared` address.
     Shared,
+    /// `.shared::cluster`: the address is a `.shared::cluster` address (`mapa`'s).
+    Cluster,
 }
 
 macro_rules! op_trait {
@@ -528,6 +530,9 @@ mod device {
                 Sp::Shared => asm!(
                     concat!("atom", $q, ".shared.", $op, ".", $ty, " {d}, [{a}], {b};"),
                     a = in(reg64) $a, b = in($reg) $b, d = out($reg) d, options(nostack)),
+                Sp::Cluster => asm!(
+                    concat!("atom", $q, ".shared::cluster.", $op, ".", $ty, " {d}, [{a}], {b};"),
+                    a = in(reg64) $a, b = in($reg) $b, d = out($reg) d, options(nostack)),
             }
             d
         }};
@@ -545,6 +550,9 @@ mod device {
                 Sp::Shared => asm!(
                     concat!("atom", $q, ".shared.", $op, ".", $ty, " {d}, [{a}], {b}, {c};"),
                     a = in(reg64) $a, b = in($reg) $b, c = in($reg) $c, d = out($reg) d, options(nostack)),
+                Sp::Cluster => asm!(
+                    concat!("atom", $q, ".shared::cluster.", $op, ".", $ty, " {d}, [{a}], {b}, {c};"),
+                    a = in(reg64) $a, b = in($reg) $b, c = in($reg) $c, d = out($reg) d, options(nostack)),
             }
             d
         }};
@@ -560,6 +568,9 @@ mod device {
                     a = in(reg64) $a, b = in($reg) $b, options(nostack)),
                 Sp::Shared => asm!(
                     concat!("red", $q, ".shared.", $op, ".", $ty, " [{a}], {b};"),
+                    a = in(reg64) $a, b = in($reg) $b, options(nostack)),
+                Sp::Cluster => asm!(
+                    concat!("red", $q, ".shared::cluster.", $op, ".", $ty, " [{a}], {b};"),
                     a = in(reg64) $a, b = in($reg) $b, options(nostack)),
             }
         };
@@ -582,6 +593,12 @@ mod device {
                     "{{", ".reg .b128 %qb, %qd;",
                     "mov.b128 %qb, {{{bl}, {bh}}};",
                     concat!("atom", $q, ".shared.exch.b128 %qd, [{a}], %qb;"),
+                    "mov.b128 {{{lo}, {hi}}}, %qd;", "}}",
+                    a = in(reg64) $a, bl = in(reg64) bl, bh = in(reg64) bh, lo = out(reg64) lo, hi = out(reg64) hi, options(nostack)),
+                Sp::Cluster => asm!(
+                    "{{", ".reg .b128 %qb, %qd;",
+                    "mov.b128 %qb, {{{bl}, {bh}}};",
+                    concat!("atom", $q, ".shared::cluster.exch.b128 %qd, [{a}], %qb;"),
                     "mov.b128 {{{lo}, {hi}}}, %qd;", "}}",
                     a = in(reg64) $a, bl = in(reg64) bl, bh = in(reg64) bh, lo = out(reg64) lo, hi = out(reg64) hi, options(nostack)),
             }
@@ -607,6 +624,13 @@ mod device {
                     "{{", ".reg .b128 %qb, %qc, %qd;",
                     "mov.b128 %qb, {{{bl}, {bh}}};", "mov.b128 %qc, {{{cl}, {ch}}};",
                     concat!("atom", $q, ".shared.cas.b128 %qd, [{a}], %qb, %qc;"),
+                    "mov.b128 {{{lo}, {hi}}}, %qd;", "}}",
+                    a = in(reg64) $a, bl = in(reg64) bl, bh = in(reg64) bh, cl = in(reg64) cl, ch = in(reg64) ch,
+                    lo = out(reg64) lo, hi = out(reg64) hi, options(nostack)),
+                Sp::Cluster => asm!(
+                    "{{", ".reg .b128 %qb, %qc, %qd;",
+                    "mov.b128 %qb, {{{bl}, {bh}}};", "mov.b128 %qc, {{{cl}, {ch}}};",
+                    concat!("atom", $q, ".shared::cluster.cas.b128 %qd, [{a}], %qb, %qc;"),
                     "mov.b128 {{{lo}, {hi}}}, %qd;", "}}",
                     a = in(reg64) $a, bl = in(reg64) bl, bh = in(reg64) bh, cl = in(reg64) cl, ch = in(reg64) ch,
                     lo = out(reg64) lo, hi = out(reg64) hi, options(nostack)),

@@ -23,11 +23,14 @@ pub(crate) struct BlockCtx {
     pub(crate) arena: Arena,
     /// The race detector's view of the block.
     pub(crate) races: crate::race::BlockRaces,
+    /// The block's cluster: its blocks' contexts, its rank in them, its warps' registers, whether
+    /// it has finished, and (in the cluster's first block) the cluster barrier.
+    pub(crate) cluster: crate::cluster::ClusterLink,
 }
 
 impl BlockCtx {
     pub(crate) fn new(dynamic_shared: usize) -> BlockCtx {
-        BlockCtx { arena: Arena::new(dynamic_shared), races: crate::race::BlockRaces::off() }
+        BlockCtx { arena: Arena::new(dynamic_shared), races: crate::race::BlockRaces::off(), cluster: crate::cluster::ClusterLink::default() }
     }
 }
 

@@ -336,6 +336,66 @@ pub(crate) mod fam {
     pub fn nctaid(_: &Warp<'_>) -> Dim3 {
         Dim3::new(nvptx::nctaid_x(), nvptx::nctaid_y(), nvptx::nctaid_z())
     }
+    #[cfg(target_feature = "sm_90")]
+    #[inline(always)]
+    pub fn cluster_ctarank(_: &Warp<'_>) -> u32 {
+        nvptx::cluster_ctarank()
+    }
+    #[cfg(target_feature = "sm_90")]
+    #[inline(always)]
+    pub fn cluster_nctarank(_: &Warp<'_>) -> u32 {
+        nvptx::cluster_nctarank()
+    }
+    #[cfg(target_feature = "sm_90")]
+    #[inline(always)]
+    pub fn clusterid(_: &Warp<'_>) -> Dim3 {
+        Dim3::new(nvptx::clusterid_x(), nvptx::clusterid_y(), nvptx::clusterid_z())
+    }
+    #[cfg(target_feature = "sm_90")]
+    #[inline(always)]
+    pub fn nclusterid(_: &Warp<'_>) -> Dim3 {
+        Dim3::new(nvptx::nclusterid_x(), nvptx::nclusterid_y(), nvptx::nclusterid_z())
+    }
+    #[cfg(target_feature = "sm_90")]
+    #[inline(always)]
+    pub fn cluster_ctaid(_: &Warp<'_>) -> Dim3 {
+        Dim3::new(nvptx::cluster_ctaid_x(), nvptx::cluster_ctaid_y(), nvptx::cluster_ctaid_z())
+    }
+    #[cfg(target_feature = "sm_90")]
+    #[inline(always)]
+    pub fn cluster_nctaid(_: &Warp<'_>) -> Dim3 {
+        Dim3::new(nvptx::cluster_nctaid_x(), nvptx::cluster_nctaid_y(), nvptx::cluster_nctaid_z())
+    }
+    #[cfg(target_feature = "sm_90")]
+    #[inline(always)]
+    pub fn is_explicit_cluster(_: &Warp<'_>) -> bool {
+        nvptx::is_explicit_cluster()
+    }
+    #[cfg(target_feature = "sm_90")]
+    #[inline(always)]
+    pub fn barrier_cluster_arrive(_: &Warp<'_>, release: bool, aligned: bool) {
+        // SAFETY: a barrier instruction; it touches no memory of Rust's.
+        unsafe {
+            match (release, aligned) {
+                (true, false) => core::arch::asm!("barrier.cluster.arrive;", options(nostack)),
+                (false, false) => core::arch::asm!("barrier.cluster.arrive.relaxed;", options(nostack)),
+                (true, true) => core::arch::asm!("barrier.cluster.arrive.aligned;", options(nostack)),
+                (false, true) => core::arch::asm!("barrier.cluster.arrive.relaxed.aligned;", options(nostack)),
+            }
+        }
+    }
+    #[cfg(target_feature = "sm_90")]
+    #[inline(always)]
+    pub fn barrier_cluster_wait(_: &Warp<'_>, arrive_first: bool, aligned: bool) {
+        // SAFETY: barrier instructions; they touch no memory of Rust's.
+        unsafe {
+            match (arrive_first, aligned) {
+                (true, _) => core::arch::asm!("barrier.cluster.arrive;", "barrier.cluster.wait;", options(nostack)),
+                (false, false) => core::arch::asm!("barrier.cluster.wait;", options(nostack)),
+                (false, true) => core::arch::asm!("barrier.cluster.wait.aligned;", options(nostack)),
+            }
+        }
+    }
     #[inline(always)]
     pub fn global_id(_: &Warp<'_>) -> u64 {
         nvptx::ctaid_x() as u64 * nvptx::ntid_x() as u64 + nvptx::tid_x() as u64

@@ -292,6 +292,7 @@ impl Executor {
     {
         let block = BlockCtx::new(0);
         let regs = Regs::new(WarpPos::single(self.warp), &block);
+        block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
         self.drive(&regs, FULL, |l| kernel(&handles[l as usize])).map(Outs::into_array)
     }
@@ -334,6 +335,7 @@ impl Executor {
     {
         let block = BlockCtx::new(0);
         let regs = Regs::new(WarpPos::single(self.warp), &block);
+        block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
         self.drive(&regs, FULL, |l| kernel(&handles[l as usize], args[l as usize])).map(Outs::into_array)
     }
@@ -363,6 +365,7 @@ impl Executor {
     {
         let block = BlockCtx::new(0);
         let regs = Regs::new(WarpPos::single(self.warp), &block);
+        block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
         self.drive(&regs, launched, |l| kernel(&handles[l as usize])).map(Outs::into_options)
     }
@@ -391,7 +394,7 @@ impl Executor {
         let (deadline, mut clock) = (Deadline::start(self.time_limit), CLOCK_EVERY);
         let races = self.current_races().then(|| {
             let pos = regs.pos();
-            crate::race::RunRaces::new(pos.nctaid, pos.ntid, !self.target.independent_scheduling())
+            crate::race::RunRaces::new(pos.nctaid, pos.ntid, pos.cluster, !self.target.independent_scheduling())
         });
         if let Some(races) = &races {
             regs.block().races.start(Some(races), regs.pos().warp);

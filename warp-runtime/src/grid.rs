@@ -150,6 +150,9 @@ pub struct Grid {
     /// Scheduling points in a row at which warps only spin before the launch is reported as
     /// making no progress.
     spin_limit: u64,
+    /// The cluster shape in blocks (1 x 1 x 1: no clusters), and whether the launch gave one.
+    cluster: Dim3,
+    explicit_cluster: bool,
 }
 
 /// The lowest resident block (the one a launch's error names) and the report of every resident
@@ -191,7 +194,45 @@ impl Grid {
             executor: Executor::new(),
             schedule: Schedule::InOrder,
             spin_limit: DEFAULT_SPIN_LIMIT,
+            cluster: Dim3::new(1, 1, 1),
+            explicit_cluster: false,
         }
+    }
+
+    /// Groups the blocks into clusters of `dims` blocks (CUDA's cluster dimension launch
+    /// attribute; sm_90). Each dimension of the grid must be a multiple of the cluster's, and a
+    /// cluster holds at most 8 blocks (the portable limit). Every block of a cluster is resident
+    /// at once, on one CPU thread, so that it can use the others' shared memory
+    /// ([`crate::cluster`]); a launch keeps at least one cluster resident.
+    ///
+    /// ```
+    /// use warp_runtime::{Dim3, Executor, Grid, Warp};
+    /// let sm90 = Executor::new().target("sm_90".parse().unwrap());
+    /// let ranks = Grid::blocks(8, 32).cluster(4).executor(sm90).map(async |w: &Warp<'_>| (w.clusterid().x, w.cluster_ctarank())).unwrap();
+    /// assert_eq!(ranks[32 * 6], (1, 2)); // block 6 is rank 2 of cluster 1
+    /// ```
+    pub fn cluster(mut self, dims: impl Into<Dim3>) -> Grid {
+        self.cluster = dims.into();
+        self.explicit_cluster = true;
+        self
+    }
+
+    /// The cluster shape (1 x 1 x 1 without clusters).
+    pub fn cluster_dim(&self) -> Dim3 {
+        self.cluster
+    }
+
+    /// Blocks per cluster.
+    fn cluster_size(&self) -> usize {
+        self.cluster.count().max(1) as usize
+    }
+
+    /// The order in which blocks start: cluster by cluster, each cluster's blocks by rank.
+    fn cluster_key(&self, block: u64) -> (u64, u64) {
+        let (c, id) = (self.cluster, self.grid.index_of(block));
+        let n = Dim3::new(self.grid.x / c.x.max(1), self.grid.y / c.y.max(1), self.grid.z / c.z.max(1));
+        let cluster = n.rank_of(Dim3::new(id.x / c.x.max(1), id.y / c.y.max(1), id.z / c.z.max(1)));
+        (cluster, c.rank_of(Dim3::new(id.x % c.x.max(1), id.y % c.y.max(1), id.z % c.z.max(1))))
     }
 
     /// Gives every block `bytes` of dynamic shared memory (CUDA's third launch parameter), which
@@ -271,7 +312,7 @@ impl Grid {
     /// The race detector of one launch, when it runs.
     fn races_of_launch(&self) -> Option<std::sync::Arc<crate::race::RunRaces>> {
         let lockstep = !self.executor.current_target().independent_scheduling();
-        self.executor.current_races().then(|| crate::race::RunRaces::new(self.grid, self.block, lockstep))
+        self.executor.current_races().then(|| crate::race::RunRaces::new(self.grid, self.block, self.cluster, lockstep))
     }
 
     /// In an isolated launch, the child's run first.
@@ -454,6 +495,22 @@ impl Grid {
         if self.shared_bytes as usize > SHARED_LIMIT {
             return Err(self.launch_error(format!("{} bytes of dynamic shared memory per block; a block may use at most {SHARED_LIMIT}", self.shared_bytes)));
         }
+        if self.explicit_cluster {
+            let (c, g) = (self.cluster, self.grid);
+            let target = self.executor.current_target();
+            if target.sm < 90 {
+                return Err(self.launch_error(format!("a launch with clusters of {c} blocks on {target}: clusters need sm_90 or higher")));
+            }
+            if c.count() == 0 || c.count() > 8 {
+                return Err(self.launch_error(format!("clusters of {c} = {} blocks; a cluster has 1 to 8 blocks (the portable limit)", c.count())));
+            }
+            if g.x % c.x != 0 || g.y % c.y != 0 || g.z % c.z != 0 {
+                return Err(self.launch_error(format!("a grid of {g} blocks is not a whole number of clusters of {c}")));
+            }
+            if self.threads.is_some() {
+                return Err(self.launch_error("clusters need a launch of whole blocks: use `Grid::blocks`".into()));
+            }
+        }
         Ok(())
     }
 
@@ -489,6 +546,27 @@ impl Grid {
         if self.block_count() == 0 {
             return Ok(());
         }
+        if self.cluster_size() > 1 {
+            // Cluster by cluster: each worker takes whole clusters, which run together.
+            let mut sorted: Vec<(u64, S)> = blocks.collect();
+            sorted.sort_by_key(|(b, _)| self.cluster_key(*b));
+            return self.drive_blocks(kernel, sorted.into_iter(), store, tracer);
+        }
+        self.drive_blocks(kernel, blocks, store, tracer)
+    }
+
+    fn drive_blocks<K, R, S, I>(
+        &self,
+        kernel: &K,
+        blocks: I,
+        store: impl Fn(&mut S, u32, [Option<R>; 32]) + Sync,
+        tracer: Option<&crate::trace::RunTracer>,
+    ) -> Result<(), WarpError>
+    where
+        K: AsyncFn(&Warp<'_>) -> R + Sync,
+        I: Iterator<Item = (u64, S)> + Send,
+        S: Send,
+    {
         let mut blocks = blocks;
         // Lane futures live on the heap here; the stack holds what lanes run between warp
         // instructions, and each warp's results on their way out (`[Option<R>; 32]`, moved
@@ -520,6 +598,7 @@ impl Grid {
         let lowest_failed = AtomicU64::new(u64::MAX);
         let error: Mutex<Option<(u64, WarpError)>> = Mutex::new(None);
         let progress = AtomicU64::new(0);
+        let csize = self.cluster_size();
         let resident = (self.resident / cpu_threads).max(1);
         let stop = std::sync::atomic::AtomicBool::new(false);
         let worker = || {
@@ -527,13 +606,14 @@ impl Grid {
             let mut next = || {
                 if batch.is_empty() {
                     let mut queue = queue.lock().unwrap_or_else(|e| e.into_inner());
-                    let n = (total.saturating_sub(queue.taken) / threads.saturating_mul(8)).clamp(1, MAX_BATCH);
+                    let n = (total.saturating_sub(queue.taken) / threads.saturating_mul(8)).clamp(1, MAX_BATCH).next_multiple_of(csize as u64);
                     queue.taken += n;
                     batch.extend(queue.blocks.by_ref().take(n as usize));
                     batch.reverse();
                 }
                 let (b, s) = batch.pop()?;
-                (b <= lowest_failed.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed)).then_some((b, s))
+                // Clusters start whole: after a failure, a worker finishes what it took.
+                (csize > 1 || b <= lowest_failed.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed)).then_some((b, s))
             };
             if let Err((block, e)) = self.worker(kernel, &mut next, &store, resident, Some(&progress), races, tracer) {
                 lowest_failed.fetch_min(block, Ordering::Relaxed);
@@ -587,7 +667,9 @@ impl Grid {
         }
         crate::warp::install_panic_capture();
         let wpb = self.warps_per_block() as usize;
-        let nslots = resident.min(self.block_count().min(usize::MAX as u64) as usize).max(1);
+        // Slots come in groups of a cluster's blocks (one block each without clusters).
+        let csize = self.cluster_size();
+        let nslots = (resident.min(self.block_count().min(usize::MAX as u64) as usize).max(1) / csize).max(1) * csize;
         let ntasks = nslots * wpb;
         let target = self.executor.current_target();
 
@@ -621,14 +703,21 @@ impl Grid {
                 // for a later one). Waiting at barriers is no reason: only a block's own warps
                 // complete its barriers.
                 while pending && active < nslots && (self.schedule.fills_eagerly() || active == 0 || stalls > 0) {
-                    let Some(slot) = slots.iter().position(Option::is_none) else { break };
-                    match next() {
-                        None => pending = false,
-                        Some((block, sink)) => {
-                            self.admit(block, slot, wpb, &ctxs, &regs, &mut runs, &mut bars, &mut runnable, &mut sched, races, tracer);
-                            slots[slot] = Some((block, sink));
-                            active += 1;
-                            stalls = 0;
+                    let Some(group) = (0..nslots / csize).find(|g| slots[g * csize..(g + 1) * csize].iter().all(Option::is_none)) else { break };
+                    for k in 0..csize {
+                        match next() {
+                            None => {
+                                pending = false;
+                                break;
+                            }
+                            Some((block, sink)) => {
+                                // A cluster's blocks come in rank order; its slot is its rank.
+                                let slot = group * csize + if csize > 1 { self.cluster_key(block).1 as usize } else { k };
+                                self.admit(block, slot, wpb, &ctxs[group * csize..(group + 1) * csize], &ctxs, &regs, &mut runs, &mut bars, &mut runnable, &mut sched, races, tracer);
+                                slots[slot] = Some((block, sink));
+                                active += 1;
+                                stalls = 0;
+                            }
                         }
                     }
                 }
@@ -718,8 +807,18 @@ impl Grid {
                                 runnable[slot * wpb + i] = r.is_runnable();
                             }
                             if block_runs.iter().all(|r| r.finished()) {
-                                slots[slot] = None;
-                                active -= 1;
+                                ctxs[slot].cluster.done.set(true);
+                                // A cluster's slots are freed together, when its last block
+                                // finishes: until then the others may still use this block's
+                                // shared memory (reported: it has exited).
+                                let g = slot / csize * csize;
+                                if ctxs[g..g + csize].iter().all(|c| c.cluster.done.get()) {
+                                    for s in g..g + csize {
+                                        if slots[s].take().is_some() {
+                                            active -= 1;
+                                        }
+                                    }
+                                }
                                 if let Some(p) = progress {
                                     p.fetch_add(1, Ordering::Relaxed);
                                 }
@@ -772,6 +871,7 @@ impl Grid {
         block: u64,
         slot: usize,
         wpb: usize,
+        cluster: &[BlockCtx],
         ctxs: &[BlockCtx],
         regs: &'r [Regs],
         runs: &mut [WarpRun<'r>],
@@ -783,12 +883,24 @@ impl Grid {
     ) {
         ctxs[slot].arena.reset();
         ctxs[slot].races.start(races, block);
+        ctxs[slot].arena.set_race_generation(ctxs[slot].races.generation());
+        let rank = if cluster.len() > 1 { self.cluster_key(block).1 as u32 } else { 0 };
+        ctxs[slot].cluster.start(cluster, rank, &regs[slot * wpb..(slot + 1) * wpb]);
         bars[slot].reset();
         let ctaid = self.grid.index_of(block);
         for w in 0..wpb {
             let t = slot * wpb + w;
             let warp = block * wpb as u64 + w as u64;
-            regs[t].reset(WarpPos { ctaid, ntid: self.block, nctaid: self.grid, warp_in_block: w as u32, warp, warps_in_block: wpb as u32 });
+            regs[t].reset(WarpPos {
+                ctaid,
+                ntid: self.block,
+                nctaid: self.grid,
+                warp_in_block: w as u32,
+                warp,
+                warps_in_block: wpb as u32,
+                cluster: self.cluster,
+                explicit_cluster: self.explicit_cluster,
+            });
             let mut run = WarpRun::new(&regs[t], self.executor.current_target(), self.executor.current_order(), self.launched_mask(warp)).traced(tracer);
             run.schedule = self.schedule;
             runs[t] = run;

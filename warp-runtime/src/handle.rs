@@ -166,6 +166,46 @@ pub(crate) mod fam {
         w.regs.pos().nctaid
     }
     #[inline(always)]
+    pub fn cluster_ctarank(w: &Warp<'_>) -> u32 {
+        let pos = w.regs.pos();
+        pos.cluster.rank_of(cluster_ctaid(w)) as u32
+    }
+    #[inline(always)]
+    pub fn cluster_nctarank(w: &Warp<'_>) -> u32 {
+        w.regs.pos().cluster.count() as u32
+    }
+    #[inline(always)]
+    pub fn clusterid(w: &Warp<'_>) -> Dim3 {
+        let pos = w.regs.pos();
+        Dim3::new(pos.ctaid.x / pos.cluster.x, pos.ctaid.y / pos.cluster.y, pos.ctaid.z / pos.cluster.z)
+    }
+    #[inline(always)]
+    pub fn nclusterid(w: &Warp<'_>) -> Dim3 {
+        let pos = w.regs.pos();
+        Dim3::new(pos.nctaid.x / pos.cluster.x, pos.nctaid.y / pos.cluster.y, pos.nctaid.z / pos.cluster.z)
+    }
+    #[inline(always)]
+    pub fn cluster_ctaid(w: &Warp<'_>) -> Dim3 {
+        let pos = w.regs.pos();
+        Dim3::new(pos.ctaid.x % pos.cluster.x, pos.ctaid.y % pos.cluster.y, pos.ctaid.z % pos.cluster.z)
+    }
+    #[inline(always)]
+    pub fn cluster_nctaid(w: &Warp<'_>) -> Dim3 {
+        w.regs.pos().cluster
+    }
+    #[inline(always)]
+    pub fn is_explicit_cluster(w: &Warp<'_>) -> bool {
+        w.regs.pos().explicit_cluster
+    }
+    #[track_caller]
+    pub fn barrier_cluster_arrive(_: &Warp<'_>, release: bool, aligned: bool) -> crate::mem::MemOp<()> {
+        crate::cluster::arrive(release, aligned)
+    }
+    #[track_caller]
+    pub fn barrier_cluster_wait(_: &Warp<'_>, arrive_first: bool, aligned: bool) -> crate::cluster::Wait {
+        crate::cluster::wait(arrive_first, aligned)
+    }
+    #[inline(always)]
     pub fn global_id(w: &Warp<'_>) -> u64 {
         let pos = w.regs.pos();
         pos.ctaid.x as u64 * pos.ntid.x as u64 + tid(w).x as u64

@@ -74,6 +74,8 @@ pub mod ordered;
 pub use ordered::FenceSem;
 pub mod mbarrier;
 pub use mbarrier::{ArriveSem, MbarScope, MbarrierRule, MbarrierToken, MbarrierView, WaitSem, WaitsFor};
+pub mod cluster;
+pub use cluster::{ClusterRule, DsmemSlice, RedAsyncAdd, RedAsyncMinMax, StAsync};
 
 macro_rules! host {
     ($($item:item)*) => {$( #[cfg(not(target_arch = "nvptx64"))] $item )*};

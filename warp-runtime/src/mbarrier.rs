@@ -423,7 +423,7 @@ mod host {
         /// forms' expect-tx), grouped per warp instruction unless `.noComplete`.
         #[track_caller]
         #[allow(clippy::too_many_arguments)]
-        pub(super) fn host_arrive(
+        pub(crate) fn host_arrive(
             &self,
             i: usize,
             op: &'static str,
@@ -435,7 +435,7 @@ mod host {
             sem: ArriveSem,
             scope: MbarScope,
         ) -> MemOp<MbarrierToken> {
-            let order = Order::Strong { sem: if sem == ArriveSem::Release { Sem::Release } else { Sem::Relaxed }, scope: Scope::from(scope) };
+            let order = Order::Object { sem: if sem == ArriveSem::Release { Sem::Release } else { Sem::Relaxed }, scope: Scope::from(scope) };
             let (regs, step) = mem::current().map_or((0, 0), |(r, _)| (r as *const _ as usize, r.step()));
             self.mbar(i, op, min, Kind::Rmw, |_| order, |e, site| {
                 let e = e.ok_or_else(not_initialized)?;
@@ -484,7 +484,7 @@ mod host {
         /// `expect_tx` or `complete_tx` of `tx` bytes.
         #[track_caller]
         pub(super) fn host_tx(&self, i: usize, op: &'static str, tx: u32, complete: bool) -> MemOp<()> {
-            let order = Order::Strong { sem: Sem::Relaxed, scope: Scope::Cta };
+            let order = Order::Object { sem: Sem::Relaxed, scope: Scope::Cta };
             self.mbar(i, op, 90, Kind::Rmw, |_| order, |e, _| {
                 let e = e.ok_or_else(not_initialized)?;
                 let done = if complete { e.m.complete_tx(tx) } else { e.m.expect_tx(tx) }.map_err(rule_of)?;
@@ -499,7 +499,13 @@ mod host {
         /// (what the copy wrote is visible to the waits that see the phase complete).
         #[track_caller]
         pub(crate) fn host_tx_release(&self, i: usize, op: &'static str, tx: u32) -> MemOp<()> {
-            let order = Order::Strong { sem: Sem::Release, scope: Scope::Cta };
+            self.host_tx_release_scoped(i, op, tx, Scope::Cta)
+        }
+
+        /// The same, a release at `scope` (`red.async`/`st.async`: `.cluster`).
+        #[track_caller]
+        pub(crate) fn host_tx_release_scoped(&self, i: usize, op: &'static str, tx: u32, scope: Scope) -> MemOp<()> {
+            let order = Order::Object { sem: Sem::Release, scope };
             self.mbar(i, op, 90, Kind::Rmw, |_| order, |e, _| {
                 let e = e.ok_or_else(not_initialized)?;
                 if e.m.complete_tx(tx).map_err(rule_of)? {
@@ -516,7 +522,7 @@ mod host {
             let acquire = if sem == WaitSem::Acquire { Sem::Acquire } else { Sem::Relaxed };
             // A wait that returns true acquires what the phase's arrivals released; one that
             // returns false orders nothing.
-            let order = move |done: &bool| Order::Strong { sem: if *done { acquire } else { Sem::Relaxed }, scope };
+            let order = move |done: &bool| Order::Object { sem: if *done { acquire } else { Sem::Relaxed }, scope };
             self.mbar(i, op, min, Kind::Load, order, |e, site| {
                 let e = e.ok_or_else(not_initialized)?;
                 let done = match on {

@@ -183,6 +183,18 @@ pub enum LaneFault {
         /// Where it was executed.
         site: Site,
     },
+    /// A misuse of clusters: `barrier.cluster`, distributed shared memory, `red.async` or
+    /// `st.async` ([`crate::cluster`]).
+    Cluster {
+        /// The rule it breaks.
+        rule: crate::cluster::ClusterRule,
+        /// The instruction.
+        op: &'static str,
+        /// What happened.
+        detail: String,
+        /// Where.
+        site: Site,
+    },
 }
 
 impl fmt::Display for LaneFault {
@@ -208,6 +220,7 @@ impl fmt::Display for LaneFault {
                 let at = index.map_or(String::new(), |i| format!(" on the mbarrier at element {i}"));
                 write!(f, "`{op}` at {site}{at}: {detail}\n  PTX ISA: \"{}\"", rule.quote())
             }
+            LaneFault::Cluster { rule, op, detail, site } => write!(f, "`{op}` at {site}: {detail}\n  {}", rule.quote()),
             LaneFault::Unsupported { op, min, target, site } => {
                 write!(f, "`{op}` at {site} is not available on {target}: it requires {min} or higher")
             }
@@ -254,6 +267,12 @@ impl<T> MemOp<T> {
     /// no scheduling point).
     pub fn value(self) -> T {
         self.value
+    }
+
+    /// The same scheduling point with its value mapped.
+    #[inline(always)]
+    pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> MemOp<U> {
+        MemOp { value: f(self.value), wait: self.wait }
     }
 }
 

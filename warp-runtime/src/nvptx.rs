@@ -40,3 +40,61 @@
 //! code-generation feature that rustc does not expose to `cfg`, so only `sm_100a` enables it here.
 
 crate::isa_rows!(crate::__isa_nvptx_fns);
+
+/// Reads a 32-bit special register that is constant for a thread (`pure, nomem`).
+macro_rules! sreg32 {
+    ($($(#[$m:meta])* $name:ident => $reg:literal;)*) => {$(
+        $(#[$m])*
+        #[cfg(target_feature = "sm_90")]
+        #[inline(always)]
+        pub fn $name() -> u32 {
+            let r: u32;
+            // SAFETY: reads a special register.
+            unsafe { core::arch::asm!(concat!("mov.u32 {r}, ", $reg, ";"), r = out(reg32) r, options(pure, nomem, nostack)) };
+            r
+        }
+    )*};
+}
+
+sreg32! {
+    /// `%cluster_ctarank` (sm_90).
+    cluster_ctarank => "%cluster_ctarank";
+    /// `%cluster_nctarank` (sm_90).
+    cluster_nctarank => "%cluster_nctarank";
+    /// `%clusterid.x` (sm_90).
+    clusterid_x => "%clusterid.x";
+    /// `%clusterid.y` (sm_90).
+    clusterid_y => "%clusterid.y";
+    /// `%clusterid.z` (sm_90).
+    clusterid_z => "%clusterid.z";
+    /// `%nclusterid.x` (sm_90).
+    nclusterid_x => "%nclusterid.x";
+    /// `%nclusterid.y` (sm_90).
+    nclusterid_y => "%nclusterid.y";
+    /// `%nclusterid.z` (sm_90).
+    nclusterid_z => "%nclusterid.z";
+    /// `%cluster_ctaid.x` (sm_90).
+    cluster_ctaid_x => "%cluster_ctaid.x";
+    /// `%cluster_ctaid.y` (sm_90).
+    cluster_ctaid_y => "%cluster_ctaid.y";
+    /// `%cluster_ctaid.z` (sm_90).
+    cluster_ctaid_z => "%cluster_ctaid.z";
+    /// `%cluster_nctaid.x` (sm_90).
+    cluster_nctaid_x => "%cluster_nctaid.x";
+    /// `%cluster_nctaid.y` (sm_90).
+    cluster_nctaid_y => "%cluster_nctaid.y";
+    /// `%cluster_nctaid.z` (sm_90).
+    cluster_nctaid_z => "%cluster_nctaid.z";
+}
+
+/// `%is_explicit_cluster` (sm_90): whether the launch gave a cluster shape.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub fn is_explicit_cluster() -> bool {
+    let r: u32;
+    // SAFETY: reads a special register.
+    unsafe {
+        core::arch::asm!("{{ .reg .pred p; mov.pred p, %is_explicit_cluster; selp.u32 {r}, 1, 0, p; }}", r = out(reg32) r, options(pure, nomem, nostack))
+    };
+    r != 0
+}

@@ -74,7 +74,7 @@ const fn min_sm(sem_needs: u32, scope: Scope) -> u32 {
 // ---------------------------------------------------------------------------------------------
 
 #[cfg(not(target_arch = "nvptx64"))]
-pub(crate) use host::gate;
+pub(crate) use host::{gate, gate_at};
 
 #[cfg(not(target_arch = "nvptx64"))]
 mod host {
@@ -89,13 +89,18 @@ mod host {
     #[track_caller]
     #[inline(always)]
     pub(crate) fn gate(op: &'static str, min: u32) {
+        gate_at(op, min, std::panic::Location::caller())
+    }
+
+    /// [`gate`] for an operation made at `site`.
+    pub(crate) fn gate_at(op: &'static str, min: u32, site: crate::error::Site) {
         if min == 0 {
             return;
         }
         if let Some((regs, _)) = crate::mem::current() {
             let target = regs.target();
             if target.sm < min {
-                crate::mem::fault(LaneFault::Unsupported { op, min: sm_name(min), target, site: std::panic::Location::caller() });
+                crate::mem::fault(LaneFault::Unsupported { op, min: sm_name(min), target, site });
             }
         }
     }

@@ -79,6 +79,15 @@ pub(crate) enum Order {
     /// of one warp the pre-Volta idiom of warp-synchronous code: there an unordered conflict
     /// with it is an intra-warp hazard.
     Volatile,
+    /// An operation on a synchronization object (an mbarrier): atomic with every other
+    /// operation on the object, whatever their scopes (the hardware performs each on the object
+    /// as a whole), and synchronizing as a strong operation of `sem` at `scope`.
+    Object {
+        /// Its semantics.
+        sem: Sem,
+        /// Its scope.
+        scope: Scope,
+    },
 }
 
 impl Order {
@@ -135,6 +144,8 @@ pub(crate) struct RunRaces {
     generation: u32,
     grid: Dim3,
     block: Dim3,
+    /// The cluster shape (1 x 1 x 1 without clusters): `.cluster` scope is its blocks.
+    cluster: Dim3,
     lockstep: bool,
     found: AtomicBool,
     sink: Mutex<Sink>,
@@ -161,8 +172,29 @@ struct Miss {
 
 impl RunRaces {
     /// A launch of `grid` blocks of `block` threads; `lockstep` below sm_70.
-    pub(crate) fn new(grid: Dim3, block: Dim3, lockstep: bool) -> Arc<RunRaces> {
-        Arc::new(RunRaces { generation: next_generation(), grid, block, lockstep, found: AtomicBool::new(false), sink: Mutex::new(Sink::default()) })
+    pub(crate) fn new(grid: Dim3, block: Dim3, cluster: Dim3, lockstep: bool) -> Arc<RunRaces> {
+        Arc::new(RunRaces { generation: next_generation(), grid, block, cluster, lockstep, found: AtomicBool::new(false), sink: Mutex::new(Sink::default()) })
+    }
+
+    /// The cluster of the block of linear index `block`.
+    fn cluster_of(&self, block: u32) -> u64 {
+        let c = self.cluster;
+        if c.count() == 1 {
+            return block as u64;
+        }
+        let id = self.grid.index_of(block as u64);
+        let n = Dim3::new(self.grid.x / c.x, self.grid.y / c.y, self.grid.z / c.z);
+        n.rank_of(Dim3::new(id.x / c.x, id.y / c.y, id.z / c.z))
+    }
+
+    /// Whether a thread of block `other` is in scope `scope` of a thread of block `own`.
+    #[inline]
+    fn includes(&self, scope: Scope, own: u32, other: u32) -> bool {
+        match scope {
+            Scope::Cta => own == other,
+            Scope::Cluster => own == other || self.cluster_of(own) == self.cluster_of(other),
+            Scope::Gpu | Scope::Sys => true,
+        }
     }
 
     /// The races found, as the run's error, if any.
@@ -203,6 +235,11 @@ impl BlockRaces {
 
     fn is_on(&self) -> bool {
         self.run.borrow().is_some()
+    }
+
+    /// The generation of the block's shared memory.
+    pub(crate) fn generation(&self) -> u32 {
+        self.generation.get()
     }
 }
 
@@ -572,6 +609,49 @@ impl RegsRaces {
     }
 }
 
+/// What the threads arriving at `barrier.cluster` in one phase released, joined, and what the
+/// last completed phase released (the waits acquire it).
+#[derive(Default)]
+pub(crate) struct ClusterJoin {
+    open: Option<Vc>,
+    done: Option<Arc<Vc>>,
+}
+
+impl ClusterJoin {
+    /// A new cluster.
+    pub(crate) fn reset(&mut self) {
+        *self = ClusterJoin::default();
+    }
+
+    /// Lane `lane` of `regs` arrives; a `.release` arrival adds what it knows.
+    pub(crate) fn arrive(&mut self, regs: &crate::warp::Regs, lane: u32, release: bool) {
+        let block = &regs.block().races;
+        regs.races.with(block, regs.pos().warp_in_block, |w| {
+            if release {
+                let vc = w.snapshot(lane);
+                self.open = Some(match self.open.take() {
+                    Some(o) => o.join(&vc),
+                    None => (*vc).clone(),
+                });
+            }
+            w.lanes[lane as usize].clock += 1;
+        });
+    }
+
+    /// The phase completes.
+    pub(crate) fn complete(&mut self) {
+        self.done = Some(Arc::new(self.open.take().unwrap_or_default()));
+    }
+
+    /// Lane `lane` of `regs` returns from `barrier.cluster.wait` (`.acquire`).
+    pub(crate) fn acquire(&self, regs: &crate::warp::Regs, lane: u32) {
+        if let Some(done) = &self.done {
+            let block = &regs.block().races;
+            regs.races.with(block, regs.pos().warp_in_block, |w| w.acquire(lane, done));
+        }
+    }
+}
+
 /// What the threads arriving at one CTA barrier phase knew, joined.
 #[derive(Default)]
 pub(crate) struct BarrierJoin {
@@ -605,6 +685,7 @@ const READ: u8 = 1;
 const WRITE: u8 = 2;
 const STRONG: u8 = 4;
 const VOLATILE: u8 = 8;
+const OBJECT: u8 = 16;
 
 /// One access as a location remembers it.
 #[derive(Clone, Copy)]
@@ -702,13 +783,21 @@ const PAGE: usize = 256;
 pub(crate) struct Shadow {
     units: usize,
     pages: OnceLock<Box<[OnceLock<Box<[Unit]>>]>>,
+    /// A block's shared memory: the generation of the block using it (0: the accessing
+    /// warp's block's, or a global buffer).
+    generation: AtomicU32,
 }
 
 impl Shadow {
     /// The shadow of `units` units (global: elements; shared: 4-byte words). Allocates nothing
     /// until the detector records an access, and then only the pages accesses reach.
     pub(crate) const fn new(units: usize) -> Shadow {
-        Shadow { units, pages: OnceLock::new() }
+        Shadow { units, pages: OnceLock::new(), generation: AtomicU32::new(0) }
+    }
+
+    /// A block's shared memory starts a new generation (a new block in its slot).
+    pub(crate) fn set_generation(&self, generation: u32) {
+        self.generation.store(generation, Ordering::Relaxed);
     }
 
     fn unit(&self, u: usize) -> Option<&Unit> {
@@ -811,6 +900,7 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
         Order::Weak => (false, Sem::Relaxed, Scope::Sys),
         Order::Strong { sem, scope } => (true, sem, scope),
         Order::Volatile => (true, Sem::Relaxed, Scope::Sys),
+        Order::Object { sem, scope } => (true, sem, scope),
     };
     let volatile = access.order == Order::Volatile;
     let flags = match access.kind {
@@ -818,7 +908,8 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
         Kind::Store => WRITE,
         Kind::Rmw => READ | WRITE,
     } | if strong { STRONG } else { 0 }
-        | if volatile { VOLATILE } else { 0 };
+        | if volatile { VOLATILE } else { 0 }
+        | if matches!(access.order, Order::Object { .. }) { OBJECT } else { 0 };
     let me = Rec {
         block: w.block,
         tib: w.tib(lane),
@@ -835,7 +926,11 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
         index: loc.index as u32,
     };
     let generation = match loc.space {
-        Space::Shared => w.shared_generation,
+        // A block's shared memory, from any block of its cluster: that block's generation.
+        Space::Shared => match loc.shadow.generation.load(Ordering::Relaxed) {
+            0 => w.shared_generation,
+            g => g,
+        },
         _ => w.run.generation,
     };
     let lockstep = w.run.lockstep;
@@ -852,13 +947,16 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
         // Between lanes of one warp, volatile accesses are the pre-Volta warp-synchronous idiom:
         // strong for the memory model, but a hazard without `bar.warp.sync` since Volta.
         let same_warp = prior.block == me.block && prior.tib / 32 == me.tib / 32;
+        if prior.flags & OBJECT != 0 && flags & OBJECT != 0 {
+            return true;
+        }
         prior.strong()
             && strong
             && !(same_warp && (volatile || prior.volatile()))
             && prior.first == me.first
             && prior.units == me.units
-            && prior.scope.includes(prior.block as u64, me.block as u64)
-            && scope.includes(me.block as u64, prior.block as u64)
+            && w.run.includes(prior.scope, prior.block, me.block)
+            && w.run.includes(scope, me.block, prior.block)
     };
     // What a strong write releases, computed once for all its units.
     let mine = if flags & WRITE != 0 && strong {
@@ -935,7 +1033,7 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
     // Synchronization after the access: acquire what it read; a release starts a new epoch.
     if let Some(rel) = acquired {
         let (own_block, tib) = (w.block, me.tib);
-        if scope.includes(own_block as u64, rel.block as u64) && rel.scope.includes(rel.block as u64, own_block as u64) {
+        if w.run.includes(scope, own_block, rel.block) && w.run.includes(rel.scope, rel.block, own_block) {
             if sem.acquires() {
                 w.acquire(lane, &rel.vc);
             } else {
@@ -1049,16 +1147,20 @@ fn report(w: &WarpRaces, loc: &Loc<'_>, prior: Rec, me: Rec) {
             if kind == RaceKind::IntraWarp { "lanes of one warp together" } else { "threads of one block" }
         ),
         (Some(m), _) => {
-            let b = run.grid.index_of(me.block as u64);
+            let (a, b) = (run.grid.index_of(prior.block as u64), run.grid.index_of(me.block as u64));
+            let needed = if run.cluster_of(prior.block) == run.cluster_of(me.block) { "cluster" } else { "gpu" };
             format!(
-                "the release at {} has `.{}` scope, which does not include block ({}, {}, {}), and the read at {} (`.{}`) reads it: with `.gpu` scope on both it would order them",
+                "the release at {} has `.{}` scope and the read at {} that reads it `.{}` scope: each must include the other's thread (blocks ({}, {}, {}) and ({}, {}, {})); with `.{needed}` scope on both they would order them",
                 m.release,
                 m.scope.name(),
+                m.read,
+                m.read_scope.name(),
+                a.x,
+                a.y,
+                a.z,
                 b.x,
                 b.y,
                 b.z,
-                m.read,
-                m.read_scope.name()
             )
         }
         (None, RaceKind::IntraWarp) => format!(
@@ -1073,6 +1175,9 @@ fn report(w: &WarpRaces, loc: &Loc<'_>, prior: Rec, me: Rec) {
         ),
         (None, RaceKind::IntraBlock) => {
             "warps of one block: a `__syncthreads()` (`bar.sync`) both take part in between them would order them, or a release/acquire on a flag".to_string()
+        }
+        (None, RaceKind::InterBlock) if run.cluster.count() > 1 && run.cluster_of(prior.block) == run.cluster_of(me.block) => {
+            "blocks of one cluster: a `barrier.cluster` arrive and wait (`cluster_sync()`) both take part in between them would order them, or a release/acquire at `.cluster` scope (an mbarrier wait, a flag)".to_string()
         }
         (None, RaceKind::InterBlock) => "different blocks: only a release/acquire pattern at `.gpu` scope (a `.release` store or atomic of a flag that the other block reads with `.acquire`, or fences around relaxed atomics) would order them; a barrier orders only its own block".to_string(),
     };

@@ -208,29 +208,40 @@ mod host {
 
         /// The static array declared at `site` (the same one for every call there).
         pub(crate) fn static_array<'a, T: GlobalValue>(&'a self, n: usize, site: Site) -> SharedSlice<'a, T> {
+            let offset = self.declare(site, T::BYTES, n);
+            SharedSlice { arena: self, offset, len: n, decl: site, _memory: PhantomData }
+        }
+
+        /// The byte offset of the static array of `n` elements of `size` bytes declared at
+        /// `site`, declared now if this block has not reached the declaration yet.
+        fn declare(&self, site: Site, size: usize, n: usize) -> usize {
             let mut statics = self.statics.borrow_mut();
-            let found = statics.iter().find(|(s, size, len, _)| core::ptr::eq(*s, site) && *size == T::BYTES && *len == n);
-            let offset = match found {
+            let found = statics.iter().find(|(s, sz, len, _)| core::ptr::eq(*s, site) && *sz == size && *len == n);
+            match found {
                 Some(&(.., offset)) => offset,
                 None => {
-                    let offset = self.static_end.get().next_multiple_of(T::BYTES.max(4));
-                    let end = offset + n * T::BYTES;
+                    let offset = self.static_end.get().next_multiple_of(size.max(4));
+                    let end = offset + n * size;
                     if end > STATIC_SHARED_LIMIT {
                         drop(statics);
                         mem::fault(LaneFault::SharedLayout {
                             what: format!(
-                                "static shared arrays need {end} bytes per block with this one ({n} x {} bytes), more than the {STATIC_SHARED_LIMIT} a block may declare",
-                                T::BYTES
+                                "static shared arrays need {end} bytes per block with this one ({n} x {size} bytes), more than the {STATIC_SHARED_LIMIT} a block may declare"
                             ),
                             site,
                         });
                     }
                     self.static_end.set(end);
-                    statics.push((site, T::BYTES, n, offset));
+                    statics.push((site, size, n, offset));
                     offset
                 }
-            };
-            SharedSlice { arena: self, offset, len: n, decl: site, _memory: PhantomData }
+            }
+        }
+
+        /// The race detector's generation of this block's shared memory (its accesses from other
+        /// blocks of a cluster compare against it).
+        pub(crate) fn set_race_generation(&self, generation: u32) {
+            self.shadow.set_generation(generation);
         }
 
         /// `len` elements of dynamic shared memory from byte `byte_offset` (`None`: all of it).
@@ -323,10 +334,37 @@ mod host {
             self.offset_of(op, i)
         }
 
+        /// The number of elements.
+        #[inline(always)]
+        pub(crate) fn len_host(&self) -> usize {
+            self.len
+        }
+
         /// The block's shared memory.
         #[inline(always)]
         pub(crate) fn arena(&self) -> &'w Arena {
             self.arena
+        }
+
+        /// The same elements in `peer`, another block's shared memory (`mapa`): a static array
+        /// by its declaration (declared there if that block has not reached it yet), dynamic
+        /// shared memory by its offset.
+        pub(crate) fn in_arena(&self, peer: &'w Arena) -> SharedSlice<'w, T> {
+            if core::ptr::eq(peer, self.arena) {
+                return *self;
+            }
+            let offset = if self.offset >= STATIC_SHARED_LIMIT {
+                self.offset
+            } else {
+                let statics = self.arena.statics.borrow();
+                let found = statics.iter().find(|&&(_, size, len, base)| (base..base + size * len.max(1)).contains(&self.offset)).copied();
+                drop(statics);
+                match found {
+                    Some((site, size, len, base)) => peer.declare(site, size, len) + (self.offset - base),
+                    None => self.offset,
+                }
+            };
+            SharedSlice { arena: peer, offset, len: self.len, decl: self.decl, _memory: PhantomData }
         }
 
         /// The race detector's location of element `i` (checked by the caller): the 4-byte words
@@ -388,9 +426,23 @@ mod host {
             scope: crate::sem::Scope,
             f: impl Fn(usize, T) -> T,
         ) -> [T; N] {
+            self.atom_host_as(i, form, form.mnemonic(), sem, scope, f)
+        }
+
+        /// [`atom_host`](Self::atom_host) under another mnemonic (`red.async.add`).
+        #[inline(always)]
+        #[track_caller]
+        pub(crate) fn atom_host_as<const N: usize>(
+            &self,
+            i: usize,
+            form: crate::atomic::Form,
+            op: &'static str,
+            sem: crate::sem::Sem,
+            scope: crate::sem::Scope,
+            f: impl Fn(usize, T) -> T,
+        ) -> [T; N] {
             let site = std::panic::Location::caller();
             crate::atomic::check_target(form, T::TY, Space::Shared, sem, scope, site);
-            let op = form.mnemonic();
             core::array::from_fn(|k| {
                 let bits = self.read_raw(op, i + k);
                 let access = Access { op, kind: Kind::Rmw, order: Order::Strong { sem, scope } };
@@ -428,6 +480,12 @@ pub mod dev {
         unsafe fn ld_volatile(a: u64) -> Self;
         #[cfg(target_arch = "nvptx64")]
         unsafe fn st(a: u64, v: Self);
+        /// `ld.shared::cluster`: `a` is a `.shared::cluster` address.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe fn ld_cluster(a: u64) -> Self;
+        /// `st.shared::cluster`: `a` is a `.shared::cluster` address.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe fn st_cluster(a: u64, v: Self);
     }
 
     #[cfg(not(target_arch = "nvptx64"))]
@@ -456,6 +514,16 @@ pub mod dev {
                 #[inline(always)]
                 unsafe fn st(a: u64, $v: $t) {
                     asm!(concat!("st.shared.", $ty, " [{a}], {v};"), a = in(reg64) a, v = in($reg) $to, options(nostack));
+                }
+                #[inline(always)]
+                unsafe fn ld_cluster(a: u64) -> $t {
+                    let $b: $bt;
+                    asm!(concat!("ld.shared::cluster.", $ty, " {d}, [{a}];"), a = in(reg64) a, d = out($reg) $b, options(nostack));
+                    $from
+                }
+                #[inline(always)]
+                unsafe fn st_cluster(a: u64, $v: $t) {
+                    asm!(concat!("st.shared::cluster.", $ty, " [{a}], {v};"), a = in(reg64) a, v = in($reg) $to, options(nostack));
                 }
             }
         )*};
@@ -511,6 +579,12 @@ impl<'w, T: GlobalValue> SharedSlice<'w, T> {
     #[inline(always)]
     pub unsafe fn from_shared_addr(addr: u64, len: usize) -> SharedSlice<'w, T> {
         SharedSlice { addr, len, _memory: PhantomData }
+    }
+
+    /// The `.shared` address of the first element (unchecked: a view may be empty).
+    #[inline(always)]
+    pub(crate) fn base_addr(&self) -> u64 {
+        self.addr
     }
 
     #[inline(always)]

@@ -52,13 +52,17 @@ pub(crate) struct WarpPos {
     pub warp: u64,
     /// The warps of its block.
     pub warps_in_block: u32,
+    /// `%cluster_nctaid`: the cluster's size in blocks (1 x 1 x 1 without clusters).
+    pub cluster: Dim3,
+    /// `%is_explicit_cluster`: whether the launch gave a cluster shape.
+    pub explicit_cluster: bool,
 }
 
 impl WarpPos {
     /// A warp alone in a one-dimensional block of 32 threads, block `warp` of a launch.
     pub fn single(warp: u64) -> WarpPos {
         let x = warp as u32;
-        WarpPos { ctaid: Dim3::new(x, 0, 0), ntid: Dim3::new(32, 1, 1), nctaid: Dim3::new(x + 1, 1, 1), warp_in_block: 0, warp, warps_in_block: 1 }
+        WarpPos { ctaid: Dim3::new(x, 0, 0), ntid: Dim3::new(32, 1, 1), nctaid: Dim3::new(x + 1, 1, 1), warp_in_block: 0, warp, warps_in_block: 1, cluster: Dim3::new(1, 1, 1), explicit_cluster: false }
     }
 }
 
@@ -277,6 +281,12 @@ impl Regs {
             tracing: Cell::new(false),
             trace_events: core::cell::RefCell::new(Vec::new()),
         }
+    }
+
+    /// The lanes that have not returned (and were launched), as of the warp's last step.
+    #[inline(always)]
+    pub(crate) fn live_lanes(&self) -> u32 {
+        !self.exited.get()
     }
 
     /// The warp's block.
@@ -789,6 +799,9 @@ impl<'r> WarpRun<'r> {
         self.started = true;
         let runnable = self.runnable;
         self.exited = exited;
+        // Lanes that returned in this step are exited for what other warps see (a cluster
+        // barrier counts only non-exited threads).
+        regs.exited.set(exited);
         let posted = nonzero(&regs.key) & runnable;
         let twice = regs.twice.replace(0);
         if let Err(caught) = step {

@@ -1,0 +1,872 @@
+//! Thread block clusters (sm_90): the cluster registers, `barrier.cluster`, distributed shared
+//! memory (`mapa`, `ld`/`st`/`atom` on `.shared::cluster`), the remote mbarrier arrive, and
+//! `red.async`/`st.async` into a peer block's shared memory (PTX ISA 9.7.13.3, 9.7.13.7,
+//! 9.7.13.15.13), on both targets.
+//!
+//! A launch with a cluster shape ([`Grid::cluster`](crate::Grid::cluster), CUDA's
+//! `cudaLaunchAttributeClusterDimension`) groups its blocks into clusters that run together: on
+//! the CPU runtime every block of a cluster is resident at once, on one CPU thread, as a GPU
+//! schedules a cluster on one GPC. A block reads its place with [`Warp::cluster_ctarank`],
+//! [`Warp::cluster_nctarank`], [`Warp::clusterid`], [`Warp::cluster_ctaid`] and the others, and
+//! another block's shared memory through [`SharedSlice::map_shared_rank`] (CUDA's
+//! `cluster.map_shared_rank`), which gives a [`DsmemSlice`].
+//!
+//! ```
+//! use warp_runtime::{Grid, Warp};
+//!
+//! // Each of 4 blocks of a cluster publishes its rank; after the cluster barrier every block
+//! // reads its right-hand neighbour's through distributed shared memory.
+//! let out = Grid::blocks(4, 32)
+//!     .cluster(4)
+//!     .executor(warp_runtime::Executor::new().target("sm_90".parse().unwrap()))
+//!     .map(async |w: &Warp<'_>| {
+//!         let mine = w.shared_array::<u32, 1>();
+//!         if w.thread_rank() == 0 {
+//!             mine.store(0, 10 * w.cluster_ctarank());
+//!         }
+//!         w.cluster_sync().await;
+//!         let right = mine.map_shared_rank((w.cluster_ctarank() + 1) % w.cluster_nctarank());
+//!         let v = right.load(0);
+//!         w.cluster_sync().await; // no block exits while another may still read its memory
+//!         v
+//!     })
+//!     .unwrap();
+//! assert_eq!([out[0], out[32], out[64], out[96]], [10, 20, 30, 0]);
+//! ```
+//!
+//! | method | instruction | target |
+//! |---|---|---|
+//! | `cluster_ctarank`, `cluster_nctarank`, `clusterid`, `nclusterid`, `cluster_ctaid`, `cluster_nctaid`, `is_explicit_cluster` | `%cluster_ctarank`, ... | sm_90 |
+//! | `barrier_cluster_arrive` / `_relaxed` / `_aligned` / `_relaxed_aligned` | `barrier.cluster.arrive{.relaxed}{.aligned}` | sm_90 |
+//! | `barrier_cluster_wait` / `_aligned` | `barrier.cluster.wait{.aligned}` | sm_90 |
+//! | `cluster_sync` | `barrier.cluster.arrive` + `barrier.cluster.wait` | sm_90 |
+//! | `SharedSlice::map_shared_rank(rank)` | `mapa.shared::cluster.u64` | sm_90 |
+//! | `DsmemSlice::load` / `store` | `ld.shared::cluster` / `st.shared::cluster` | sm_90 |
+//! | `DsmemSlice::atomic_*`, `red_*` (every scalar form of `SharedSlice`) | `atom.shared::cluster`, `red.shared::cluster` | sm_90 |
+//! | `DsmemSlice::mbarrier_arrive_cluster(i)`, `mbarrier_arrive_expect_tx_cluster(i, tx)` | `mbarrier.arrive{.expect_tx}.release.cluster.shared::cluster.b64 _, [a]` | sm_90 |
+//! | `DsmemSlice::red_async_add`/`_min`/`_max`/`_inc`/`_dec`/`_and`/`_or`/`_xor` | `red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes` | sm_90 |
+//! | `DsmemSlice::st_async(i, v, bar, bar_i)` | `st.async.shared::cluster.mbarrier::complete_tx::bytes.b32`/`.b64` | sm_90 |
+//!
+//! # What the CPU runtime checks
+//!
+//! Each as [`WarpError::Memory`](crate::WarpError::Memory) with
+//! [`LaneFault::Cluster`](crate::mem::LaneFault::Cluster) and its [`ClusterRule`]: a thread that
+//! arrives twice at `barrier.cluster` before it completes; a wait by a thread that has not
+//! arrived (it waits for every non-exited thread of the cluster, itself included); lanes of one
+//! warp at different `.aligned` arrivals; a `mapa` rank outside the cluster; an access to the
+//! shared memory of a block that has exited; a `red.async`/`st.async` whose destination and
+//! mbarrier are in different blocks, or in the executing thread's own block. A cluster barrier
+//! that can never complete ends the launch as a forward-progress report showing each waiting
+//! lane at `barrier.cluster.wait`. The race detector sees distributed shared memory as the
+//! owning block's shared memory (accesses from any block of the cluster), `.cluster` scope as
+//! the blocks of one cluster, `barrier.cluster.arrive` (`.release` unless `.relaxed`) and `wait`
+//! (`.acquire`) as a release and an acquire, and the complete-tx of `red.async`/`st.async` as a
+//! `.release.cluster` operation on the mbarrier, as 9.7.13.7 says.
+//!
+//! Not modelled: the warp-wide wait of `barrier.cluster` ("cause the executing thread to wait for
+//! all non-exited threads from its warp"): a lane arrives and waits on its own.
+
+#[cfg(not(target_arch = "nvptx64"))]
+use core::cell::{Cell, RefCell};
+
+use crate::global::GlobalValue;
+use crate::shared::{Mem, SharedSlice};
+
+/// The undefined or hanging uses of clusters the CPU runtime reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClusterRule {
+    /// A thread arrived at `barrier.cluster` a second time before the barrier completed.
+    ArriveTwice,
+    /// `barrier.cluster.wait` by a thread with no arrival of its own pending: it waits for every
+    /// non-exited thread of the cluster to arrive, itself included, so it never returns.
+    WaitWithoutArrive,
+    /// Lanes of one warp executed different `barrier.cluster.arrive.aligned` instructions.
+    AlignedDiverged,
+    /// `mapa` with a CTA rank that is not in the cluster.
+    RankOutOfRange,
+    /// An access to the shared memory of a block of the cluster that has exited.
+    PeerExited,
+    /// `red.async`/`st.async` with its destination and its mbarrier in different blocks.
+    AsyncDifferentCtas,
+    /// `red.async`/`st.async` into the executing thread's own block.
+    AsyncOwnCta,
+}
+
+impl ClusterRule {
+    /// The rule, quoted from the PTX ISA (or the CUDA C++ Programming Guide, where it says so).
+    pub fn quote(self) -> &'static str {
+        match self {
+            ClusterRule::ArriveTwice => "PTX ISA 9.7.13.3: \"Each thread must arrive at the barrier only once before the barrier completes.\"",
+            ClusterRule::WaitWithoutArrive => {
+                "PTX ISA 9.7.13.3: \"barrier.cluster.wait instruction causes the executing thread to wait for all non-exited threads of the cluster to perform barrier.cluster.arrive.\""
+            }
+            ClusterRule::AlignedDiverged => {
+                "PTX ISA 9.7.13.3: \"The optional .aligned qualifier indicates that all threads in the warp must execute the same barrier.cluster instruction.\""
+            }
+            ClusterRule::RankOutOfRange => "mapa's CTA rank must name a block of the cluster: 0 ..= %cluster_nctarank - 1",
+            ClusterRule::PeerExited => {
+                "CUDA C++ Programming Guide, Distributed Shared Memory: all distributed shared memory operations must happen before a thread block exits (cluster.sync() before the exit)"
+            }
+            ClusterRule::AsyncDifferentCtas => {
+                "PTX ISA 9.7.13.7: \"The shared-memory addresses of the destination operand a and the mbarrier operand mbar must meet all of the following conditions: They belong to the same CTA. [...] Otherwise, the behavior is undefined.\""
+            }
+            ClusterRule::AsyncOwnCta => {
+                "PTX ISA 9.7.13.7: \"The CTA to which they belong is different from the CTA of the executing thread, but must be within the same cluster. Otherwise, the behavior is undefined.\""
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host: a block's link to its cluster, and the cluster barrier.
+// ---------------------------------------------------------------------------------------------
+
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) use host::{arrive, wait, ClusterLink};
+#[cfg(not(target_arch = "nvptx64"))]
+pub use host::ClusterWait;
+
+/// What `barrier_cluster_wait` and `cluster_sync` return: on the host a future (a scheduling
+/// point each time the barrier has not completed, which `#[warp_kernel]` awaits), on the GPU
+/// nothing.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type Wait = ClusterWait;
+/// What `barrier_cluster_wait` and `cluster_sync` return: on the GPU nothing.
+#[cfg(target_arch = "nvptx64")]
+pub type Wait = ();
+
+#[cfg(not(target_arch = "nvptx64"))]
+mod host {
+    use super::*;
+    use crate::block::BlockCtx;
+    use crate::error::{MemWait, Site};
+    use crate::mem::{self, LaneFault, MemOp, Space};
+    use crate::warp::Regs;
+
+    /// A block's place in its cluster. Invariant: the driver that sets the pointers keeps the
+    /// contexts and registers alive, unmoved, while any registers of the cluster exist.
+    pub(crate) struct ClusterLink {
+        /// The contexts of the cluster's blocks, by rank (null: the block alone).
+        group: Cell<(*const BlockCtx, usize)>,
+        rank: Cell<u32>,
+        /// The block's warps' registers.
+        warps: Cell<(*const Regs, usize)>,
+        /// Whether every warp of the block has returned.
+        pub(crate) done: Cell<bool>,
+        /// The cluster barrier (in the context of rank 0).
+        bar: RefCell<ClusterBarrier>,
+    }
+
+    impl Default for ClusterLink {
+        fn default() -> Self {
+            ClusterLink {
+                group: Cell::new((core::ptr::null(), 0)),
+                rank: Cell::new(0),
+                warps: Cell::new((core::ptr::null(), 0)),
+                done: Cell::new(false),
+                bar: RefCell::new(ClusterBarrier::default()),
+            }
+        }
+    }
+
+    impl ClusterLink {
+        /// A new block in this context: rank `rank` of the cluster whose contexts are `group`,
+        /// with warps `warps`.
+        pub(crate) fn start(&self, group: &[BlockCtx], rank: u32, warps: &[Regs]) {
+            self.group.set((group.as_ptr(), group.len()));
+            self.rank.set(rank);
+            self.warps.set((warps.as_ptr(), warps.len()));
+            self.done.set(false);
+            if rank == 0 {
+                // Sized at its first use: a launch that never uses it allocates nothing.
+                self.bar.borrow_mut().sized = false;
+            }
+        }
+
+        /// The cluster's blocks (`me` alone outside a cluster launch).
+        pub(crate) fn group<'a>(&self, me: &'a BlockCtx) -> &'a [BlockCtx] {
+            match self.group.get() {
+                (p, n) if !p.is_null() => {
+                    // SAFETY: the invariant of `ClusterLink`.
+                    unsafe { core::slice::from_raw_parts(p, n) }
+                }
+                _ => core::slice::from_ref(me),
+            }
+        }
+
+        /// The block's rank in its cluster.
+        pub(crate) fn rank(&self) -> u32 {
+            self.rank.get()
+        }
+
+        fn warps(&self) -> &[Regs] {
+            match self.warps.get() {
+                // SAFETY: the invariant of `ClusterLink`.
+                (p, n) if !p.is_null() => unsafe { core::slice::from_raw_parts(p, n) },
+                _ => &[],
+            }
+        }
+    }
+
+    /// `barrier.cluster`'s state: its phase, who arrived in it, and what they released.
+    #[derive(Default)]
+    struct ClusterBarrier {
+        phase: u32,
+        /// Warps per block.
+        wpb: usize,
+        /// Per warp of the cluster (rank * wpb + warp): the lanes that arrived in this phase.
+        arrived: Vec<u32>,
+        /// Per warp: the instruction and step of an `.aligned` arrival in this phase.
+        aligned: Vec<Option<(Site, u64)>>,
+        /// Per thread: 1 + the phase of its last arrival not yet waited for (0: none).
+        pending: Vec<u32>,
+        /// The race detector's join of the releasing arrivals.
+        join: crate::race::ClusterJoin,
+        /// Whether it is sized for the current cluster (a new cluster resets it at its first use).
+        sized: bool,
+    }
+
+    impl ClusterBarrier {
+        fn reset(&mut self, blocks: usize, wpb: usize) {
+            self.phase = 0;
+            self.wpb = wpb;
+            self.arrived.clear();
+            self.arrived.resize(blocks * wpb, 0);
+            self.aligned.clear();
+            self.aligned.resize(blocks * wpb, None);
+            self.pending.clear();
+            self.pending.resize(blocks * wpb * 32, 0);
+            self.join.reset();
+            self.sized = true;
+        }
+
+        /// Completes the phase if every non-exited thread of the cluster has arrived.
+        fn try_complete(&mut self, group: &[BlockCtx]) {
+            for (r, ctx) in group.iter().enumerate() {
+                if ctx.cluster.done.get() {
+                    continue;
+                }
+                for (w, regs) in ctx.cluster.warps().iter().enumerate() {
+                    if regs.live_lanes() & !self.arrived[r * self.wpb + w] != 0 {
+                        return;
+                    }
+                }
+            }
+            self.phase = self.phase.wrapping_add(1);
+            self.arrived.iter_mut().for_each(|a| *a = 0);
+            self.aligned.iter_mut().for_each(|a| *a = None);
+            self.join.complete();
+            mem::wrote();
+        }
+    }
+
+    #[cold]
+    #[track_caller]
+    fn fault(rule: ClusterRule, op: &'static str, detail: String) -> ! {
+        fault_at(rule, op, detail, std::panic::Location::caller())
+    }
+
+    #[cold]
+    fn fault_at(rule: ClusterRule, op: &'static str, detail: String, site: Site) -> ! {
+        mem::fault(LaneFault::Cluster { rule, op, detail, site })
+    }
+
+    /// Reports `op` below sm_90.
+    #[track_caller]
+    pub(super) fn gate(op: &'static str) {
+        crate::ordered::gate(op, 90)
+    }
+
+    /// The running lane's block, its cluster's blocks and its thread's warp slot in the cluster.
+    fn here() -> Option<(&'static Regs, u32, &'static BlockCtx, &'static [BlockCtx], usize)> {
+        let (regs, lane) = mem::current()?;
+        let ctx = regs.block();
+        let group = ctx.cluster.group(ctx);
+        let slot = ctx.cluster.rank() as usize * ctx.cluster.warps().len().max(1) + regs.pos().warp_in_block as usize;
+        Some((regs, lane, ctx, group, slot))
+    }
+
+    /// The cluster barrier, sized for a one-block run that did not size it.
+    fn barrier<'a>(group: &'a [BlockCtx], ctx: &BlockCtx, regs: &Regs) -> core::cell::RefMut<'a, ClusterBarrier> {
+        let mut bar = group[0].cluster.bar.borrow_mut();
+        if !bar.sized {
+            let wpb = ctx.cluster.warps().len().max(regs.pos().warps_in_block as usize).max(1);
+            bar.reset(group.len(), wpb);
+        }
+        bar
+    }
+
+    /// `barrier.cluster.arrive{.relaxed}{.aligned}` by the running lane.
+    #[track_caller]
+    pub(crate) fn arrive(release: bool, aligned: bool) -> MemOp<()> {
+        let site: Site = std::panic::Location::caller();
+        let (op, phase) = arrive_at(site, release, aligned);
+        MemOp::new((), op, Space::Shared, 0, phase as u64, site)
+    }
+
+    /// The arrival of [`arrive`] made at `site`; returns the instruction and the phase.
+    fn arrive_at(site: Site, release: bool, aligned: bool) -> (&'static str, u32) {
+        let op = match (release, aligned) {
+            (true, false) => "barrier.cluster.arrive",
+            (false, false) => "barrier.cluster.arrive.relaxed",
+            (true, true) => "barrier.cluster.arrive.aligned",
+            (false, true) => "barrier.cluster.arrive.relaxed.aligned",
+        };
+        crate::ordered::gate_at(op, 90, site);
+        let Some((regs, lane, ctx, group, slot)) = here() else { return (op, 0) };
+        let mut bar = barrier(group, ctx, regs);
+        if bar.arrived[slot] >> lane & 1 == 1 {
+            let phase = bar.phase;
+            drop(bar);
+            fault_at(ClusterRule::ArriveTwice, op, format!("the thread already arrived in phase {phase}, which has not completed"), site);
+        }
+        if aligned {
+            let here = (site, regs.step());
+            match bar.aligned[slot] {
+                // Lanes of a warp leave a cluster wait in different steps on the CPU (the warp-wide
+                // wait of `barrier.cluster` is not modelled), so only the instruction is compared.
+                Some((s, _)) if !core::ptr::eq(s, site) => {
+                    drop(bar);
+                    fault_at(
+                        ClusterRule::AlignedDiverged,
+                        op,
+                        format!("another lane of warp {} arrived at the aligned barrier at {s}, another instruction", regs.pos().warp_in_block),
+                        site,
+                    );
+                }
+                _ => bar.aligned[slot] = Some(here),
+            }
+        }
+        bar.arrived[slot] |= 1 << lane;
+        let phase = bar.phase;
+        bar.pending[slot * 32 + lane as usize] = phase.wrapping_add(1);
+        bar.join.arrive(regs, lane, release);
+        mem::wrote();
+        bar.try_complete(group);
+        (op, phase)
+    }
+
+    /// `barrier.cluster.wait{.aligned}`: a future that completes when the phase the lane arrived
+    /// in has completed (a scheduling point each time it finds it has not).
+    #[must_use = "await it (`#[warp_kernel]` does)"]
+    pub struct ClusterWait {
+        site: Site,
+        op: &'static str,
+        /// `cluster_sync`: the arrival is still to make, at the first poll.
+        arrive: bool,
+    }
+
+    /// `barrier.cluster.wait{.aligned}`, after an arrival when `arrive_first` (`cluster_sync`).
+    #[track_caller]
+    pub(crate) fn wait(arrive_first: bool, aligned: bool) -> ClusterWait {
+        let op = if aligned { "barrier.cluster.wait.aligned" } else { "barrier.cluster.wait" };
+        gate(op);
+        ClusterWait { site: std::panic::Location::caller(), op, arrive: arrive_first }
+    }
+
+    impl core::future::Future for ClusterWait {
+        type Output = ();
+
+        fn poll(mut self: core::pin::Pin<&mut Self>, _: &mut core::task::Context<'_>) -> core::task::Poll<()> {
+            if core::mem::take(&mut self.arrive) {
+                arrive_at(self.site, true, false);
+            }
+            let Some((regs, lane, ctx, group, slot)) = here() else { return core::task::Poll::Ready(()) };
+            let t = slot * 32 + lane as usize;
+            let mut bar = barrier(group, ctx, regs);
+            let pending = bar.pending[t];
+            if pending == 0 {
+                drop(bar);
+                let site = self.site;
+                let e = LaneFault::Cluster {
+                    rule: ClusterRule::WaitWithoutArrive,
+                    op: self.op,
+                    detail: "the thread has no arrival pending: it would wait for itself to arrive, and never return".into(),
+                    site,
+                };
+                mem::fault(e);
+            }
+            bar.try_complete(group);
+            // The phase it arrived in (`pending - 1`) has completed when the barrier moved past it.
+            if bar.phase.wrapping_sub(pending) < u32::MAX / 2 {
+                bar.pending[t] = 0;
+                bar.join.acquire(regs, lane);
+                return core::task::Poll::Ready(());
+            }
+            let phase = bar.phase as u64;
+            drop(bar);
+            regs.note_yield(MemWait { site: self.site, op: self.op, space: Space::Shared, index: 0, value: phase, mbarrier: None });
+            core::task::Poll::Pending
+        }
+    }
+
+    /// The block `rank` of the running lane's cluster, reporting a rank outside it.
+    #[track_caller]
+    pub(super) fn peer(rank: u32) -> Option<&'static BlockCtx> {
+        let (_, _, _, group, _) = here()?;
+        match group.get(rank as usize) {
+            Some(p) => Some(p),
+            None => fault(ClusterRule::RankOutOfRange, "mapa", format!("rank {rank} in a cluster of {} blocks", group.len())),
+        }
+    }
+
+    /// The running lane's rank in its cluster.
+    pub(super) fn own_rank() -> u32 {
+        here().map_or(0, |(_, _, ctx, ..)| ctx.cluster.rank())
+    }
+
+    /// Reports `op` on the shared memory of block `rank` when that block has exited.
+    #[track_caller]
+    pub(super) fn check_alive(peer: Option<&BlockCtx>, rank: u32, op: &'static str) {
+        if peer.is_some_and(|p| p.cluster.done.get()) {
+            fault(ClusterRule::PeerExited, op, format!("block rank {rank} of the cluster has exited; its shared memory is gone"));
+        }
+    }
+
+    #[track_caller]
+    pub(super) fn async_fault(rule: ClusterRule, op: &'static str, detail: String) -> ! {
+        fault(rule, op, detail)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Distributed shared memory.
+// ---------------------------------------------------------------------------------------------
+
+/// A view of a shared array of another block of the cluster (or of the executing block itself):
+/// what [`SharedSlice::map_shared_rank`] (`mapa`) returns. Loads and stores are
+/// `ld`/`st.shared::cluster`, atomics `atom`/`red.shared::cluster` (every scalar form of
+/// [`SharedSlice`]), and mbarriers in it take remote arrivals and `red.async`/`st.async`
+/// completions.
+pub struct DsmemSlice<'w, T: GlobalValue> {
+    /// The same elements in the owning block's shared memory.
+    #[cfg(not(target_arch = "nvptx64"))]
+    inner: SharedSlice<'w, T>,
+    #[cfg(not(target_arch = "nvptx64"))]
+    peer: Option<&'w crate::block::BlockCtx>,
+    /// The `.shared::cluster` address of the first element.
+    #[cfg(target_arch = "nvptx64")]
+    addr: u64,
+    #[cfg(target_arch = "nvptx64")]
+    len: usize,
+    #[cfg(target_arch = "nvptx64")]
+    _memory: core::marker::PhantomData<&'w [T]>,
+    rank: u32,
+}
+
+impl<T: GlobalValue> Clone for DsmemSlice<'_, T> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: GlobalValue> Copy for DsmemSlice<'_, T> {}
+
+impl<T: GlobalValue> core::fmt::Debug for DsmemSlice<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DsmemSlice").field("rank", &self.rank).field("len", &self.len()).finish()
+    }
+}
+
+impl<'w, T: GlobalValue + crate::shared::dev::SharedAsm> SharedSlice<'w, T> {
+    /// `mapa.shared::cluster`: the same array in the shared memory of block `rank` of the
+    /// cluster (CUDA's `cluster.map_shared_rank`). A static array is the same declaration there,
+    /// dynamic shared memory the same offset. A rank outside the cluster is reported (on the GPU,
+    /// `trap`). sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    #[inline(always)]
+    #[track_caller]
+    pub fn map_shared_rank(&self, rank: u32) -> DsmemSlice<'w, T> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            host::gate("mapa.shared::cluster");
+            match host::peer(rank) {
+                // SAFETY of the lifetime: the peer's context lives as long as the running block's
+                // (the cluster's blocks stay resident together).
+                Some(p) => {
+                    let p: &'w crate::block::BlockCtx = unsafe { &*(p as *const crate::block::BlockCtx) };
+                    DsmemSlice { inner: self.in_arena(&p.arena), peer: Some(p), rank }
+                }
+                None => DsmemSlice { inner: *self, peer: None, rank },
+            }
+        }
+        #[cfg(target_arch = "nvptx64")]
+        {
+            if rank >= crate::nvptx::cluster_nctarank() {
+                // SAFETY: `trap` aborts the kernel.
+                unsafe { core::arch::asm!("trap;", options(noreturn, nostack)) }
+            }
+            let d: u64;
+            // SAFETY: maps a `.shared` address of this block; reads no memory.
+            unsafe { core::arch::asm!("mapa.shared::cluster.u64 {d}, {a}, {r};", d = out(reg64) d, a = in(reg64) self.base_addr(), r = in(reg32) rank, options(pure, nomem, nostack)) };
+            DsmemSlice { addr: d, len: self.len(), _memory: core::marker::PhantomData, rank }
+        }
+    }
+}
+
+impl<'w, T: GlobalValue> DsmemSlice<'w, T> {
+    /// The number of elements.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        #[cfg(not(target_arch = "nvptx64"))]
+        return self.inner.len_host();
+        #[cfg(target_arch = "nvptx64")]
+        return self.len;
+    }
+
+    /// Whether the view is empty.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The rank of the block whose shared memory this is.
+    #[inline(always)]
+    pub fn rank(&self) -> u32 {
+        self.rank
+    }
+
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    fn addr_of(&self, i: usize) -> u64 {
+        if i >= self.len {
+            // SAFETY: `trap` aborts the kernel.
+            unsafe { core::arch::asm!("trap;", options(noreturn, nostack)) }
+        }
+        self.addr + (i * T::BYTES) as u64
+    }
+
+}
+
+impl<'w, T: GlobalValue + crate::shared::dev::SharedAsm> DsmemSlice<'w, T> {
+    /// Reads element `i` (`ld.shared::cluster`).
+    #[inline(always)]
+    #[track_caller]
+    pub fn load(&self, i: usize) -> T {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            host::check_alive(self.peer, self.rank, "ld.shared::cluster");
+            self.inner.read("ld.shared::cluster", i, crate::race::Order::Weak)
+        }
+        // SAFETY: `addr_of` checked the index.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            T::ld_cluster(self.addr_of(i))
+        }
+    }
+
+    /// Writes element `i` (`st.shared::cluster`).
+    #[inline(always)]
+    #[track_caller]
+    pub fn store(&self, i: usize, value: T) {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            host::check_alive(self.peer, self.rank, "st.shared::cluster");
+            self.inner.write("st.shared::cluster", i, value, crate::race::Order::Weak)
+        }
+        // SAFETY: `addr_of` checked the index.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            T::st_cluster(self.addr_of(i), value)
+        }
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T: GlobalValue> DsmemSlice<'_, T> {
+    /// The one place every host `atom`/`red` on distributed shared memory happens: sm_90, the
+    /// owning block alive, then the owning block's shared-memory atomic.
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn atom_host<const N: usize>(
+        &self,
+        i: usize,
+        form: crate::atomic::Form,
+        sem: crate::sem::Sem,
+        scope: crate::sem::Scope,
+        f: impl Fn(usize, T) -> T,
+    ) -> [T; N] {
+        host::gate("atom.shared::cluster");
+        host::check_alive(self.peer, self.rank, form.mnemonic());
+        self.inner.atom_host::<N>(i, form, sem, scope, f)
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+impl<T: GlobalValue> DsmemSlice<'_, T> {
+    const SP: crate::atomic::Sp = crate::atomic::Sp::Cluster;
+
+    #[inline(always)]
+    fn dev_addr(&self, i: usize, n: usize) -> u64 {
+        let _ = n;
+        self.addr_of(i)
+    }
+}
+
+crate::atomic::scalar_methods!(DsmemSlice, "shared::cluster", Shared);
+
+// ---------------------------------------------------------------------------------------------
+// Remote arrivals, red.async and st.async.
+// ---------------------------------------------------------------------------------------------
+
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+impl DsmemSlice<'_, u64> {
+    /// `mbarrier.arrive.release.cluster.shared::cluster.b64 _, [a]`: one arrival on the mbarrier
+    /// at element `i` of a block of the cluster (no state is returned for a remote barrier).
+    #[inline(always)]
+    #[track_caller]
+    pub fn mbarrier_arrive_cluster(&self, i: usize) -> Mem<()> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            host::check_alive(self.peer, self.rank, "mbarrier.arrive.shared::cluster");
+            let m = self.inner.host_arrive(i, "mbarrier.arrive.release.cluster.shared::cluster", 90, 1, false, false, None, crate::ArriveSem::Release, crate::MbarScope::Cluster);
+            m.map(|_| ())
+        }
+        // SAFETY: `addr_of` checked the index.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            core::arch::asm!("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [{a}];", a = in(reg64) self.addr_of(i), options(nostack));
+        }
+    }
+
+    /// `mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [a], tx`: an expect-tx
+    /// of `tx` bytes and one arrival on the mbarrier at element `i` of a block of the cluster.
+    #[inline(always)]
+    #[track_caller]
+    pub fn mbarrier_arrive_expect_tx_cluster(&self, i: usize, tx: u32) -> Mem<()> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            host::check_alive(self.peer, self.rank, "mbarrier.arrive.expect_tx.shared::cluster");
+            let m = self.inner.host_arrive(i, "mbarrier.arrive.expect_tx.release.cluster.shared::cluster", 90, 1, false, false, Some(tx), crate::ArriveSem::Release, crate::MbarScope::Cluster);
+            m.map(|_| ())
+        }
+        // SAFETY: `addr_of` checked the index.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            core::arch::asm!("mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [{a}], {t};", a = in(reg64) self.addr_of(i), t = in(reg32) tx, options(nostack));
+        }
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl<T: GlobalValue> DsmemSlice<'_, T> {
+    /// The checks of `red.async`/`st.async` (9.7.13.7): the destination and the mbarrier in one
+    /// block, not the executing thread's, which is alive.
+    #[track_caller]
+    fn check_async(&self, op: &'static str, bar: &DsmemSlice<'_, u64>) {
+        host::gate(op);
+        if bar.rank != self.rank {
+            host::async_fault(ClusterRule::AsyncDifferentCtas, op, format!("the destination is in block rank {} and the mbarrier in block rank {}", self.rank, bar.rank));
+        }
+        let own = host::own_rank();
+        if self.rank == own {
+            host::async_fault(ClusterRule::AsyncOwnCta, op, format!("the destination and the mbarrier are in block rank {own}, the executing thread's own"));
+        }
+        host::check_alive(self.peer, self.rank, op);
+    }
+
+    /// The complete-tx of `bytes` on `bar[bar_i]` that ends an asynchronous operation:
+    /// `.release` at `.cluster` scope.
+    #[track_caller]
+    fn complete(&self, op: &'static str, bar: &DsmemSlice<'_, u64>, bar_i: usize, bytes: u32) -> crate::mem::MemOp<()> {
+        bar.inner.host_tx_release_scoped(bar_i, op, bytes, crate::sem::Scope::Cluster)
+    }
+
+    /// A `red.async` of `op` with operand `b` on element `i`, completing on `bar[bar_i]`.
+    #[track_caller]
+    fn red_async_host(&self, op: crate::semantics::atom::AtomOp, mnemonic: &'static str, i: usize, b: T, bar: DsmemSlice<'_, u64>, bar_i: usize) -> crate::mem::MemOp<()> {
+        self.check_async(mnemonic, &bar);
+        let form = crate::atomic::Form::red(op);
+        let sem = crate::sem::Sem::Relaxed;
+        let [_] = self.inner.atom_host_as::<1>(i, form, mnemonic, sem, crate::sem::Scope::Cluster, |_, old: T| crate::atomic::apply(op, crate::mem::Space::Shared, old, b, b));
+        self.complete(mnemonic, &bar, bar_i, T::BYTES as u32)
+    }
+}
+
+/// The element types of `red.async`'s `.add`: `u32`, `i32` (`.s32`), `u64`.
+pub trait RedAsyncAdd: GlobalValue + dev::RedAsyncAsm {}
+impl RedAsyncAdd for u32 {}
+impl RedAsyncAdd for i32 {}
+impl RedAsyncAdd for u64 {}
+/// The element types of `red.async`'s `.min`/`.max`: `u32`, `i32` (`.s32`).
+pub trait RedAsyncMinMax: GlobalValue + dev::RedAsyncAsm {}
+impl RedAsyncMinMax for u32 {}
+impl RedAsyncMinMax for i32 {}
+/// The element types of `st.async`: 4- and 8-byte values (`.b32`, `.b64`).
+pub trait StAsync: GlobalValue + dev::StAsyncAsm {}
+impl StAsync for u32 {}
+impl StAsync for i32 {}
+impl StAsync for f32 {}
+impl StAsync for u64 {}
+impl StAsync for i64 {}
+impl StAsync for f64 {}
+
+macro_rules! red_async_methods {
+    ($($(#[$m:meta])* $name:ident, $tr:ident, $op:ident, $ptx:literal;)*) => {$(
+        #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+        impl<T: $tr> DsmemSlice<'_, T> {
+            $(#[$m])*
+            #[inline(always)]
+            #[track_caller]
+            pub fn $name(&self, i: usize, b: T, bar: DsmemSlice<'_, u64>, bar_i: usize) -> Mem<()> {
+                #[cfg(not(target_arch = "nvptx64"))]
+                {
+                    self.red_async_host(crate::semantics::atom::AtomOp::$op, concat!("red.async.", $ptx), i, b, bar, bar_i)
+                }
+                // SAFETY: `addr_of` checked both indices.
+                #[cfg(target_arch = "nvptx64")]
+                unsafe {
+                    T::red_async($ptx, self.addr_of(i), b, bar.addr_of(bar_i))
+                }
+            }
+        }
+    )*};
+}
+
+red_async_methods! {
+    /// `red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add`: adds `b` to
+    /// element `i` of another block of the cluster, then a complete-tx of the element's bytes on
+    /// `bar[bar_i]` in that block (`.release.cluster`). sm_90.
+    red_async_add, RedAsyncAdd, Add, "add";
+    /// `red.async....min` (`.u32`, `.s32`), as [`red_async_add`](Self::red_async_add).
+    red_async_min, RedAsyncMinMax, Min, "min";
+    /// `red.async....max` (`.u32`, `.s32`), as [`red_async_add`](Self::red_async_add).
+    red_async_max, RedAsyncMinMax, Max, "max";
+}
+
+macro_rules! red_async_u32_methods {
+    ($($(#[$m:meta])* $name:ident, $op:ident, $ptx:literal;)*) => {
+        #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+        impl DsmemSlice<'_, u32> {$(
+            $(#[$m])*
+            #[inline(always)]
+            #[track_caller]
+            pub fn $name(&self, i: usize, b: u32, bar: DsmemSlice<'_, u64>, bar_i: usize) -> Mem<()> {
+                #[cfg(not(target_arch = "nvptx64"))]
+                {
+                    self.red_async_host(crate::semantics::atom::AtomOp::$op, concat!("red.async.", $ptx), i, b, bar, bar_i)
+                }
+                // SAFETY: `addr_of` checked both indices.
+                #[cfg(target_arch = "nvptx64")]
+                unsafe {
+                    <u32 as dev::RedAsyncAsm>::red_async($ptx, self.addr_of(i), b, bar.addr_of(bar_i))
+                }
+            }
+        )*}
+    };
+}
+
+red_async_u32_methods! {
+    /// `red.async....inc.u32`: `(r >= b) ? 0 : r + 1`, as [`red_async_add`](Self::red_async_add).
+    red_async_inc, Inc, "inc";
+    /// `red.async....dec.u32`: `(r == 0 || r > b) ? b : r - 1`.
+    red_async_dec, Dec, "dec";
+    /// `red.async....and.b32`.
+    red_async_and, And, "and";
+    /// `red.async....or.b32`.
+    red_async_or, Or, "or";
+    /// `red.async....xor.b32`.
+    red_async_xor, Xor, "xor";
+}
+
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+impl<T: StAsync> DsmemSlice<'_, T> {
+    /// `st.async.shared::cluster.mbarrier::complete_tx::bytes.b32`/`.b64`: stores `value` into
+    /// element `i` of another block of the cluster, then a complete-tx of its bytes on
+    /// `bar[bar_i]` in that block (`.release.cluster`). The store itself is weak: a reader orders
+    /// it by waiting on the mbarrier. sm_90.
+    #[inline(always)]
+    #[track_caller]
+    pub fn st_async(&self, i: usize, value: T, bar: DsmemSlice<'_, u64>, bar_i: usize) -> Mem<()> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            self.check_async("st.async", &bar);
+            self.inner.write("st.async", i, value, crate::race::Order::Weak);
+            self.complete("st.async", &bar, bar_i, T::BYTES as u32)
+        }
+        // SAFETY: `addr_of` checked both indices.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            T::st_async(self.addr_of(i), value, bar.addr_of(bar_i))
+        }
+    }
+}
+
+/// The `.shared::cluster` asm of each element type (nvptx64).
+#[doc(hidden)]
+pub mod dev {
+    /// `red.async` of one type. Safety: `a` and `bar` are `.shared::cluster` addresses of an
+    /// aligned element and an mbarrier of one other block of the cluster.
+    pub trait RedAsyncAsm: Copy {
+        #[cfg(target_arch = "nvptx64")]
+        unsafe fn red_async(op: &'static str, a: u64, b: Self, bar: u64);
+    }
+    /// `st.async` of one type, with the same safety contract.
+    pub trait StAsyncAsm: Copy {
+        #[cfg(target_arch = "nvptx64")]
+        unsafe fn st_async(a: u64, v: Self, bar: u64);
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    macro_rules! red_async_asm {
+        ($($t:ty, $reg:ident, $ty:literal, $bty:literal;)*) => {$( impl RedAsyncAsm for $t {} )*};
+    }
+    #[cfg(target_arch = "nvptx64")]
+    macro_rules! red_async_asm {
+        ($($t:ty, $reg:ident, $ty:literal, $bty:literal;)*) => {$(
+            impl RedAsyncAsm for $t {
+                #[inline(always)]
+                unsafe fn red_async(op: &'static str, a: u64, b: $t, bar: u64) {
+                    macro_rules! one {
+                        ($o:literal, $ot:literal) => {
+                            core::arch::asm!(
+                                concat!("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.", $o, ".", $ot, " [{a}], {b}, [{m}];"),
+                                a = in(reg64) a, b = in($reg) b, m = in(reg64) bar, options(nostack))
+                        };
+                    }
+                    match op {
+                        "add" => one!("add", $ty),
+                        "min" => one!("min", $ty),
+                        "max" => one!("max", $ty),
+                        "inc" => one!("inc", $ty),
+                        "dec" => one!("dec", $ty),
+                        "and" => one!("and", $bty),
+                        "or" => one!("or", $bty),
+                        _ => one!("xor", $bty),
+                    }
+                }
+            }
+        )*};
+    }
+    red_async_asm! {
+        u32, reg32, "u32", "b32";
+        i32, reg32, "s32", "b32";
+        u64, reg64, "u64", "b64";
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    macro_rules! st_async_asm {
+        ($($t:ty, $reg:ident, $ty:literal, |$v:ident| $to:expr;)*) => {$( impl StAsyncAsm for $t {} )*};
+    }
+    #[cfg(target_arch = "nvptx64")]
+    macro_rules! st_async_asm {
+        ($($t:ty, $reg:ident, $ty:literal, |$v:ident| $to:expr;)*) => {$(
+            impl StAsyncAsm for $t {
+                #[inline(always)]
+                unsafe fn st_async(a: u64, $v: $t, bar: u64) {
+                    core::arch::asm!(
+                        concat!("st.async.shared::cluster.mbarrier::complete_tx::bytes.", $ty, " [{a}], {v}, [{m}];"),
+                        a = in(reg64) a, v = in($reg) $to, m = in(reg64) bar, options(nostack))
+                }
+            }
+        )*};
+    }
+    st_async_asm! {
+        u32, reg32, "b32", |v| v;
+        i32, reg32, "b32", |v| v as u32;
+        f32, reg32, "b32", |v| v.to_bits();
+        u64, reg64, "b64", |v| v;
+        i64, reg64, "b64", |v| v as u64;
+        f64, reg64, "b64", |v| v.to_bits();
+    }
+}
