@@ -23,6 +23,8 @@ pub struct LaunchConfig {
     /// For [`threads`](Self::threads): the threads asked for. The GPU launches whole blocks of 32;
     /// the CPU runtime's `Grid::new(n)` has the same blocks, its last one partial.
     threads: Option<u32>,
+    /// The cluster shape, if the launch has one ([`cluster_dims`](Self::cluster_dims)).
+    cluster: Option<Dim3>,
 }
 
 impl LaunchConfig {
@@ -31,19 +33,38 @@ impl LaunchConfig {
     /// `w.global_id()` against its buffers' lengths); the CPU runtime launches exactly `n`
     /// (`Grid::new(n)`, whose last block is partial).
     pub fn threads(n: u32) -> LaunchConfig {
-        LaunchConfig { grid: Dim3::new(n.div_ceil(32), 1, 1), block: Dim3::new(32, 1, 1), shared_bytes: 0, threads: Some(n) }
+        LaunchConfig { grid: Dim3::new(n.div_ceil(32), 1, 1), block: Dim3::new(32, 1, 1), shared_bytes: 0, threads: Some(n), cluster: None }
     }
 
     /// `grid` blocks of `block` threads, in one to three dimensions: `blocks(64, 256)`,
     /// `blocks((8, 8), (16, 16))`.
     pub fn blocks(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
-        LaunchConfig { grid: grid.into(), block: block.into(), shared_bytes: 0, threads: None }
+        LaunchConfig { grid: grid.into(), block: block.into(), shared_bytes: 0, threads: None, cluster: None }
     }
 
     /// The bytes of dynamic shared memory each block gets.
     pub fn dynamic_shared_bytes(mut self, bytes: u32) -> LaunchConfig {
         self.shared_bytes = bytes;
         self
+    }
+
+    /// Groups the blocks into clusters of `dims` blocks (sm_90): on the GPU the launch attribute
+    /// `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`, on the CPU [`Grid::cluster`]. The grid must be a
+    /// whole number of clusters.
+    ///
+    /// ```
+    /// use warpkit::{Dim3, LaunchConfig};
+    /// let c = LaunchConfig::blocks(8, 128).cluster_dims(4);
+    /// assert_eq!(c.cluster_dim(), Some(Dim3::new(4, 1, 1)));
+    /// ```
+    pub fn cluster_dims(mut self, dims: impl Into<Dim3>) -> LaunchConfig {
+        self.cluster = Some(dims.into());
+        self
+    }
+
+    /// The cluster shape, if the launch has one.
+    pub fn cluster_dim(&self) -> Option<Dim3> {
+        self.cluster
     }
 
     /// The grid's dimensions, in blocks.
@@ -76,7 +97,11 @@ impl LaunchConfig {
             Some(n) => Grid::new(n as u64),
             None => Grid::blocks(self.grid, self.block),
         };
-        grid.dynamic_shared_bytes(self.shared_bytes).executor(executor)
+        let grid = grid.dynamic_shared_bytes(self.shared_bytes).executor(executor);
+        match self.cluster {
+            Some(c) => grid.cluster(c),
+            None => grid,
+        }
     }
 }
 

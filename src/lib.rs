@@ -217,6 +217,15 @@ pub mod __private {
         }
     }
 
+    #[cfg(not(target_arch = "nvptx64"))]
+    impl MemCall for warp_runtime::cluster::ClusterWait {
+        type Future = warp_runtime::cluster::ClusterWait;
+        #[inline(always)]
+        fn into_future(self) -> Self::Future {
+            self
+        }
+    }
+
     #[cfg(target_arch = "nvptx64")]
     pub use warp_runtime::__shared_static;
 }

@@ -83,10 +83,17 @@ mod ordered;
 #[allow(dead_code, unused_imports)]
 #[path = "../../examples/mbarrier_pipeline.rs"]
 mod mbarrier_pipeline;
+#[allow(dead_code, unused_imports)]
+#[path = "../../examples/cluster_reduce.rs"]
+mod cluster_reduce;
 
 /// `conf_mbarrier`: programs of mbarrier operations.
 #[path = "../../ptx/src/mbarrier.rs"]
 mod mbarrier;
+
+/// `conf_cluster`, `conf_red_async`: clusters, distributed shared memory, `red.async`.
+#[path = "../../ptx/src/cluster.rs"]
+mod cluster;
 
 #[path = "../../examples/bug_gallery.rs"]
 #[allow(dead_code)]
@@ -152,9 +159,12 @@ enum Ex {
     Ordered,
     Mbarrier,
     MbarrierPipeline,
+    Cluster,
+    RedAsync,
+    ClusterReduce,
 }
 
-const ALL: [Ex; 36] = [
+const ALL: [Ex; 39] = [
     Ex::ReduceU32,
     Ex::ReduceI32,
     Ex::ReduceF32,
@@ -191,6 +201,9 @@ const ALL: [Ex; 36] = [
     Ex::Ordered,
     Ex::Mbarrier,
     Ex::MbarrierPipeline,
+    Ex::Cluster,
+    Ex::RedAsync,
+    Ex::ClusterReduce,
 ];
 
 impl Ex {
@@ -232,6 +245,9 @@ impl Ex {
             Ex::Ordered => "conf_ordered",
             Ex::Mbarrier => "conf_mbarrier",
             Ex::MbarrierPipeline => "mbarrier_reduce_entry",
+            Ex::Cluster => "conf_cluster",
+            Ex::RedAsync => "conf_red_async",
+            Ex::ClusterReduce => "cluster_reduce_entry",
         }
     }
 
@@ -274,6 +290,9 @@ impl Ex {
             Ex::Ordered => "ld/st .relaxed/.acquire/.release/.volatile, fences",
             Ex::Mbarrier => "mbarrier programs (16 forms): states, pending_count, waits",
             Ex::MbarrierPipeline => "example mbarrier_pipeline: cp.async.bulk stages",
+            Ex::Cluster => "clusters: registers, barrier.cluster, DSMEM ld/atom",
+            Ex::RedAsync => "red.async (11 forms) + st.async + remote arrive",
+            Ex::ClusterReduce => "example cluster_reduce: DSMEM + barrier.cluster",
         }
     }
 
@@ -685,6 +704,36 @@ fn gen_case(r: &mut Rng, ex: Ex) -> Case {
             let launch = LaunchConfig::blocks(blocks, mbarrier_pipeline::BLOCK).dynamic_shared_bytes(mbarrier_pipeline::SHARED_BYTES);
             blocks_case(launch, vec![x, zeros(Elem::U32, blocks as usize)], vec![b(0), b(1)])
         }
+        Ex::Cluster => {
+            // Clusters of up to 8 blocks in two dimensions, a whole number of them per grid
+            // dimension, blocks of 1..=256 threads (partial warps, exited lanes).
+            let (cx, cy) = r.pick(&[(1u32, 1u32), (2, 1), (4, 1), (8, 1), (2, 2), (1, 2), (2, 4), (3, 1), (1, 3), (3, 2)]);
+            let (gx, gy) = (cx * (1 + r.below(3)), cy * (1 + r.below(2)));
+            let block = 1 + r.below(cluster::CLUSTER_MAX_BLOCK as u32);
+            let n = (gx * gy * block) as usize;
+            let x = host((0..n).map(|_| r.u32()));
+            let launch = LaunchConfig::blocks((gx, gy), block).cluster_dims((cx, cy));
+            blocks_case(launch, vec![x, zeros(Elem::U32, n * cluster::CLUSTER_WORDS)], vec![b(0), b(1)])
+        }
+        Ex::RedAsync => {
+            let c = 1 + r.below(8);
+            let clusters = 1 + r.below(4);
+            let blocks = c * clusters;
+            let f = style_u32(r);
+            let x = host((0..blocks as usize * 8).map(|_| f(r)));
+            let launch = LaunchConfig::blocks(blocks, 32).cluster_dims(c);
+            blocks_case(launch, vec![x, zeros(Elem::U32, clusters as usize * cluster::RED_ASYNC_WORDS)], vec![b(0), b(1)])
+        }
+        Ex::ClusterReduce => {
+            let c = 1 + r.below(8);
+            let blocks = c * (1 + r.below(4));
+            let block = 32 * (1 + r.below(8));
+            let len = r.below(20_000) as usize;
+            let f = style_u32(r);
+            let x = host((0..len).map(|_| f(r)));
+            let launch = LaunchConfig::blocks(blocks, block).cluster_dims(c);
+            blocks_case(launch, vec![x, zeros(Elem::U32, (blocks / c) as usize)], vec![b(0), b(1)])
+        }
         Ex::Pipeline => {
             let (blocks, warps) = (1 + r.below(5), 2 + r.below(9));
             let len = 1 + r.below(2000) as usize;
@@ -897,6 +946,9 @@ fn run_case(side: &Side<'_>, ex: Ex, c: &Case) -> Result<Outputs, CudaError> {
         Ex::Ordered => go::<ordered::conf_ordered>(side, ex, c, (c.v(0), c.v(1), c.v(2), c.v(3), c.v(4))),
         Ex::Mbarrier => go::<mbarrier::conf_mbarrier>(side, ex, c, (c.v(0), c.v(1))),
         Ex::MbarrierPipeline => go::<mbarrier_pipeline::mbarrier_reduce_entry>(side, ex, c, (c.v(0), c.v(1))),
+        Ex::Cluster => go::<cluster::conf_cluster>(side, ex, c, (c.v(0), c.v(1))),
+        Ex::RedAsync => go::<cluster::conf_red_async>(side, ex, c, (c.v(0), c.v(1))),
+        Ex::ClusterReduce => go::<cluster_reduce::cluster_reduce_entry>(side, ex, c, (c.v(0), c.v(1))),
     }
 }
 
@@ -1166,6 +1218,74 @@ mod tests {
 
     /// The order in which warps reserve their ranges does not change the canonical form; a
     /// wrong value or slot does.
+    /// The cluster rows' CPU side against their definitions written out: every register, the
+    /// neighbour's and the mirror block's values, the cluster totals; every `red.async`
+    /// operation folded over the other blocks; the example's sums.
+    #[test]
+    fn cpu_cluster_rows_follow_their_definitions() {
+        let mut r = Rng::seed_from_u64(11);
+        for _ in 0..6 {
+            let c = gen_case(&mut r, Ex::Cluster);
+            let (cfg, x): (LaunchConfig, Vec<u32>) = (c.cfg(), c.v(0));
+            let d = &cpu(Ex::Cluster, &c).unwrap()[1].bits;
+            let (g, cd, n) = (cfg.grid_dim(), cfg.cluster_dim().unwrap(), cfg.block_dim().x as usize);
+            let nrank = cd.count() as u32;
+            let pack = |v: Dim3| (v.x | v.y << 8 | v.z << 16) as u64;
+            let block_of = |cid: Dim3, cc: Dim3| (cid.y * cd.y + cc.y) * g.x + cid.x * cd.x + cc.x;
+            for b in 0..g.count() as u32 {
+                let ctaid = Dim3::new(b % g.x, b / g.x, 0);
+                let (cid, cc) = (Dim3::new(ctaid.x / cd.x, ctaid.y / cd.y, 0), Dim3::new(ctaid.x % cd.x, ctaid.y % cd.y, 0));
+                let rank = cc.x + cd.x * cc.y;
+                let at_rank = |k: u32| block_of(cid, Dim3::new(k % cd.x, k / cd.x, 0)) as usize;
+                for t in 0..n {
+                    let gi = b as usize * n + t;
+                    let rec = &d[gi * cluster::CLUSTER_WORDS..(gi + 1) * cluster::CLUSTER_WORDS];
+                    assert_eq!(rec[..7], [rank as u64, nrank as u64, pack(cid), pack(Dim3::new(g.x / cd.x, g.y / cd.y, 1)), pack(cc), pack(cd), 1]);
+                    let right = at_rank((rank + 1) % nrank);
+                    assert_eq!(rec[7], x[right * n + n - 1 - t] as u64);
+                    assert_eq!((rec[8], rec[9]), ((right * n + t) as u64, x[right * n + t] as u64));
+                    assert_eq!(rec[10], (at_rank(nrank - 1 - rank) * n + t) as u64);
+                    let total = (0..nrank).flat_map(|k| &x[at_rank(k) * n..(at_rank(k) + 1) * n]).fold(0u32, |a, &v| a.wrapping_add(v));
+                    assert_eq!(rec[11], if rank == 0 && t == 0 { total as u64 } else { 0 });
+                }
+            }
+        }
+        for _ in 0..6 {
+            let c = gen_case(&mut r, Ex::RedAsync);
+            let (cfg, x): (LaunchConfig, Vec<u32>) = (c.cfg(), c.v(0));
+            let d = &cpu(Ex::RedAsync, &c).unwrap()[1].bits;
+            let n = cfg.cluster_dim().unwrap().x as usize;
+            for cl in 0..cfg.grid_dim().x as usize / n {
+                let at = |b: usize, k: usize| x[(cl * n + b) * 8 + k];
+                let peers = 1..n;
+                let mut want = vec![
+                    peers.clone().fold(at(0, 0), |a, b| a.wrapping_add(at(b, 0))),
+                    peers.clone().fold(u32::MAX, |a, b| a.min(at(b, 1))),
+                    peers.clone().fold(0, |a, b| a.max(at(b, 2))),
+                    peers.clone().fold(u32::MAX, |a, b| a & (at(b, 3) | at(b, 4))),
+                    peers.clone().fold(0, |a, b| a | (at(b, 4) & at(b, 5))),
+                    peers.clone().fold(at(0, 5), |a, b| a ^ at(b, 5)),
+                    (n - 1) as u32,
+                    peers.clone().fold(at(0, 1) as i32, |a, b| a.wrapping_add(at(b, 1) as i32)) as u32,
+                    peers.clone().fold(i32::MAX, |a, b| a.min(at(b, 6) as i32)) as u32,
+                    peers.clone().fold(i32::MIN, |a, b| a.max(at(b, 7) as i32)) as u32,
+                ];
+                let wide = peers.clone().fold(at(0, 2) as u64, |a, b| a.wrapping_add((at(b, 6) as u64) << 24 | at(b, 7) as u64));
+                want.extend([wide as u32, (wide >> 32) as u32, at(0, 3)]);
+                want.extend(peers.map(|b| at(b, 3)));
+                want.resize(cluster::RED_ASYNC_WORDS, 0);
+                let got: Vec<u32> = d[cl * cluster::RED_ASYNC_WORDS..(cl + 1) * cluster::RED_ASYNC_WORDS].iter().map(|&v| v as u32).collect();
+                assert_eq!(got, want, "cluster {cl} of {n} blocks");
+            }
+        }
+        for _ in 0..6 {
+            let c = gen_case(&mut r, Ex::ClusterReduce);
+            let (cfg, x): (LaunchConfig, Vec<u32>) = (c.cfg(), c.v(0));
+            let got: Vec<u32> = cpu(Ex::ClusterReduce, &c).unwrap()[1].bits.iter().map(|&v| v as u32).collect();
+            assert_eq!(got, cluster_reduce::cluster_reference(&x, cfg.grid_dim().x, cfg.block_dim().x, cfg.cluster_dim().unwrap().x));
+        }
+    }
+
     #[test]
     fn compact_canonical_form_ignores_warp_order_only() {
         let (c, out) = first_case(Ex::CompactGrid, 5, |c| c.threads > 64 && c.scalar(0) > 1 << 31);

@@ -43,6 +43,8 @@ pub mod atomics_ops;
 pub mod ordered;
 #[cfg(target_arch = "nvptx64")]
 pub mod mbarrier;
+#[cfg(target_arch = "nvptx64")]
+pub mod cluster;
 
 // The examples, compiled for the GPU as they are written (their `main`s are host-only).
 #[cfg(target_arch = "nvptx64")]
@@ -93,6 +95,9 @@ pub mod block_compact;
 #[cfg(target_arch = "nvptx64")]
 #[path = "../../examples/mbarrier_pipeline.rs"]
 pub mod mbarrier_pipeline;
+#[cfg(target_arch = "nvptx64")]
+#[path = "../../examples/cluster_reduce.rs"]
+pub mod cluster_reduce;
 
 // The warpkit side of the GPU benchmark (`cargo xtask gpu-bench`; CUDA side: benches/gpu/kernels.cu).
 #[cfg(target_arch = "nvptx64")]

@@ -43,7 +43,7 @@ use cudarc::driver::{
     ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
-use warp_runtime::{GlobalBuffer, GlobalSlice, Target};
+use warp_runtime::{Dim3, GlobalBuffer, GlobalSlice, Target};
 
 pub use crate::entry::{Buffer, Elem, Element, EntryKernel, KernelParam, Params};
 pub use crate::launch::LaunchConfig;
@@ -500,11 +500,65 @@ impl Kernel {
             };
         }
         let (g, t) = (config.grid_dim(), config.block_dim());
+        if let Some(c) = config.cluster_dim() {
+            drop(b);
+            return self.launch_cluster(config, c, args);
+        }
         let cfg = cudarc::driver::LaunchConfig { grid_dim: (g.x, g.y, g.z), block_dim: (t.x, t.y, t.z), shared_mem_bytes: config.shared_bytes() };
         // SAFETY: the argument list is the caller's claim about the kernel's parameters; for
         // `Module::launch` it comes from the kernel's own signature.
         unsafe { b.launch(cfg) }.map_err(CudaError::driver(format!("launching `{}` ({} x {})", self.name, g, config.block_dim())))?;
         Ok(())
+    }
+
+    /// A launch with a cluster shape: `cuLaunchKernelEx` with the cluster dimension attribute
+    /// (cudarc's launch builder has no launch attributes).
+    fn launch_cluster(&self, config: &LaunchConfig, c: Dim3, args: &[RawArg<'_>]) -> Result<(), CudaError> {
+        use cudarc::driver::sys;
+        let (g, t) = (config.grid_dim(), config.block_dim());
+        // Each argument's bytes, kept alive for the call; the driver reads them through pointers.
+        let mut values: Vec<ArgValue> = args.iter().map(|a| a.value).collect();
+        let mut ptrs: Vec<*mut core::ffi::c_void> = values
+            .iter_mut()
+            .map(|v| match v {
+                ArgValue::Bool(x) => x as *mut bool as *mut core::ffi::c_void,
+                ArgValue::U8(x) => x as *mut u8 as *mut _,
+                ArgValue::I8(x) => x as *mut i8 as *mut _,
+                ArgValue::U16(x) => x as *mut u16 as *mut _,
+                ArgValue::I16(x) => x as *mut i16 as *mut _,
+                ArgValue::Usize(x) => x as *mut usize as *mut _,
+                ArgValue::Isize(x) => x as *mut isize as *mut _,
+                ArgValue::U32(x) => x as *mut u32 as *mut _,
+                ArgValue::I32(x) => x as *mut i32 as *mut _,
+                ArgValue::U64(x) => x as *mut u64 as *mut _,
+                ArgValue::I64(x) => x as *mut i64 as *mut _,
+                ArgValue::F32(x) => x as *mut f32 as *mut _,
+                ArgValue::F64(x) => x as *mut f64 as *mut _,
+                ArgValue::Slice(x) => x as *mut SliceArg as *mut _,
+            })
+            .collect();
+        // SAFETY: a zeroed attribute is a valid C struct; its id and the cluster member are set.
+        let mut attr: sys::CUlaunchAttribute = unsafe { core::mem::zeroed() };
+        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attr.value.clusterDim.x = c.x;
+        attr.value.clusterDim.y = c.y;
+        attr.value.clusterDim.z = c.z;
+        let cfg = sys::CUlaunchConfig {
+            gridDimX: g.x,
+            gridDimY: g.y,
+            gridDimZ: g.z,
+            blockDimX: t.x,
+            blockDimY: t.y,
+            blockDimZ: t.z,
+            sharedMemBytes: config.shared_bytes(),
+            hStream: self.stream.cu_stream(),
+            attrs: &mut attr,
+            numAttrs: 1,
+        };
+        // SAFETY: the function and stream are live; `ptrs` points at `values`, one per parameter
+        // (the caller's claim, as for `launch_raw`); both outlive the call, which copies them.
+        let r = unsafe { sys::cuLaunchKernelEx(&cfg, self.function.cu_function(), ptrs.as_mut_ptr(), core::ptr::null_mut()) };
+        r.result().map_err(CudaError::driver(format!("launching `{}` ({} x {}, clusters of {c})", self.name, g, t)))
     }
 }
 

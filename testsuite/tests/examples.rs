@@ -57,6 +57,9 @@ mod mbarrier_pipeline;
 #[path = "../../examples/litmus.rs"]
 mod litmus;
 
+#[path = "../../examples/cluster_reduce.rs"]
+mod cluster_reduce;
+
 fn config() -> ProptestConfig {
     ProptestConfig { cases: 96, ..ProptestConfig::default() }
 }
@@ -747,6 +750,22 @@ proptest! {
         let data = &data[..data.len() / 4 * 4];
         let got = mbarrier_pipeline::mbarrier_reduce(data, blocks, |g| g.schedule(schedule).races(true)).unwrap();
         prop_assert_eq!(got, mbarrier_pipeline::reduce_reference(data, blocks));
+    }
+
+    /// The cluster-wide reduction through distributed shared memory: every cluster's sum, with
+    /// the race detector on, under random schedules, on one and two CPU threads.
+    #[test]
+    fn cluster_reduce_sums_every_cluster(
+        data in proptest::collection::vec(adversarial_u32(), 0..5000),
+        cluster in 1u32..=8,
+        clusters in 1u32..4,
+        warps in 1u32..5,
+        cpu in 1usize..=2,
+        schedule in schedule(),
+    ) {
+        let (blocks, block) = (cluster * clusters, 32 * warps);
+        let got = cluster_reduce::cluster_reduce(&data, blocks, block, cluster, |g| g.schedule(schedule).cpu_threads(cpu).races(true)).unwrap();
+        prop_assert_eq!(got, cluster_reduce::cluster_reference(&data, blocks, block, cluster));
     }
 
     /// `bar.red.popc` compaction: the kept values, each block's in order in one range; with one

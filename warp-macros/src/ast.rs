@@ -617,6 +617,10 @@ impl<'a> Visit<'a> for Analyzer<'a> {
                 let name = m.method.to_string();
                 if is_suspending(&name) {
                     self.push(UseKind::Intrinsic { expr: e, call: m });
+                } else if is_memory(&name) {
+                    // The handle's scheduling points that are not warp instructions
+                    // (`barrier.cluster`): awaited like the memory operations.
+                    self.push(UseKind::MemoryOp { expr: e, call: m });
                 } else if name == SHARED_DECL {
                     self.push(UseKind::SharedDecl { call: m });
                 } else if is_deriving(&name) {

@@ -70,6 +70,7 @@
 use core::cell::{Cell, RefCell};
 
 use crate::global::GlobalValue;
+#[cfg_attr(all(target_arch = "nvptx64", not(target_feature = "sm_90")), allow(unused_imports))]
 use crate::shared::{Mem, SharedSlice};
 
 /// The undefined or hanging uses of clusters the CPU runtime reports.
@@ -684,12 +685,12 @@ impl<T: GlobalValue> DsmemSlice<'_, T> {
 }
 
 /// The element types of `red.async`'s `.add`: `u32`, `i32` (`.s32`), `u64`.
-pub trait RedAsyncAdd: GlobalValue + dev::RedAsyncAsm {}
+pub trait RedAsyncAdd: GlobalValue + dev::RedAsyncAddAsm {}
 impl RedAsyncAdd for u32 {}
 impl RedAsyncAdd for i32 {}
 impl RedAsyncAdd for u64 {}
 /// The element types of `red.async`'s `.min`/`.max`: `u32`, `i32` (`.s32`).
-pub trait RedAsyncMinMax: GlobalValue + dev::RedAsyncAsm {}
+pub trait RedAsyncMinMax: GlobalValue + dev::RedAsyncMinMaxAsm {}
 impl RedAsyncMinMax for u32 {}
 impl RedAsyncMinMax for i32 {}
 /// The element types of `st.async`: 4- and 8-byte values (`.b32`, `.b64`).
@@ -716,7 +717,7 @@ macro_rules! red_async_methods {
                 // SAFETY: `addr_of` checked both indices.
                 #[cfg(target_arch = "nvptx64")]
                 unsafe {
-                    T::red_async($ptx, self.addr_of(i), b, bar.addr_of(bar_i))
+                    T::$name(self.addr_of(i), b, bar.addr_of(bar_i))
                 }
             }
         }
@@ -749,7 +750,7 @@ macro_rules! red_async_u32_methods {
                 // SAFETY: `addr_of` checked both indices.
                 #[cfg(target_arch = "nvptx64")]
                 unsafe {
-                    <u32 as dev::RedAsyncAsm>::red_async($ptx, self.addr_of(i), b, bar.addr_of(bar_i))
+                    dev::$name(self.addr_of(i), b, bar.addr_of(bar_i))
                 }
             }
         )*}
@@ -795,11 +796,18 @@ impl<T: StAsync> DsmemSlice<'_, T> {
 /// The `.shared::cluster` asm of each element type (nvptx64).
 #[doc(hidden)]
 pub mod dev {
-    /// `red.async` of one type. Safety: `a` and `bar` are `.shared::cluster` addresses of an
-    /// aligned element and an mbarrier of one other block of the cluster.
-    pub trait RedAsyncAsm: Copy {
+    /// `red.async...add` of one type. Safety: `a` and `bar` are `.shared::cluster` addresses of
+    /// an aligned element and an mbarrier of one other block of the cluster.
+    pub trait RedAsyncAddAsm: Copy {
         #[cfg(target_arch = "nvptx64")]
-        unsafe fn red_async(op: &'static str, a: u64, b: Self, bar: u64);
+        unsafe fn red_async_add(a: u64, b: Self, bar: u64);
+    }
+    /// `red.async...min`/`.max` of one type, with the same safety contract.
+    pub trait RedAsyncMinMaxAsm: Copy {
+        #[cfg(target_arch = "nvptx64")]
+        unsafe fn red_async_min(a: u64, b: Self, bar: u64);
+        #[cfg(target_arch = "nvptx64")]
+        unsafe fn red_async_max(a: u64, b: Self, bar: u64);
     }
     /// `st.async` of one type, with the same safety contract.
     pub trait StAsyncAsm: Copy {
@@ -807,41 +815,78 @@ pub mod dev {
         unsafe fn st_async(a: u64, v: Self, bar: u64);
     }
 
+    /// One `red.async` instruction: operation, type, register class.
+    #[cfg(target_arch = "nvptx64")]
+    macro_rules! red_async {
+        ($op:literal, $ty:literal, $reg:ident, $a:expr, $b:expr, $bar:expr) => {
+            core::arch::asm!(
+                concat!("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.", $op, ".", $ty, " [{a}], {b}, [{m}];"),
+                a = in(reg64) $a, b = in($reg) $b, m = in(reg64) $bar, options(nostack))
+        };
+    }
+
     #[cfg(not(target_arch = "nvptx64"))]
-    macro_rules! red_async_asm {
-        ($($t:ty, $reg:ident, $ty:literal, $bty:literal;)*) => {$( impl RedAsyncAsm for $t {} )*};
+    macro_rules! add_asm {
+        ($($t:ty, $reg:ident, $ty:literal;)*) => {$( impl RedAsyncAddAsm for $t {} )*};
     }
     #[cfg(target_arch = "nvptx64")]
-    macro_rules! red_async_asm {
-        ($($t:ty, $reg:ident, $ty:literal, $bty:literal;)*) => {$(
-            impl RedAsyncAsm for $t {
+    macro_rules! add_asm {
+        ($($t:ty, $reg:ident, $ty:literal;)*) => {$(
+            impl RedAsyncAddAsm for $t {
                 #[inline(always)]
-                unsafe fn red_async(op: &'static str, a: u64, b: $t, bar: u64) {
-                    macro_rules! one {
-                        ($o:literal, $ot:literal) => {
-                            core::arch::asm!(
-                                concat!("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.", $o, ".", $ot, " [{a}], {b}, [{m}];"),
-                                a = in(reg64) a, b = in($reg) b, m = in(reg64) bar, options(nostack))
-                        };
-                    }
-                    match op {
-                        "add" => one!("add", $ty),
-                        "min" => one!("min", $ty),
-                        "max" => one!("max", $ty),
-                        "inc" => one!("inc", $ty),
-                        "dec" => one!("dec", $ty),
-                        "and" => one!("and", $bty),
-                        "or" => one!("or", $bty),
-                        _ => one!("xor", $bty),
-                    }
+                unsafe fn red_async_add(a: u64, b: $t, bar: u64) {
+                    red_async!("add", $ty, $reg, a, b, bar)
                 }
             }
         )*};
     }
-    red_async_asm! {
-        u32, reg32, "u32", "b32";
-        i32, reg32, "s32", "b32";
-        u64, reg64, "u64", "b64";
+    add_asm! {
+        u32, reg32, "u32";
+        i32, reg32, "s32";
+        u64, reg64, "u64";
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
+    macro_rules! minmax_asm {
+        ($($t:ty, $ty:literal;)*) => {$( impl RedAsyncMinMaxAsm for $t {} )*};
+    }
+    #[cfg(target_arch = "nvptx64")]
+    macro_rules! minmax_asm {
+        ($($t:ty, $ty:literal;)*) => {$(
+            impl RedAsyncMinMaxAsm for $t {
+                #[inline(always)]
+                unsafe fn red_async_min(a: u64, b: $t, bar: u64) {
+                    red_async!("min", $ty, reg32, a, b, bar)
+                }
+                #[inline(always)]
+                unsafe fn red_async_max(a: u64, b: $t, bar: u64) {
+                    red_async!("max", $ty, reg32, a, b, bar)
+                }
+            }
+        )*};
+    }
+    minmax_asm! {
+        u32, "u32";
+        i32, "s32";
+    }
+
+    /// The `.u32`/`.b32`-only operations. Safety: as [`RedAsyncAddAsm`].
+    #[cfg(target_arch = "nvptx64")]
+    macro_rules! u32_ops {
+        ($($name:ident, $op:literal, $ty:literal;)*) => {$(
+            #[inline(always)]
+            pub(crate) unsafe fn $name(a: u64, b: u32, bar: u64) {
+                red_async!($op, $ty, reg32, a, b, bar)
+            }
+        )*};
+    }
+    #[cfg(target_arch = "nvptx64")]
+    u32_ops! {
+        red_async_inc, "inc", "u32";
+        red_async_dec, "dec", "u32";
+        red_async_and, "and", "b32";
+        red_async_or, "or", "b32";
+        red_async_xor, "xor", "b32";
     }
 
     #[cfg(not(target_arch = "nvptx64"))]

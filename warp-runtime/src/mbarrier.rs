@@ -72,7 +72,8 @@ pub enum WaitSem {
 pub enum MbarScope {
     /// `.cta`.
     Cta,
-    /// `.cluster` (sm_90). Without clusters on the CPU it covers the block.
+    /// `.cluster` (sm_90): the blocks of the cluster (the block alone in a launch without
+    /// clusters).
     Cluster,
 }
 

@@ -73,7 +73,8 @@ impl Scope {
     }
 
     /// Whether a thread of block `other` is in this scope of a thread of block `own` (blocks as
-    /// linear indices; no clusters, so `.cluster` is the block).
+    /// linear indices), in a launch without clusters, where `.cluster` is the block. (The race
+    /// detector knows a launch's clusters.)
     #[inline(always)]
     pub const fn includes(self, own: u64, other: u64) -> bool {
         match self {

@@ -566,6 +566,16 @@ pub mod dev {
         unsafe fn st(a: u64, v: u128) {
             asm!("st.shared.v2.u64 [{a}], {{{lo}, {hi}}};", a = in(reg64) a, lo = in(reg64) v as u64, hi = in(reg64) (v >> 64) as u64, options(nostack));
         }
+        #[inline(always)]
+        unsafe fn ld_cluster(a: u64) -> u128 {
+            let (lo, hi): (u64, u64);
+            asm!("ld.shared::cluster.v2.u64 {{{lo}, {hi}}}, [{a}];", a = in(reg64) a, lo = out(reg64) lo, hi = out(reg64) hi, options(nostack));
+            (hi as u128) << 64 | lo as u128
+        }
+        #[inline(always)]
+        unsafe fn st_cluster(a: u64, v: u128) {
+            asm!("st.shared::cluster.v2.u64 [{a}], {{{lo}, {hi}}};", a = in(reg64) a, lo = in(reg64) v as u64, hi = in(reg64) (v >> 64) as u64, options(nostack));
+        }
     }
 }
 

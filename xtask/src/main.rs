@@ -366,7 +366,8 @@ fn build_and_check(root: &Path, ptxas: &Path, sm: &str, div: &BTreeMap<String, B
     check_instruction_counts(sm, &ptx_counts, &ll_counts, &expected)?;
     check_atom_kernels(sm, &ptx_text)?;
     check_memory_forms(sm, &ptx_text)?;
-    check_mbarrier_forms(sm, &ptx_text)
+    check_mbarrier_forms(sm, &ptx_text)?;
+    check_cluster_forms(sm, &ptx_text)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -636,6 +637,60 @@ fn check_mbarrier_forms(sm: &str, ptx: &str) -> Result<()> {
         Ok(())
     } else {
         Err(anyhow!("conf_mbarrier on {sm} lacks {missing:?}"))
+    }
+}
+
+/// `conf_cluster` and `conf_red_async` hold every cluster form of sm_90 and later (ptx/src/cluster.rs):
+/// the cluster registers, `barrier.cluster`, `mapa`, `ld`/`atom` on `.shared::cluster`, every
+/// `red.async` operation and type, `st.async` and the remote mbarrier arrive. Below sm_90 the
+/// kernels are empty.
+fn check_cluster_forms(sm: &str, ptx: &str) -> Result<()> {
+    let cluster = entry_body(ptx, "conf_cluster").ok_or_else(|| anyhow!("conf_cluster is missing from the {sm} PTX"))?;
+    let red = entry_body(ptx, "conf_red_async").ok_or_else(|| anyhow!("conf_red_async is missing from the {sm} PTX"))?;
+    if !matches!(sm, "sm_90" | "sm_100a") {
+        if cluster.contains("barrier.cluster") || cluster.contains("shared::cluster") || red.contains("red.async") {
+            return Err(anyhow!("conf_cluster/conf_red_async on {sm} use cluster instructions, which need sm_90"));
+        }
+        return Ok(());
+    }
+    let in_cluster = [
+        "%cluster_ctarank",
+        "%cluster_nctarank",
+        "%clusterid.x",
+        "%nclusterid.y",
+        "%cluster_ctaid.z",
+        "%cluster_nctaid.x",
+        "%is_explicit_cluster",
+        "barrier.cluster.arrive;",
+        "barrier.cluster.wait;",
+        "mapa.shared::cluster.u64",
+        "ld.shared::cluster.u32",
+        "ld.shared::cluster.u64",
+        ".shared::cluster.exch.b32",
+        ".shared::cluster.add.u32",
+    ];
+    let in_red = [
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32",
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.min.u32",
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.max.u32",
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.and.b32",
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.or.b32",
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.xor.b32",
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.inc.u32",
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.s32",
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.min.s32",
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.max.s32",
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u64",
+        "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32",
+        "mbarrier.arrive.release.cluster.shared::cluster.b64",
+        "mbarrier.try_wait.parity.acquire.cluster.shared.b64",
+    ];
+    let missing: Vec<&str> = in_cluster.iter().filter(|f| !cluster.contains(**f)).chain(in_red.iter().filter(|f| !red.contains(**f))).copied().collect();
+    if missing.is_empty() {
+        println!("cluster forms: conf_cluster and conf_red_async have all {} cluster forms of {sm}", in_cluster.len() + in_red.len());
+        Ok(())
+    } else {
+        Err(anyhow!("the cluster conformance kernels on {sm} lack {missing:?}"))
     }
 }
 

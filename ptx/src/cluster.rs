@@ -1,0 +1,151 @@
+//! Cluster conformance (issue 16): launched with a cluster shape, on the GPU (sm_90) and in the
+//! CPU runtime, every word of `d` compared.
+//!
+//! - `conf_cluster`: every thread records its cluster registers, an element of its right-hand
+//!   neighbour's shared memory (`ld.shared::cluster`, `.u32` and `.u64`), the old value of an
+//!   `atom.shared::cluster.exch` on the mirror block's array, and rank 0's thread 0 the cluster's
+//!   `atom.shared::cluster.add` total, ordered by `barrier.cluster`.
+//! - `conf_red_async`: a reduction across a cluster: every block but rank 0 sends its values to
+//!   rank 0 with every `red.async` operation and type, one `st.async` and a remote
+//!   `mbarrier.arrive`, completing on rank 0's mbarriers; rank 0 records what arrived.
+
+use warpkit::prelude::*;
+
+/// Words per thread of `conf_cluster`'s record.
+pub const CLUSTER_WORDS: usize = 12;
+/// Most threads per block of `conf_cluster` (its shared arrays).
+pub const CLUSTER_MAX_BLOCK: usize = 256;
+/// Words per cluster of `conf_red_async`'s record.
+pub const RED_ASYNC_WORDS: usize = 20;
+
+/// See the module docs: one record of `CLUSTER_WORDS` words per thread, at
+/// `(block_rank * block_size + thread_rank) * CLUSTER_WORDS`.
+#[warp_kernel(entry)]
+pub fn conf_cluster(w: &Warp, x: GlobalSlice<'_, u32>, d: GlobalSlice<'_, u32>) {
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    {
+        let mine = w.shared_array::<u32, CLUSTER_MAX_BLOCK>();
+        let wide = w.shared_array::<u64, CLUSTER_MAX_BLOCK>();
+        let slots = w.shared_array::<u32, CLUSTER_MAX_BLOCK>();
+        let total = w.shared_array::<u32, 1>();
+        let t = w.thread_rank() as usize;
+        let n = w.block_size() as usize;
+        let g = w.block_rank() as usize * n + t;
+        let (rank, nrank) = (w.cluster_ctarank(), w.cluster_nctarank());
+        let base = g * CLUSTER_WORDS;
+        d.store(base, rank);
+        d.store(base + 1, nrank);
+        d.store(base + 2, pack(w.clusterid()));
+        d.store(base + 3, pack(w.nclusterid()));
+        d.store(base + 4, pack(w.cluster_ctaid()));
+        d.store(base + 5, pack(w.cluster_nctaid()));
+        d.store(base + 6, w.is_explicit_cluster() as u32);
+        let v = x.load(g);
+        mine.store(t, v);
+        wide.store(t, (v as u64) << 32 | g as u64);
+        slots.store(t, g as u32);
+        if t == 0 {
+            total.store(0, 0);
+        }
+        w.cluster_sync();
+        let right = (rank + 1) % nrank;
+        d.store(base + 7, mine.map_shared_rank(right).load(n - 1 - t));
+        let wv = wide.map_shared_rank(right).load(t);
+        d.store(base + 8, wv as u32);
+        d.store(base + 9, (wv >> 32) as u32);
+        // Each element of each block gets one exchange, from the mirror block's same thread.
+        d.store(base + 10, slots.map_shared_rank(nrank - 1 - rank).atomic_exch(t, v));
+        total.map_shared_rank(0).atomic_add(0, v);
+        w.cluster_sync();
+        d.store(base + 11, if rank == 0 && t == 0 { total.load(0) } else { 0 });
+    }
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+    {
+        let _ = (w.lane_id(), x, d);
+    }
+}
+
+/// A `Dim3` of small coordinates in one word.
+fn pack(v: Dim3) -> u32 {
+    v.x | v.y << 8 | v.z << 16
+}
+
+/// See the module docs: one warp per block; `RED_ASYNC_WORDS` words per cluster at
+/// `clusterid.x * RED_ASYNC_WORDS` (clusters are one-dimensional here).
+#[warp_kernel(entry)]
+pub fn conf_red_async(w: &Warp, x: GlobalSlice<'_, u32>, d: GlobalSlice<'_, u32>) {
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    {
+        let acc = w.shared_array::<u32, 7>();
+        let acc_i = w.shared_array::<i32, 3>();
+        let acc_w = w.shared_array::<u64, 1>();
+        let slots = w.shared_array::<u32, 8>();
+        let bar = w.shared_array::<u64, 2>();
+        let (l, rank, n) = (w.lane_id(), w.cluster_ctarank(), w.cluster_nctarank());
+        let xb = w.block_rank() as usize * 8;
+        if rank == 0 && l == 0 {
+            acc.store(0, x.load(xb + 0));
+            acc.store(1, u32::MAX);
+            acc.store(2, 0);
+            acc.store(3, u32::MAX);
+            acc.store(4, 0);
+            acc.store(5, x.load(xb + 5));
+            acc.store(6, 0);
+            acc_i.store(0, x.load(xb + 1) as i32);
+            acc_i.store(1, i32::MAX);
+            acc_i.store(2, i32::MIN);
+            acc_w.store(0, x.load(xb + 2) as u64);
+            slots.store(0, x.load(xb + 3));
+            // Each other block sends 7 + 3 words, one u64 and one st.async word: 52 bytes.
+            bar.mbarrier_init(0, 1);
+            bar.mbarrier_arrive_expect_tx(0, 52 * (n - 1));
+            bar.mbarrier_init(1, n);
+            bar.mbarrier_arrive(1);
+        }
+        w.cluster_sync();
+        if rank != 0 && l == 0 {
+            let (a, ai, aw, s, b) = (acc.map_shared_rank(0), acc_i.map_shared_rank(0), acc_w.map_shared_rank(0), slots.map_shared_rank(0), bar.map_shared_rank(0));
+            a.red_async_add(0, x.load(xb + 0), b, 0);
+            a.red_async_min(1, x.load(xb + 1), b, 0);
+            a.red_async_max(2, x.load(xb + 2), b, 0);
+            a.red_async_and(3, x.load(xb + 3) | x.load(xb + 4), b, 0);
+            a.red_async_or(4, x.load(xb + 4) & x.load(xb + 5), b, 0);
+            a.red_async_xor(5, x.load(xb + 5), b, 0);
+            a.red_async_inc(6, 1000, b, 0);
+            ai.red_async_add(0, x.load(xb + 1) as i32, b, 0);
+            ai.red_async_min(1, x.load(xb + 6) as i32, b, 0);
+            ai.red_async_max(2, x.load(xb + 7) as i32, b, 0);
+            aw.red_async_add(0, (x.load(xb + 6) as u64) << 24 | x.load(xb + 7) as u64, b, 0);
+            s.st_async(rank as usize, x.load(xb + 3), b, 0);
+            b.mbarrier_arrive_cluster(1);
+        }
+        if rank == 0 && l == 0 {
+            while !bar.mbarrier_try_wait_parity_with(0, 0, WaitSem::Acquire, MbarScope::Cluster) {}
+            while !bar.mbarrier_try_wait_parity_with(1, 0, WaitSem::Acquire, MbarScope::Cluster) {}
+            let base = w.clusterid().x as usize * RED_ASYNC_WORDS;
+            let mut k = 0;
+            while k < 7 {
+                d.store(base + k, acc.load(k));
+                k += 1;
+            }
+            k = 0;
+            while k < 3 {
+                d.store(base + 7 + k, acc_i.load(k) as u32);
+                k += 1;
+            }
+            let wv = acc_w.load(0);
+            d.store(base + 10, wv as u32);
+            d.store(base + 11, (wv >> 32) as u32);
+            k = 0;
+            while k < n as usize {
+                d.store(base + 12 + k, slots.load(k));
+                k += 1;
+            }
+        }
+        w.cluster_sync();
+    }
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+    {
+        let _ = (w.lane_id(), x, d);
+    }
+}
