@@ -157,3 +157,134 @@ extern "C" __global__ void __launch_bounds__(256) cuda_block_reduce(const unsign
     unsigned total = BlockReduce(temp).Sum(acc);
     if (threadIdx.x == 0) atomicAdd(out, total);
 }
+
+// ---------------------------------------------------------------------------------------------
+// examples/mbarrier_pipeline.rs `mbarrier_reduce_entry` (issue 16): the multistage
+// producer/consumer tiled reduction, written against libcu++'s cuda::barrier. Built with
+// nvcc -O3 -arch=sm_90a (run.sh builds this file a second time for it; the kernels above are
+// built for sm_90 with this section left out, -DWARPKIT_BENCH_NO_PIPELINE).
+//
+// Each block reduces the tiles block, block + blocks, ... of x (PIPE_TILE u32 each, the last one
+// possibly shorter) through PIPE_STAGES stage buffers in dynamic shared memory
+// (PIPE_STAGES * PIPE_TILE * 4 bytes). Warp 0 produces: its elected lane (elect.sync, as
+// CUTLASS's elect_one_sync) waits until stage s is empty, announces the tile's bytes on full[s]
+// (cuda::device::barrier_arrive_tx: mbarrier.arrive.expect_tx) and starts the bulk copy
+// (cuda::device::memcpy_async_tx: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx),
+// which completes those bytes on full[s]. Warps 1 and 2 consume: they wait on full[s] with the
+// phase's parity, add their part of the tile (thread c of 64 adds elements c, c + 64, ...), and
+// arrive on empty[s]. The producer's first wait on each empty barrier is for parity 1 (the phase
+// before phase 0), which passes at once. Thread 0 sums the 64 partials into out[block].
+// x's length must be a multiple of 4 (a bulk copy moves a multiple of 16 bytes).
+//
+// Two kernels, differing only in how a thread waits on a phase:
+//   cuda_mbarrier_reduce: a spin on cuda::ptx::mbarrier_try_wait_parity (acquire, cta) of the
+//     barrier's native handle, the loop warpkit's kernel and CUTLASS's ClusterBarrier::wait have;
+//   cuda_mbarrier_reduce_wait_parity: cuda::barrier::wait_parity (libcu++'s poll with backoff:
+//     it reads the global timer first, polls, then yields and sleeps).
+// cuda::pipeline is not used: its memcpy_async copies with cp.async (16 bytes per thread of the
+// producer group, completing through cp.async.mbarrier.arrive), not with one bulk copy, so it
+// would be another algorithm.
+#ifndef WARPKIT_BENCH_NO_PIPELINE
+#include <cuda/barrier>
+#include <cuda/ptx>
+
+#define PIPE_STAGES 3
+#define PIPE_TILE 256
+#define PIPE_CONSUMER_WARPS 2
+#define PIPE_CONSUMERS (32 * PIPE_CONSUMER_WARPS)
+
+typedef cuda::barrier<cuda::thread_scope_block> block_barrier;
+
+// cute::elect_one_sync: elect.sync over the full warp; true in the elected lane.
+__device__ __forceinline__ bool elect_one_sync() {
+    unsigned pred = 0;
+    unsigned lane = 0;
+    asm volatile(
+        "{\n"
+        ".reg .b32 %%rx;\n"
+        ".reg .pred %%px;\n"
+        "     elect.sync %%rx|%%px, %2;\n"
+        "@%%px mov.s32 %1, 1;\n"
+        "     mov.s32 %0, %%rx;\n"
+        "}\n"
+        : "+r"(lane), "+r"(pred)
+        : "r"(FULL_MASK));
+    return pred != 0;
+}
+
+template <bool LIBCU_WAIT>
+__device__ __forceinline__ void pipe_wait(block_barrier& bar, unsigned parity) {
+    if (LIBCU_WAIT) {
+        bar.wait_parity(parity != 0);
+    } else {
+        while (!cuda::ptx::mbarrier_try_wait_parity(cuda::ptx::sem_acquire, cuda::ptx::scope_cta,
+                                                    cuda::device::barrier_native_handle(bar), parity)) {
+        }
+    }
+}
+
+template <bool LIBCU_WAIT>
+__device__ __forceinline__ void mbarrier_reduce(const unsigned* x, size_t n, unsigned* out, block_barrier* full,
+                                                block_barrier* empty, unsigned* stages, unsigned* partial) {
+    size_t block = blockIdx.x, blocks = gridDim.x;
+    size_t tiles = (n + PIPE_TILE - 1) / PIPE_TILE;
+    size_t mine = block < tiles ? (tiles - block + blocks - 1) / blocks : 0;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < PIPE_STAGES; s++) {
+            init(&full[s], 1);
+            init(&empty[s], PIPE_CONSUMERS);
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        if (elect_one_sync()) {
+            for (size_t k = 0; k < mine; k++) {
+                unsigned s = k % PIPE_STAGES;
+                pipe_wait<LIBCU_WAIT>(empty[s], (unsigned)((k / PIPE_STAGES) & 1) ^ 1);
+                size_t start = (block + k * blocks) * PIPE_TILE;
+                size_t len = n - start < PIPE_TILE ? n - start : PIPE_TILE;
+                unsigned bytes = (unsigned)(len * sizeof(unsigned));
+                (void)cuda::device::barrier_arrive_tx(full[s], 1, bytes);
+                cuda::device::memcpy_async_tx(stages + s * PIPE_TILE, x + start, cuda::aligned_size_t<16>(bytes), full[s]);
+            }
+        }
+    } else {
+        unsigned c = threadIdx.x - 32;
+        unsigned acc = 0;
+        for (size_t k = 0; k < mine; k++) {
+            unsigned s = k % PIPE_STAGES;
+            pipe_wait<LIBCU_WAIT>(full[s], (unsigned)((k / PIPE_STAGES) & 1));
+            size_t start = (block + k * blocks) * PIPE_TILE;
+            size_t len = n - start < PIPE_TILE ? n - start : PIPE_TILE;
+            for (size_t i = c; i < len; i += PIPE_CONSUMERS) acc += stages[s * PIPE_TILE + i];
+            (void)empty[s].arrive();
+        }
+        partial[c] = acc;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned total = 0;
+        for (int c = 0; c < PIPE_CONSUMERS; c++) total += partial[c];
+        out[block] = total;
+    }
+}
+
+// The barriers have a constructor that a __shared__ variable does not run; init() sets them up.
+#pragma nv_diag_suppress static_var_with_dynamic_init
+
+// Launch with 96 threads per block and PIPE_STAGES * PIPE_TILE * 4 bytes of dynamic shared memory.
+extern "C" __global__ void cuda_mbarrier_reduce(const unsigned* x, size_t n, unsigned* out, size_t out_len) {
+    __shared__ block_barrier full[PIPE_STAGES], empty[PIPE_STAGES];
+    __shared__ unsigned partial[PIPE_CONSUMERS];
+    extern __shared__ __align__(128) unsigned pipe_stages[];
+    mbarrier_reduce<false>(x, n, out, full, empty, pipe_stages, partial);
+}
+
+extern "C" __global__ void cuda_mbarrier_reduce_wait_parity(const unsigned* x, size_t n, unsigned* out,
+                                                            size_t out_len) {
+    __shared__ block_barrier full[PIPE_STAGES], empty[PIPE_STAGES];
+    __shared__ unsigned partial[PIPE_CONSUMERS];
+    extern __shared__ __align__(128) unsigned pipe_stages[];
+    mbarrier_reduce<true>(x, n, out, full, empty, pipe_stages, partial);
+}
+#endif // WARPKIT_BENCH_NO_PIPELINE

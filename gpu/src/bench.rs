@@ -2,7 +2,8 @@
 //! GPU, in one run, with CUDA events; checks every result against sequential Rust.
 //!
 //! ```text
-//! gpu-bench --warpkit FILE [--cuda FILE] [--diag FILE] [--log2n N] [--reps R] [--warmup W] [--seed S]
+//! gpu-bench --warpkit FILE [--cuda FILE] [--diag FILE] [--warpkit-90a FILE] [--cuda-90a FILE]
+//!           [--log2n N] [--reps R] [--warmup W] [--seed S]
 //! gpu-bench --cpu-check [--seed S]   (no GPU: the warpkit kernels on the CPU runtime, small sizes)
 //! ```
 //!
@@ -11,8 +12,11 @@
 //! -arch=sm_90` made from it. `--cuda`: the cubin `nvcc -O3 -arch=sm_90 -cubin` made from
 //! `benches/gpu/kernels.cu` (`cuda_*`). `--diag`: a diagnostic module with the warpkit kernel
 //! names (run.sh passes the warpkit PTX with its generic `ld`/`st` rewritten to `ld.global`/
-//! `st.global`), reported in rows of its own. `cargo xtask gpu-bench` bundles the program with a
-//! `run.sh` that builds the modules and dumps the SASS on the GPU machine.
+//! `st.global`), reported in rows of its own. `--warpkit-90a`/`--cuda-90a`: the modules the
+//! mbarrier pipeline rows use (run.sh: the warpkit PTX through `ptxas -O3 -arch=sm_90a`, and
+//! `kernels.cu` through `nvcc -O3 -arch=sm_90a`, as issue 16 asks); without them those rows use
+//! `--warpkit` and `--cuda`. `cargo xtask gpu-bench` bundles the program with a `run.sh` that
+//! builds the modules and dumps the SASS on the GPU machine.
 //!
 //! What is timed, each with a pair of CUDA events around the launches alone, `--warmup` runs then
 //! `--reps` runs per implementation, the implementations alternating run by run; the table gives
@@ -23,9 +27,14 @@
 //! * reduce: sum of 2^N `u32` (wrapping), `redux.sync` and `shfl.sync.down` warp sums;
 //! * scan: inclusive prefix sums of the same input, reduce-then-scan (every launch of it);
 //! * histogram: `histogram_ffs` over 2^N values, geometric (the example's data, 10 buckets, about
-//!   6% padding) and uniform (256 buckets).
+//!   6% padding) and uniform (256 buckets);
+//! * mbarrier pipeline: `examples/mbarrier_pipeline.rs`'s `mbarrier_reduce_entry` (per-block sums
+//!   of 1 KiB tiles moved by `cp.async.bulk` through 3 mbarrier-guarded stages, 96 threads per
+//!   block) against `cuda_mbarrier_reduce` (`cuda::barrier`, `memcpy_async_tx`, a spin on
+//!   `mbarrier_try_wait_parity`) and `cuda_mbarrier_reduce_wait_parity` (the same with
+//!   `cuda::barrier::wait_parity`), at full occupancy and at 4 blocks per SM.
 //!
-//! Every run of the reductions and histograms is checked; each scan implementation runs once more
+//! Every run of the reductions, histograms and pipelines is checked; each scan implementation runs once more
 //! into a poisoned output, which is compared element by element. Exit status 0 when every check
 //! passed, 1 on a wrong result or a CUDA error, 2 when there is no driver or device.
 
@@ -47,6 +56,9 @@ mod kernels;
 #[allow(dead_code, unused_imports)]
 #[path = "../../examples/histogram.rs"]
 mod histogram;
+#[allow(dead_code, unused_imports)]
+#[path = "../../examples/mbarrier_pipeline.rs"]
+mod mbarrier_pipeline;
 
 /// Threads per block for every launch.
 const BLOCK: u32 = 256;
@@ -247,6 +259,10 @@ fn cpu_histogram(x: &[u32], buckets: usize) -> Result<Vec<u32>, String> {
     Ok(counts.to_vec())
 }
 
+fn cpu_mbarrier_reduce(x: &[u32], blocks: u32) -> Result<Vec<u32>, String> {
+    mbarrier_pipeline::mbarrier_reduce(x, blocks, |g| g.cpu_threads(2)).map_err(|e| e.to_string())
+}
+
 /// The warpkit kernels on the CPU runtime against sequential Rust, at sizes that take every path
 /// (unrolled loops and their tails, one- and multi-level scans, partial last chunks).
 fn cpu_check(seed: u64) -> Vec<String> {
@@ -305,6 +321,16 @@ fn cpu_check(seed: u64) -> Vec<String> {
             cpu_scan(&x, chunks).map(|g| first_difference(&g, &want)),
         );
     }
+    // Lengths are multiples of 4 (a bulk copy moves a multiple of 16 bytes); partial last tiles,
+    // blocks without a tile, and several passes over the 3 stages.
+    for (n, blocks) in [(4usize, 1u32), (4, 3), (1000, 3), (10_000, 4), (65_548, 5)] {
+        let x = uniform(n, seed ^ (n as u64) << 3);
+        let want = mbarrier_pipeline::reduce_reference(&x, blocks);
+        check(
+            format!("mbarrier_reduce_entry, n = {n}, {blocks} blocks of {}", mbarrier_pipeline::BLOCK),
+            cpu_mbarrier_reduce(&x, blocks).map(|g| first_difference(&g, &want)),
+        );
+    }
     for (n, geo) in [(5000usize, true), (20_000, true), (20_000, false)] {
         let (x, buckets) = if geo { (geometric(n, seed), GEO_BUCKETS) } else { (uniform(n, seed), UNIFORM_BUCKETS) };
         let want = ref_histogram(&x, buckets);
@@ -344,6 +370,12 @@ fn launch(f: &BenchKernel, blocks: u32, args: &[Arg<'_>]) -> Res<()> {
 
 /// Queues `f` with `blocks` blocks of `block` threads (see [`launch`] for the argument layout).
 fn launch_block(f: &BenchKernel, blocks: u32, block: u32, args: &[Arg<'_>]) -> Res<()> {
+    launch_shared(f, blocks, block, 0, args)
+}
+
+/// Queues `f` with `blocks` blocks of `block` threads and `shared` bytes of dynamic shared memory
+/// (see [`launch`] for the argument layout).
+fn launch_shared(f: &BenchKernel, blocks: u32, block: u32, shared: u32, args: &[Arg<'_>]) -> Res<()> {
     let mut raw = Vec::new();
     for a in args {
         match *a {
@@ -354,7 +386,7 @@ fn launch_block(f: &BenchKernel, blocks: u32, block: u32, args: &[Arg<'_>]) -> R
             Arg::U(x) => raw.push(RawArg::from(x)),
         }
     }
-    f.k.launch_raw(&LaunchConfig::blocks((blocks, 1, 1), (block, 1, 1)), &raw).map_err(|e| e.to_string())
+    f.k.launch_raw(&LaunchConfig::blocks((blocks, 1, 1), (block, 1, 1)).dynamic_shared_bytes(shared), &raw).map_err(|e| e.to_string())
 }
 
 /// `cub::DeviceScan::InclusiveSum` from the shared library run.sh builds from
@@ -515,6 +547,14 @@ struct Args {
     /// A diagnostic module with the warpkit kernel names, in rows of its own
     #[arg(long, value_name = "FILE")]
     diag: Option<PathBuf>,
+    /// The warpkit module of the mbarrier pipeline rows (run.sh: ptxas -O3 -arch=sm_90a of the PTX);
+    /// default: --warpkit
+    #[arg(long = "warpkit-90a", value_name = "FILE")]
+    warpkit_90a: Option<PathBuf>,
+    /// The nvcc module of the mbarrier pipeline rows (run.sh: nvcc -O3 -arch=sm_90a -cubin
+    /// kernels.cu); default: --cuda
+    #[arg(long = "cuda-90a", value_name = "FILE")]
+    cuda_90a: Option<PathBuf>,
     /// The shared library built from benches/gpu/cub_scan.cu (cub::DeviceScan behind a C ABI)
     #[arg(long, value_name = "FILE")]
     cub: Option<PathBuf>,
@@ -848,6 +888,72 @@ fn gpu_main(gpu: &Gpu, args: &Args, warpkit: PathBuf) -> Res<bool> {
         }
     }
 
+    // ---- the mbarrier pipeline (issue 16): warpkit against cuda::barrier ----
+    {
+        use mbarrier_pipeline::{BLOCK as PIPE_BLOCK, SHARED_BYTES};
+        let warpkit_module = match &args.warpkit_90a {
+            Some(p) => load(gpu, p)?,
+            None => impls[0].module.clone(),
+        };
+        let cuda_module = match &args.cuda_90a {
+            Some(p) => Some(load(gpu, p)?),
+            None => impls.iter().find(|i| i.label == "nvcc").map(|i| i.module.clone()),
+        };
+        // (implementation, kernel name)
+        let mut pipe: Vec<(Impl, &str)> = vec![(Impl { label: "warpkit", module: warpkit_module, cuda: false }, "mbarrier_reduce_entry")];
+        if let Some(m) = cuda_module {
+            pipe.push((Impl { label: "nvcc", module: m.clone(), cuda: true }, "cuda_mbarrier_reduce"));
+            pipe.push((Impl { label: "nvcc wait_parity", module: m, cuda: true }, "cuda_mbarrier_reduce_wait_parity"));
+        }
+        let mut fs = Vec::new();
+        let mut regs = Vec::new();
+        let mut per_sm = u32::MAX;
+        for (imp, name) in &pipe {
+            let k = imp.module.kernel(name).map_err(|e| format!("{}: {e}", imp.label))?;
+            let f = BenchKernel { k, split: imp.cuda };
+            let occ = cu("occupancy", f.k.function().occupancy_max_active_blocks_per_multiprocessor(PIPE_BLOCK, SHARED_BYTES as usize, None))?;
+            per_sm = per_sm.min(occ.max(1));
+            regs.push(format!("{name} {} registers, {occ} blocks/SM", f.k.function().num_regs().map(|r| r.to_string()).unwrap_or("?".into())));
+            fs.push(f);
+        }
+        println!("mbarrier pipeline, blocks of {PIPE_BLOCK} threads with {SHARED_BYTES} B of dynamic shared memory: {}", regs.join("; "));
+        println!(
+            "mbarrier pipeline modules: warpkit {}, nvcc {}",
+            args.warpkit_90a.as_ref().unwrap_or(&warpkit).display(),
+            args.cuda_90a.as_ref().or(args.cuda.as_ref()).map(|p| p.display().to_string()).unwrap_or("-".into())
+        );
+        let pipe_all: Vec<&Impl> = pipe.iter().map(|(i, _)| i).collect();
+        let index = |imp: &Impl| pipe.iter().position(|(i, _)| std::ptr::eq(i, imp)).unwrap();
+        // Full occupancy (the smaller of the kernels' occupancies, so both get one grid), then 4
+        // blocks per SM (3 KiB of stages each: fewer bytes in flight per SM).
+        let mut configs = vec![per_sm];
+        if per_sm != 4 {
+            configs.push(4);
+        }
+        for per_sm in configs {
+            let blocks = per_sm * sms;
+            let want = mbarrier_pipeline::reduce_reference(&x, blocks);
+            let pipe_out = gpu.zeros::<u32>(blocks as usize).map_err(e)?;
+            let d_pipe = &pipe_out;
+            let r = bench.time(
+                &pipe_all,
+                |_| memset(d_pipe, 0xab),
+                |imp| launch_shared(&fs[index(imp)], blocks, PIPE_BLOCK, SHARED_BYTES, &[Arg::S(d_in), Arg::S(d_pipe)]),
+                |_| Ok(first_difference(&read(&pipe_out)?, &want)),
+            )?;
+            for (k, (timing, verified)) in r.into_iter().enumerate() {
+                rows.push(Row {
+                    bench: format!("mbarrier pipeline, {per_sm} blocks/SM"),
+                    label: pipe[k].0.label,
+                    launch: format!("{blocks}x{PIPE_BLOCK}"),
+                    timing,
+                    bytes,
+                    verified,
+                });
+            }
+        }
+    }
+
     // ---- the table ----
     let copy_gbs = rows[0].bytes / (rows[0].timing.median() * 1e-3) / 1e9;
     println!();
@@ -865,8 +971,11 @@ fn gpu_main(gpu: &Gpu, args: &Args, warpkit: PathBuf) -> Res<bool> {
         let sorted = r.timing.sorted();
         let gbs = r.bytes / (med * 1e-3) / 1e9;
         let nvcc = rows.iter().find(|o| o.bench == r.bench && (o.label == "nvcc" || o.label == "cub")).map(|o| o.timing.median());
-        let ratio = match (r.label, nvcc) {
-            ("warpkit" | "diag", Some(nv)) => format!("{:.3}", med / nv),
+        let warpkit = rows.iter().find(|o| o.bench == r.bench && o.label == "warpkit").map(|o| o.timing.median());
+        let ratio = match (r.label, nvcc, warpkit) {
+            ("warpkit" | "diag", Some(nv), _) => format!("{:.3}", med / nv),
+            // A second CUDA variant of the same benchmark: warpkit over it.
+            ("nvcc wait_parity", _, Some(wk)) => format!("({:.3} over this)", wk / med),
             _ => "".into(),
         };
         let verdict = match &r.verified {
