@@ -25,6 +25,9 @@ pub struct LaunchConfig {
     threads: Option<u32>,
     /// The cluster shape, if the launch has one ([`cluster_dims`](Self::cluster_dims)).
     cluster: Option<Dim3>,
+    /// Whether the launch may start before the previous one in its stream has completed
+    /// ([`programmatic_dependent`](Self::programmatic_dependent)).
+    programmatic: bool,
 }
 
 impl LaunchConfig {
@@ -33,13 +36,13 @@ impl LaunchConfig {
     /// `w.global_id()` against its buffers' lengths); the CPU runtime launches exactly `n`
     /// (`Grid::new(n)`, whose last block is partial).
     pub fn threads(n: u32) -> LaunchConfig {
-        LaunchConfig { grid: Dim3::new(n.div_ceil(32), 1, 1), block: Dim3::new(32, 1, 1), shared_bytes: 0, threads: Some(n), cluster: None }
+        LaunchConfig { grid: Dim3::new(n.div_ceil(32), 1, 1), block: Dim3::new(32, 1, 1), shared_bytes: 0, threads: Some(n), cluster: None, programmatic: false }
     }
 
     /// `grid` blocks of `block` threads, in one to three dimensions: `blocks(64, 256)`,
     /// `blocks((8, 8), (16, 16))`.
     pub fn blocks(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
-        LaunchConfig { grid: grid.into(), block: block.into(), shared_bytes: 0, threads: None, cluster: None }
+        LaunchConfig { grid: grid.into(), block: block.into(), shared_bytes: 0, threads: None, cluster: None, programmatic: false }
     }
 
     /// The bytes of dynamic shared memory each block gets.
@@ -65,6 +68,21 @@ impl LaunchConfig {
     /// The cluster shape, if the launch has one.
     pub fn cluster_dim(&self) -> Option<Dim3> {
         self.cluster
+    }
+
+    /// Makes the launch the dependent of a programmatic dependent launch (sm_90): on the GPU the
+    /// launch attribute `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`, so that it may
+    /// start once every block of the previous launch in the stream has executed
+    /// `griddepcontrol.launch_dependents` or completed. The CPU side of such a pair is
+    /// [`launch_dependent`](warp_runtime::grid::launch_dependent).
+    pub fn programmatic_dependent(mut self) -> LaunchConfig {
+        self.programmatic = true;
+        self
+    }
+
+    /// Whether the launch is a programmatic dependent launch's dependent.
+    pub fn is_programmatic_dependent(&self) -> bool {
+        self.programmatic
     }
 
     /// The grid's dimensions, in blocks.

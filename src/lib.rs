@@ -136,7 +136,7 @@ pub mod prelude {
     pub use warp_runtime::value::{WarpValue, WarpWords};
     pub use warp_runtime::{BarRed, Dim3, FloatRedux, GlobalSlice, Scope, Sem, SharedSlice, ShflMode, VoteMode, Warp, FULL_MASK};
     pub use warp_runtime::{bf16, f16, Bf16x2, F16x2, RedSem};
-    pub use warp_runtime::{ArriveSem, MbarScope, MbarrierToken, WaitSem};
+    pub use warp_runtime::{ArriveSem, DsmemSlice, MbarScope, MbarrierToken, WaitSem};
     #[cfg(not(target_arch = "nvptx64"))]
     pub use warp_runtime::{Executor, GlobalBuffer, Grid, LaneOrder, Schedule, Target, WarpError};
 }

@@ -162,9 +162,10 @@ enum Ex {
     Cluster,
     RedAsync,
     ClusterReduce,
+    CpAsync,
 }
 
-const ALL: [Ex; 39] = [
+const ALL: [Ex; 40] = [
     Ex::ReduceU32,
     Ex::ReduceI32,
     Ex::ReduceF32,
@@ -204,6 +205,7 @@ const ALL: [Ex; 39] = [
     Ex::Cluster,
     Ex::RedAsync,
     Ex::ClusterReduce,
+    Ex::CpAsync,
 ];
 
 impl Ex {
@@ -248,6 +250,7 @@ impl Ex {
             Ex::Cluster => "conf_cluster",
             Ex::RedAsync => "conf_red_async",
             Ex::ClusterReduce => "cluster_reduce_entry",
+            Ex::CpAsync => "conf_cp_async",
         }
     }
 
@@ -293,6 +296,7 @@ impl Ex {
             Ex::Cluster => "clusters: registers, barrier.cluster, DSMEM ld/atom",
             Ex::RedAsync => "red.async (11 forms) + st.async + remote arrive",
             Ex::ClusterReduce => "example cluster_reduce: DSMEM + barrier.cluster",
+            Ex::CpAsync => "cp.async 4/8/16 B + cp.async.mbarrier.arrive{,.noinc}",
         }
     }
 
@@ -724,6 +728,13 @@ fn gen_case(r: &mut Rng, ex: Ex) -> Case {
             let launch = LaunchConfig::blocks(blocks, 32).cluster_dims(c);
             blocks_case(launch, vec![x, zeros(Elem::U32, clusters as usize * cluster::RED_ASYNC_WORDS)], vec![b(0), b(1)])
         }
+        Ex::CpAsync => {
+            let blocks = 1 + r.below(8) as usize;
+            let x = host((0..blocks * mbarrier::CP_X).map(|_| r.u32()));
+            let wide = host((0..blocks * mbarrier::CP_WIDE).map(|_| r.next()));
+            let d = zeros(Elem::U32, blocks * 64 * mbarrier::CP_WORDS);
+            blocks_case(LaunchConfig::blocks(blocks as u32, 64), vec![x, wide, d], vec![b(0), b(1), b(2)])
+        }
         Ex::ClusterReduce => {
             let c = 1 + r.below(8);
             let blocks = c * (1 + r.below(4));
@@ -949,6 +960,7 @@ fn run_case(side: &Side<'_>, ex: Ex, c: &Case) -> Result<Outputs, CudaError> {
         Ex::Cluster => go::<cluster::conf_cluster>(side, ex, c, (c.v(0), c.v(1))),
         Ex::RedAsync => go::<cluster::conf_red_async>(side, ex, c, (c.v(0), c.v(1))),
         Ex::ClusterReduce => go::<cluster_reduce::cluster_reduce_entry>(side, ex, c, (c.v(0), c.v(1))),
+        Ex::CpAsync => go::<mbarrier::conf_cp_async>(side, ex, c, (c.v(0), c.v(1), c.v(2))),
     }
 }
 
@@ -1043,6 +1055,158 @@ fn describe(ex: Ex, c: &Case, report: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 
 /// One row per example kernel. `Side::Cpu` runs the CPU side only (`--cpu-only`).
+/// `conf_pdl`: a programmatic dependent launch of its two phases, on the GPU (the second launch
+/// with programmatic stream serialization) and in the CPU runtime (`launch_dependent`), both
+/// output buffers compared word by word. Returns the row and whether a GPU call failed.
+pub(crate) fn pdl_row(side: &Side<'_>, seed: u64, scale: usize, show: usize, flip: bool) -> (Row, bool) {
+    use warpkit::cuda::RawArg;
+    let mut rng = Rng::seed_from_u64(seed ^ 0x9d1c_0000_0000_0000);
+    let mut row = Row {
+        name: "griddepcontrol: programmatic dependent launch".to_string(),
+        kernel: "conf_pdl".to_string(),
+        module: if matches!(side, Side::Both(_)) { "sm_90" } else { "-" },
+        cases: 0,
+        agree: 0,
+        disagree: 0,
+        shown: Vec::new(),
+        note: None,
+    };
+    for _ in 0..48 * scale {
+        let r = &mut rng;
+        let (blocks, block) = (1 + r.below(16), 32 * (1 + r.below(8)));
+        let n = r.below(blocks * block + 1) as usize;
+        let x: Vec<u32> = (0..n).map(|_| r.u32()).collect();
+        let cfg = LaunchConfig::blocks(blocks, block);
+        // The CPU runtime.
+        let (xb, ab, bb) = (warpkit::GlobalBuffer::from_slice(&x), warpkit::GlobalBuffer::<u32>::zeroed(n), warpkit::GlobalBuffer::<u32>::zeroed(n));
+        let (xs, as_, bs) = (xb.slice(), ab.slice(), bb.slice());
+        let grid = cfg.cpu_grid(warpkit::Executor::new().target(Target::SM_90));
+        let cpu = warpkit::grid::launch_dependent(
+            &grid,
+            async |w: &warpkit::Warp<'_>| cluster::conf_pdl(w, 0, xs, as_, bs).await,
+            &grid,
+            async |w: &warpkit::Warp<'_>| cluster::conf_pdl(w, 1, xs, as_, bs).await,
+        )
+        .map(|()| (ab.to_vec(), bb.to_vec()));
+        row.cases += 1;
+        let gpu = match side {
+            Side::Cpu => None,
+            Side::Both(m) => {
+                let go = || -> Result<(Vec<u32>, Vec<u32>), CudaError> {
+                    let gpu = m.gpu();
+                    let (dx, da, db) = (gpu.upload(&x)?, gpu.zeros::<u32>(n)?, gpu.zeros::<u32>(n)?);
+                    let kernel = m.kernel("conf_pdl")?;
+                    let args = |phase: u32| [RawArg::from(phase), RawArg::slice(&dx), RawArg::slice(&da), RawArg::slice(&db)];
+                    kernel.launch_raw(&cfg, &args(0))?;
+                    kernel.launch_raw(&cfg.programmatic_dependent(), &args(1))?;
+                    gpu.synchronize()?;
+                    Ok((da.to_vec()?, db.to_vec()?))
+                };
+                match go() {
+                    Ok(out) => Some(out),
+                    Err(e) => {
+                        row.note = Some(format!("GPU error: {e}"));
+                        return (row, true);
+                    }
+                }
+            }
+        };
+        let verdict = match (gpu, cpu) {
+            (_, Err(e)) => Err(format!("CPU runtime reported: {e}")),
+            (None, Ok(_)) => Ok(()),
+            (Some((ga, mut gb)), Ok((ca, cb))) => {
+                if flip {
+                    if let Some(v) = gb.first_mut() {
+                        *v ^= 1;
+                    }
+                }
+                if (&ga, &gb) == (&ca, &cb) {
+                    Ok(())
+                } else {
+                    let first = (0..n).find(|&i| ga[i] != ca[i] || gb[i] != cb[i]).unwrap_or(0);
+                    Err(format!("element {first}: GPU a/b = {:?}, CPU a/b = {:?}", (ga.get(first), gb.get(first)), (ca.get(first), cb.get(first))))
+                }
+            }
+        };
+        match verdict {
+            Ok(()) => row.agree += 1,
+            Err(what) => {
+                row.disagree += 1;
+                if row.shown.len() < show {
+                    row.shown.push(format!("    conf_pdl: grid {} x block {}, n = {n}: {what}", cfg.grid_dim(), cfg.block_dim()));
+                }
+            }
+        }
+    }
+    (row, false)
+}
+
+/// `conf_tensormap` (`tensormap.cp_fenceproxy`): run last, apart from the other rows. Returns
+/// the row and whether a GPU call failed.
+pub(crate) fn tensormap_row(side: &Side<'_>, seed: u64, scale: usize, show: usize, flip: bool) -> (Row, bool) {
+    let mut rng = Rng::seed_from_u64(seed ^ 0x7e45_0000_0000_0000);
+    let mut row = Row {
+        name: "tensormap.cp_fenceproxy (4 scopes)".to_string(),
+        kernel: "conf_tensormap".to_string(),
+        module: if matches!(side, Side::Both(_)) { "sm_90" } else { "-" },
+        cases: 0,
+        agree: 0,
+        disagree: 0,
+        shown: Vec::new(),
+        note: None,
+    };
+    let mut failed = false;
+    for _ in 0..48 * scale {
+        let r = &mut rng;
+        let (blocks, warps) = (1 + r.below(8), 1 + r.below(8));
+        let n = (blocks * warps * 32) as usize;
+        let x = host((0..n).map(|_| r.u32()));
+        let case = blocks_case_of(LaunchConfig::blocks(blocks, 32 * warps), vec![x, zeros(Elem::U32, n), zeros(Elem::U32, n)], vec![P::Buf(0), P::Buf(1), P::Buf(2)]);
+        let out = match side {
+            Side::Cpu => Outputs { gpu: None, cpu: <cluster::conf_tensormap as EntryKernel>::run_host(&case.cfg(), Target::SM_90, (case.v(0), case.v(1), case.v(2))) },
+            Side::Both(m) => match m.differential(case.cfg()).cpu_target(Target::SM_90).outputs::<cluster::conf_tensormap>((case.v(0), case.v(1), case.v(2))) {
+                Ok((gpu, cpu)) => Outputs { gpu: Some(gpu), cpu },
+                Err(e) => {
+                    row.note = Some(format!("GPU error: {e}"));
+                    failed = true;
+                    break;
+                }
+            },
+        };
+        row.cases += 1;
+        let Some(mut gpu) = out.gpu else {
+            match out.cpu {
+                Ok(_) => row.agree += 1,
+                Err(e) => {
+                    row.disagree += 1;
+                    row.shown.push(format!("    conf_tensormap: CPU runtime reported: {e}"));
+                }
+            }
+            continue;
+        };
+        if flip {
+            if let Some(v) = gpu.last_mut().and_then(|b| b.bits.first_mut()) {
+                *v ^= 1;
+            }
+        }
+        let comparison = compare("conf_tensormap", "", &case.cfg(), Target::SM_90, &gpu, out.cpu, &[]);
+        if comparison.agrees() {
+            row.agree += 1;
+        } else {
+            row.disagree += 1;
+            if row.shown.len() < show {
+                row.shown.push(format!("    conf_tensormap: {comparison}"));
+            }
+        }
+    }
+    (row, failed)
+}
+
+/// A case of `launch`'s shape (see `gen_case`).
+fn blocks_case_of(launch: LaunchConfig, bufs: Vec<HostBuf>, params: Vec<P>) -> Case {
+    Case { threads: launch.gpu_threads() as usize, bufs, params, launch: Some(launch) }
+}
+
 pub(crate) fn run(side: Side<'_>, seed: u64, scale: usize, show: usize, flip: bool) -> (Vec<Row>, bool) {
     let mut rng = Rng::seed_from_u64(seed ^ 0xe8a3_91c5_0000_0000);
     let mut rows = Vec::new();
@@ -1284,6 +1448,67 @@ mod tests {
             let got: Vec<u32> = cpu(Ex::ClusterReduce, &c).unwrap()[1].bits.iter().map(|&v| v as u32).collect();
             assert_eq!(got, cluster_reduce::cluster_reference(&x, cfg.grid_dim().x, cfg.block_dim().x, cfg.cluster_dim().unwrap().x));
         }
+    }
+
+    /// `conf_cp_async` on the CPU: each record is what the neighbour's copies brought.
+    #[test]
+    fn cpu_cp_async_row_follows_its_definition() {
+        let mut r = Rng::seed_from_u64(9);
+        for _ in 0..4 {
+            let c = gen_case(&mut r, Ex::CpAsync);
+            let (x, wide): (Vec<u32>, Vec<u64>) = (c.v(0), c.v(1));
+            let d = &cpu(Ex::CpAsync, &c).unwrap()[2].bits;
+            for b in 0..x.len() / mbarrier::CP_X {
+                let (x, wide) = (&x[b * mbarrier::CP_X..], &wide[b * mbarrier::CP_WIDE..]);
+                for t in 0..64 {
+                    let n = (t + 1) % 64;
+                    let want = [x[n], wide[n] as u32, (wide[n] >> 32) as u32, x[64 + 2 * n + 1], wide[64 + 2 * n] as u32, x[192 + 4 * n + 3], x[192 + 4 * n], (wide[64 + 2 * n + 1] >> 32) as u32];
+                    let at = (b * 64 + t) * mbarrier::CP_WORDS;
+                    let got: Vec<u32> = d[at..at + mbarrier::CP_WORDS].iter().map(|&v| v as u32).collect();
+                    assert_eq!(got, want, "block {b} thread {t}");
+                }
+            }
+        }
+    }
+
+    /// `conf_tensormap` on the CPU: each thread's word of another warp's copy.
+    #[test]
+    fn cpu_tensormap_row_follows_its_definition() {
+        let (row, _) = tensormap_row(&Side::Cpu, 3, 1, 3, false);
+        assert!(row.disagree == 0 && row.agree == 48, "{:?}", row.shown);
+        let x: Vec<u32> = (0..192u32).map(|i| i * 7 + 3).collect();
+        let c = blocks_case_of(LaunchConfig::blocks(2, 96), vec![host(x.clone()), zeros(Elem::U32, 192), zeros(Elem::U32, 192)], vec![P::Buf(0), P::Buf(1), P::Buf(2)]);
+        let out = <cluster::conf_tensormap as EntryKernel>::run_host(&c.cfg(), Target::SM_90, (c.v(0), c.v(1), c.v(2))).unwrap();
+        let e: Vec<u32> = out[2].bits.iter().map(|&v| v as u32).collect();
+        for b in 0..2 {
+            for t in 0..96 {
+                let (wi, l) = (t / 32, t % 32);
+                assert_eq!(e[b * 96 + t], x[b * 96 + ((wi + 1) % 3) * 32 + 31 - l]);
+            }
+        }
+        assert_eq!(out[1].bits.iter().map(|&v| v as u32).collect::<Vec<_>>(), x);
+    }
+
+    /// `conf_pdl` on the CPU: the dependent's output is the formula over the primary's, and
+    /// the race detector (on in tests) finds the waits sufficient.
+    #[test]
+    fn cpu_pdl_row_follows_its_definition() {
+        let (row, failed) = pdl_row(&Side::Cpu, 5, 1, 3, false);
+        assert!(!failed && row.disagree == 0 && row.agree == 48, "{:?}", row.shown);
+        let x: Vec<u32> = (0..200u32).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+        let (xb, ab, bb) = (warpkit::GlobalBuffer::from_slice(&x), warpkit::GlobalBuffer::<u32>::zeroed(200), warpkit::GlobalBuffer::<u32>::zeroed(200));
+        let (xs, as_, bs) = (xb.slice(), ab.slice(), bb.slice());
+        let grid = LaunchConfig::blocks(4, 64).cpu_grid(warpkit::Executor::new().target(Target::SM_90));
+        warpkit::grid::launch_dependent(
+            &grid,
+            async |w: &warpkit::Warp<'_>| cluster::conf_pdl(w, 0, xs, as_, bs).await,
+            &grid,
+            async |w: &warpkit::Warp<'_>| cluster::conf_pdl(w, 1, xs, as_, bs).await,
+        )
+        .unwrap();
+        let a: Vec<u32> = (0..200).map(|i| x[i].wrapping_mul(3) ^ i as u32).collect();
+        let b: Vec<u32> = (0..200).map(|i| a[199 - i].wrapping_add(x[i])).collect();
+        assert_eq!((ab.to_vec(), bb.to_vec()), (a, b));
     }
 
     #[test]

@@ -1158,6 +1158,9 @@ fn main() -> ExitCode {
     );
     rows.extend(example_rows);
     failed_launch |= example_failed;
+    let (pdl, pdl_failed) = examples::pdl_row(&examples::Side::Both(&gpu.sm90), seed, scale, show, FLIP.load(std::sync::atomic::Ordering::Relaxed));
+    rows.push(pdl);
+    failed_launch |= pdl_failed;
 
     // atom/red: every form on global and shared memory, every .sem/.scope pair.
     let (atom_rows, atom_failed) = atomics::run(
@@ -1169,6 +1172,11 @@ fn main() -> ExitCode {
     );
     rows.extend(atom_rows);
     failed_launch |= atom_failed;
+
+    // tensormap.cp_fenceproxy last: an address the GPU refused would end the context.
+    let (tm, tm_failed) = examples::tensormap_row(&examples::Side::Both(&gpu.sm90), seed, scale, show, FLIP.load(std::sync::atomic::Ordering::Relaxed));
+    rows.push(tm);
+    failed_launch |= tm_failed;
 
     // f32 redux: sm_90 has no redux.sync.f32; the native instruction is checked on the CPU only.
     for q in 0..8u32 {
@@ -1282,6 +1290,8 @@ fn cpu_only(seed: u64, scale: usize) -> ExitCode {
         }
     }
     let (mut example_rows, _) = examples::run(examples::Side::Cpu, seed, scale, 3, false);
+    example_rows.push(examples::pdl_row(&examples::Side::Cpu, seed, scale, 3, false).0);
+    example_rows.push(examples::tensormap_row(&examples::Side::Cpu, seed, scale, 3, false).0);
     let (atom_rows, _) = atomics::run(examples::Side::Cpu, seed, scale, 3, false);
     println!("cpu-only: atom/red: {} rows, {} cases", atom_rows.len(), atom_rows.iter().map(|r| r.cases).sum::<usize>());
     example_rows.extend(atom_rows);

@@ -8,6 +8,10 @@
 //! - `conf_red_async`: a reduction across a cluster: every block but rank 0 sends its values to
 //!   rank 0 with every `red.async` operation and type, one `st.async` and a remote
 //!   `mbarrier.arrive`, completing on rank 0's mbarriers; rank 0 records what arrived.
+//! - `conf_pdl`: a programmatic dependent launch of two grids of this kernel (`phase` 0, the
+//!   primary, then 1, the dependent, launched with programmatic stream serialization):
+//!   `griddepcontrol.launch_dependents` before or after the primary's writes or not at all, by
+//!   block, and the dependent's `griddepcontrol.wait` before it reads them.
 
 use warpkit::prelude::*;
 
@@ -147,5 +151,68 @@ pub fn conf_red_async(w: &Warp, x: GlobalSlice<'_, u32>, d: GlobalSlice<'_, u32>
     #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
     {
         let _ = (w.lane_id(), x, d);
+    }
+}
+
+/// See the module docs: `a[i] = x[i] * 3 ^ i` (primary), then `b[i] = a[n - 1 - i] + x[i]`
+/// (dependent), for `i < n = x.len()`.
+#[warp_kernel(entry)]
+pub fn conf_pdl(w: &Warp, phase: u32, x: GlobalSlice<'_, u32>, a: GlobalSlice<'_, u32>, b: GlobalSlice<'_, u32>) {
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    {
+        let (i, n) = (w.global_id() as usize, x.len());
+        if phase == 0 {
+            let block = w.ctaid().x;
+            if block % 2 == 1 {
+                w.griddepcontrol_launch_dependents();
+            }
+            if i < n {
+                a.store(i, x.load(i).wrapping_mul(3) ^ i as u32);
+            }
+            if block % 4 == 0 {
+                w.griddepcontrol_launch_dependents();
+            }
+        } else {
+            let own = if i < n { x.load(i) } else { 0 };
+            w.griddepcontrol_wait();
+            if i < n {
+                b.store(i, a.load(n - 1 - i).wrapping_add(own));
+            }
+        }
+    }
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+    {
+        let _ = (w.lane_id(), phase, x, a, b);
+    }
+}
+
+/// `tensormap.cp_fenceproxy` (sm_90): each warp fills 32 words of shared memory from `x`, then
+/// copies them (128 bytes) to its slot of `d` with the fused copy and proxy release fence, at
+/// a scope that depends on the warp; after a barrier, each thread records a word another warp's
+/// copy wrote.
+#[warp_kernel(entry)]
+pub fn conf_tensormap(w: &Warp, x: GlobalSlice<'_, u32>, d: GlobalSlice<'_, u32>, e: GlobalSlice<'_, u32>) {
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    {
+        let s = w.shared_array::<u32, 1024>();
+        let (t, wi, l) = (w.thread_rank() as usize, w.warp_in_block() as usize, w.lane_id() as usize);
+        let warps = w.block_size() as usize / 32;
+        let base = w.block_rank() as usize * warps * 32;
+        s.store(t, x.load(base + t));
+        w.syncwarp();
+        let scope = match wi % 4 {
+            0 => Scope::Cta,
+            1 => Scope::Cluster,
+            2 => Scope::Gpu,
+            _ => Scope::Sys,
+        };
+        w.tensormap_cp_fenceproxy(d, base + wi * 32, s, wi * 32, scope);
+        w.sync_threads();
+        e.store(base + t, d.load(base + ((wi + 1) % warps) * 32 + (31 - l)));
+    }
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_90")))]
+    {
+        let _ = (x, d, e);
+        w.sync_threads();
     }
 }

@@ -128,3 +128,68 @@ fn run_op(w: &Warp, bar: SharedSlice<'_, u64>, op: u32, x: u32, state: &mut Mbar
     let _ = w.lane_id();
     r
 }
+
+/// Elements of `x` per block of `conf_cp_async` (64 threads: 1, 2 and 4 `u32`s each).
+pub const CP_X: usize = 448;
+/// Elements of `wide` per block (1 and 2 `u64`s each).
+pub const CP_WIDE: usize = 192;
+/// Words of `d` per thread.
+pub const CP_WORDS: usize = 8;
+
+/// `cp.async` (sm_80): each of a block's 64 threads copies 4-, 8- and 16-byte pieces of `x` and
+/// `wide` into shared memory. The first batch completes through two mbarriers, one tracking
+/// the copies with `cp.async.mbarrier.arrive` (count 64: each thread's tracking adds and takes
+/// back one), one with `.noinc` (count 128: each thread's copies are one more arrival); the
+/// second through `cp.async.commit_group`, `cp.async.wait_group 0` and `bar.sync`, the third
+/// through `cp.async.wait_all`. Each thread then records what its neighbours copied.
+#[warp_kernel(entry)]
+pub fn conf_cp_async(w: &Warp, x: GlobalSlice<'_, u32>, wide: GlobalSlice<'_, u64>, d: GlobalSlice<'_, u32>) {
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+    {
+        let s32 = w.shared_array::<u32, CP_X>();
+        let s64 = w.shared_array::<u64, CP_WIDE>();
+        let bars = w.shared_array::<u64, 2>();
+        let t = w.thread_rank() as usize;
+        let (xb, wb) = (w.block_rank() as usize * CP_X, w.block_rank() as usize * CP_WIDE);
+        if t == 0 {
+            bars.mbarrier_init(0, 64);
+            bars.mbarrier_init(1, 128);
+        }
+        w.sync_threads();
+        // Batch 1: 4 bytes of x, 8 of wide; tracked by both barriers.
+        s32.cp_async::<1>(t, x, xb + t);
+        s64.cp_async::<1>(t, wide, wb + t);
+        bars.cp_async_mbarrier_arrive(0);
+        bars.cp_async_mbarrier_arrive_noinc(1);
+        let s0 = bars.mbarrier_arrive(0);
+        let s1 = bars.mbarrier_arrive(1);
+        while !bars.mbarrier_test_wait(0, s0) {}
+        while !bars.mbarrier_test_wait(1, s1) {}
+        let base = (w.block_rank() as usize * 64 + t) * CP_WORDS;
+        let n = (t + 1) % 64;
+        d.store(base, s32.load(n));
+        let v = s64.load(n);
+        d.store(base + 1, v as u32);
+        d.store(base + 2, (v >> 32) as u32);
+        // Batch 2: 8 bytes of x (two u32s), 16 of wide (two u64s); a group.
+        s32.cp_async::<2>(64 + 2 * t, x, xb + 64 + 2 * t);
+        s64.cp_async::<2>(64 + 2 * t, wide, wb + 64 + 2 * t);
+        w.cp_async_commit_group();
+        w.cp_async_wait_group::<0>();
+        w.sync_threads();
+        d.store(base + 3, s32.load(64 + 2 * n + 1));
+        d.store(base + 4, s64.load(64 + 2 * n) as u32);
+        // Batch 3: 16 bytes of x (four u32s).
+        s32.cp_async::<4>(192 + 4 * t, x, xb + 192 + 4 * t);
+        w.cp_async_wait_all();
+        w.sync_threads();
+        d.store(base + 5, s32.load(192 + 4 * n + 3));
+        d.store(base + 6, s32.load(192 + 4 * n));
+        d.store(base + 7, (s64.load(64 + 2 * n + 1) >> 32) as u32);
+    }
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]
+    {
+        let _ = (x, wide, d);
+        w.sync_threads();
+    }
+}

@@ -43,7 +43,7 @@ use cudarc::driver::{
     ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
-use warp_runtime::{Dim3, GlobalBuffer, GlobalSlice, Target};
+use warp_runtime::{GlobalBuffer, GlobalSlice, Target};
 
 pub use crate::entry::{Buffer, Elem, Element, EntryKernel, KernelParam, Params};
 pub use crate::launch::LaunchConfig;
@@ -500,9 +500,9 @@ impl Kernel {
             };
         }
         let (g, t) = (config.grid_dim(), config.block_dim());
-        if let Some(c) = config.cluster_dim() {
+        if config.cluster_dim().is_some() || config.is_programmatic_dependent() {
             drop(b);
-            return self.launch_cluster(config, c, args);
+            return self.launch_ex(config, args);
         }
         let cfg = cudarc::driver::LaunchConfig { grid_dim: (g.x, g.y, g.z), block_dim: (t.x, t.y, t.z), shared_mem_bytes: config.shared_bytes() };
         // SAFETY: the argument list is the caller's claim about the kernel's parameters; for
@@ -511,9 +511,9 @@ impl Kernel {
         Ok(())
     }
 
-    /// A launch with a cluster shape: `cuLaunchKernelEx` with the cluster dimension attribute
-    /// (cudarc's launch builder has no launch attributes).
-    fn launch_cluster(&self, config: &LaunchConfig, c: Dim3, args: &[RawArg<'_>]) -> Result<(), CudaError> {
+    /// A launch with launch attributes: `cuLaunchKernelEx` with the cluster dimension and the
+    /// programmatic stream serialization attributes (cudarc's launch builder has none).
+    fn launch_ex(&self, config: &LaunchConfig, args: &[RawArg<'_>]) -> Result<(), CudaError> {
         use cudarc::driver::sys;
         let (g, t) = (config.grid_dim(), config.block_dim());
         // Each argument's bytes, kept alive for the call; the driver reads them through pointers.
@@ -537,12 +537,23 @@ impl Kernel {
                 ArgValue::Slice(x) => x as *mut SliceArg as *mut _,
             })
             .collect();
-        // SAFETY: a zeroed attribute is a valid C struct; its id and the cluster member are set.
-        let mut attr: sys::CUlaunchAttribute = unsafe { core::mem::zeroed() };
-        attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        attr.value.clusterDim.x = c.x;
-        attr.value.clusterDim.y = c.y;
-        attr.value.clusterDim.z = c.z;
+        let mut attrs: Vec<sys::CUlaunchAttribute> = Vec::new();
+        if let Some(c) = config.cluster_dim() {
+            // SAFETY: a zeroed attribute is a valid C struct; its id and the cluster member are set.
+            let mut attr: sys::CUlaunchAttribute = unsafe { core::mem::zeroed() };
+            attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            attr.value.clusterDim.x = c.x;
+            attr.value.clusterDim.y = c.y;
+            attr.value.clusterDim.z = c.z;
+            attrs.push(attr);
+        }
+        if config.is_programmatic_dependent() {
+            // SAFETY: as above; the member of this id is set.
+            let mut attr: sys::CUlaunchAttribute = unsafe { core::mem::zeroed() };
+            attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+            attr.value.programmaticStreamSerializationAllowed = 1;
+            attrs.push(attr);
+        }
         let cfg = sys::CUlaunchConfig {
             gridDimX: g.x,
             gridDimY: g.y,
@@ -552,13 +563,17 @@ impl Kernel {
             blockDimZ: t.z,
             sharedMemBytes: config.shared_bytes(),
             hStream: self.stream.cu_stream(),
-            attrs: &mut attr,
-            numAttrs: 1,
+            attrs: attrs.as_mut_ptr(),
+            numAttrs: attrs.len() as u32,
         };
         // SAFETY: the function and stream are live; `ptrs` points at `values`, one per parameter
         // (the caller's claim, as for `launch_raw`); both outlive the call, which copies them.
         let r = unsafe { sys::cuLaunchKernelEx(&cfg, self.function.cu_function(), ptrs.as_mut_ptr(), core::ptr::null_mut()) };
-        r.result().map_err(CudaError::driver(format!("launching `{}` ({} x {}, clusters of {c})", self.name, g, t)))
+        let how = match config.cluster_dim() {
+            Some(c) => format!(", clusters of {c}"),
+            None => String::new(),
+        } + if config.is_programmatic_dependent() { ", programmatic dependent" } else { "" };
+        r.result().map_err(CudaError::driver(format!("launching `{}` ({} x {}{how})", self.name, g, t)))
     }
 }
 

@@ -458,6 +458,38 @@ plain {
     fn barrier_cluster_wait_aligned(&self) -> crate::cluster::Wait {
         fam::barrier_cluster_wait(self, false, true)
     }
+    /// `cp.async.commit_group`: the thread's `cp_async`s since its last commit form a group
+    /// (`cp_async_wait_group`). sm_80. On the CPU the copies have completed already.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+    fn cp_async_commit_group(&self) -> () {
+        fam::cp_async_group(self, 0, 0)
+    }
+    /// `cp.async.wait_group N`: waits until at most `N` of the thread's most recent committed
+    /// groups are pending (`N` a constant; on the GPU, `N` above 7 waits as 7 does, which never
+    /// waits less). sm_80.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+    fn cp_async_wait_group[const N: u32](&self) -> () {
+        fam::cp_async_group(self, 1, N)
+    }
+    /// `cp.async.wait_all`: waits until every `cp_async` of the thread has completed. sm_80.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+    fn cp_async_wait_all(&self) -> () {
+        fam::cp_async_group(self, 2, 0)
+    }
+    /// `griddepcontrol.launch_dependents`: the grid that depends on this one (a programmatic
+    /// dependent launch, [`launch_dependent`](crate::grid::launch_dependent)) may start once
+    /// every block of this grid has executed it or completed; a block's further executions
+    /// change nothing. It orders no memory. sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn griddepcontrol_launch_dependents(&self) -> crate::shared::Mem<()> {
+        fam::griddepcontrol(self, false)
+    }
+    /// `griddepcontrol.wait`: waits until every grid this one depends on has completed and its
+    /// memory operations are visible to this thread. sm_90.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn griddepcontrol_wait(&self) -> crate::shared::Mem<()> {
+        fam::griddepcontrol(self, true)
+    }
     /// `barrier.cluster.arrive` then `barrier.cluster.wait`: CUDA's `cluster.sync()`. sm_90.
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
     fn cluster_sync(&self) -> crate::cluster::Wait {
@@ -1052,6 +1084,22 @@ instr {
     /// ```
     fn syncwarp(&self) -> AsUnit {
         fam::syncwarp(self, self.mask)
+    }
+    /// `tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.<scope>.sync.aligned
+    /// [dst], [src], 128` (sm_90): copies the 128 bytes of `src` from element `src_i` to `dst`
+    /// from element `dst_i` (a tensor map being updated in shared memory, to global memory),
+    /// then fences them toward the tensor-map proxy at `scope`, so that a later
+    /// `fence.proxy.tensormap::generic.acquire` and TMA use see them. Every lane of the warp
+    /// executes it together (`.sync.aligned`: call it on the whole warp's handle, in converged
+    /// code), each with the same operands.
+    ///
+    /// On the CPU the lanes' copies are one `.relaxed` store per element at `scope` (the
+    /// lanes of one instruction writing the same bytes do not race), then the lanes meet as at
+    /// `bar.warp.sync`. The proxy fence has no CPU effect: there is no tensor-map proxy (no TMA)
+    /// on the CPU.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    fn tensormap_cp_fenceproxy[T: crate::GlobalValue + crate::shared::dev::SharedAsm](&self, dst: crate::GlobalSlice<'_, T>, dst_i: usize, src: crate::SharedSlice<'_, T>, src_i: usize, scope: crate::sem::Scope) -> AsUnit {
+        fam::tensormap_cp_fenceproxy(self, dst, dst_i, src, src_i, scope)
     }
     /// `elect.sync d|p` over this handle's membermask: `(leader lane id, whether this lane is the
     /// leader)`. The leader is the lowest non-exited lane of the membermask (sm_90; below it, one

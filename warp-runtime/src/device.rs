@@ -384,6 +384,39 @@ pub(crate) mod fam {
             }
         }
     }
+    #[cfg(target_feature = "sm_80")]
+    #[inline(always)]
+    pub fn cp_async_group(_: &Warp<'_>, kind: u32, n: u32) {
+        // SAFETY: waits for or groups this thread's asynchronous copies (a memory clobber: the
+        // copies' writes are visible after a wait).
+        unsafe {
+            match (kind, n) {
+                (0, _) => core::arch::asm!("cp.async.commit_group;", options(nostack)),
+                (2, _) => core::arch::asm!("cp.async.wait_all;", options(nostack)),
+                (_, 0) => core::arch::asm!("cp.async.wait_group 0;", options(nostack)),
+                (_, 1) => core::arch::asm!("cp.async.wait_group 1;", options(nostack)),
+                (_, 2) => core::arch::asm!("cp.async.wait_group 2;", options(nostack)),
+                (_, 3) => core::arch::asm!("cp.async.wait_group 3;", options(nostack)),
+                (_, 4) => core::arch::asm!("cp.async.wait_group 4;", options(nostack)),
+                (_, 5) => core::arch::asm!("cp.async.wait_group 5;", options(nostack)),
+                (_, 6) => core::arch::asm!("cp.async.wait_group 6;", options(nostack)),
+                _ => core::arch::asm!("cp.async.wait_group 7;", options(nostack)),
+            }
+        }
+    }
+    #[cfg(target_feature = "sm_90")]
+    #[inline(always)]
+    pub fn griddepcontrol(_: &Warp<'_>, wait: bool) {
+        // SAFETY: grid dependency control; it touches no memory of Rust's (the wait orders the
+        // prerequisite grid's writes before what follows, as a memory clobber says).
+        unsafe {
+            if wait {
+                core::arch::asm!("griddepcontrol.wait;", options(nostack))
+            } else {
+                core::arch::asm!("griddepcontrol.launch_dependents;", options(nostack))
+            }
+        }
+    }
     #[cfg(target_feature = "sm_90")]
     #[inline(always)]
     pub fn barrier_cluster_wait(_: &Warp<'_>, arrive_first: bool, aligned: bool) {
@@ -536,6 +569,41 @@ pub(crate) mod fam {
     #[inline(always)]
     pub fn syncwarp(_: &Warp<'_>, m: u32) -> (u64, bool) {
         nvptx::bar_warp_sync(m);
+        (0, false)
+    }
+
+    /// `tensormap.cp_fenceproxy` of the 128 bytes at `src[src_i..]` to `dst[dst_i..]`.
+    #[cfg(target_feature = "sm_90")]
+    #[inline(always)]
+    pub fn tensormap_cp_fenceproxy<T: crate::GlobalValue + crate::shared::dev::SharedAsm>(
+        _: &Warp<'_>,
+        dst: crate::GlobalSlice<'_, T>,
+        dst_i: usize,
+        src: crate::SharedSlice<'_, T>,
+        src_i: usize,
+        scope: crate::sem::Scope,
+    ) -> (u64, bool) {
+        let n = 128 / T::BYTES;
+        let (d, s) = (dst.dev_addr_of(dst_i, n), src.addr_of(src_i + n - 1) - ((n - 1) * T::BYTES) as u64);
+        macro_rules! go {
+            ($scope:literal) => {
+                // SAFETY: `dev_addr_of` and `addr_of` checked both ranges; a memory clobber.
+                unsafe {
+                    core::arch::asm!(
+                        "{{", ".reg .b64 %ga;", "cvta.to.global.u64 %ga, {d};",
+                        concat!("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.", $scope, ".sync.aligned [%ga], [{s}], 128;"),
+                        "}}",
+                        d = in(reg64) d, s = in(reg64) s, options(nostack)
+                    )
+                }
+            };
+        }
+        match scope {
+            crate::sem::Scope::Cta => go!("cta"),
+            crate::sem::Scope::Cluster => go!("cluster"),
+            crate::sem::Scope::Gpu => go!("gpu"),
+            crate::sem::Scope::Sys => go!("sys"),
+        }
         (0, false)
     }
 

@@ -798,12 +798,18 @@ pub struct RaceAccess {
     pub index: usize,
     /// Where it was made.
     pub site: Site,
+    /// Whether it is the dependent grid's, in a programmatic dependent launch
+    /// ([`launch_dependent`](crate::grid::launch_dependent)); else the launch's (or the primary
+    /// grid's).
+    pub dependent: bool,
 }
 
 impl fmt::Display for RaceAccess {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.block;
-        write!(f, "lane {} of warp {} (block ({}, {}, {}), warp {} of the launch): `{}`", self.lane, self.warp, b.x, b.y, b.z, self.global_warp, self.op)?;
+        let grid = if self.dependent { " of the dependent grid" } else { "" };
+        let launch = if self.dependent { "its grid" } else { "the launch" };
+        write!(f, "lane {} of warp {} (block ({}, {}, {}){grid}, warp {} of {launch}): `{}`", self.lane, self.warp, b.x, b.y, b.z, self.global_warp, self.op)?;
         if let Some((sem, scope)) = self.order {
             if !self.op.contains(sem.name()) && !self.op.contains("volatile") {
                 write!(f, " (.{}.{})", sem.name(), scope.name())?;

@@ -574,11 +574,14 @@ impl Grid {
         // results, 1.5 MiB overflowed and 1.75 MiB did not).
         let footprint = crate::footprint::warp_footprint(kernel);
         let stack = crate::stack::needed(self.executor.current_lane_stack(), crate::stack::RESULT_COPIES * footprint.results, footprint.lane_future);
-        let races = self.races_of_launch();
+        // A programmatic dependent launch's grids share one detector, which reports at the end.
+        let shared = PDL_RACES.with(|p| p.borrow().clone());
+        let races = shared.clone().or_else(|| self.races_of_launch());
         let races = races.as_ref();
+        let result = |races: Option<&std::sync::Arc<crate::race::RunRaces>>| if shared.is_some() { Ok(()) } else { races.map_or(Ok(()), |r| r.result()) };
         if self.cpu_threads == 1 || self.block_count() <= 1 {
             crate::stack::with_stack(stack, || self.worker(kernel, &mut || blocks.next(), &store, self.resident, None, races, tracer)).map_err(|(_, e)| e)?;
-            return races.map_or(Ok(()), |r| r.result());
+            return result(races);
         }
 
         // Workers take batches of consecutive blocks from `queue` in increasing order. After a
@@ -641,7 +644,7 @@ impl Grid {
         }
         match error.into_inner().unwrap_or_else(|e| e.into_inner()) {
             Some((_, e)) => Err(e),
-            None => races.map_or(Ok(()), |r| r.result()),
+            None => result(races),
         }
     }
 
@@ -808,6 +811,7 @@ impl Grid {
                             }
                             if block_runs.iter().all(|r| r.finished()) {
                                 ctxs[slot].cluster.done.set(true);
+                                ctxs[slot].races.finish(&regs[slot * wpb..(slot + 1) * wpb]);
                                 // A cluster's slots are freed together, when its last block
                                 // finishes: until then the others may still use this block's
                                 // shared memory (reported: it has exited).
@@ -908,6 +912,88 @@ impl Grid {
             sched.renew(t);
         }
     }
+}
+
+std::thread_local! {
+    /// The detector a programmatic dependent launch's two grids share, while it runs them.
+    static PDL_RACES: core::cell::RefCell<Option<std::sync::Arc<crate::race::RunRaces>>> = const { core::cell::RefCell::new(None) };
+}
+
+/// A programmatic dependent launch (PDL, sm_90): `dependent` runs after `primary` in one stream
+/// with `cudaLaunchAttributeProgrammaticStreamSerialization`, so that it may start before the
+/// primary grid has completed, once every primary block has executed
+/// [`griddepcontrol_launch_dependents`](crate::Warp::griddepcontrol_launch_dependents) or
+/// completed; its [`griddepcontrol_wait`](crate::Warp::griddepcontrol_wait) waits until the
+/// primary grid has completed and its memory operations are visible (PTX ISA 9.7.13.13).
+///
+/// On the CPU the dependent grid runs after the primary one, which is one of the orders a GPU
+/// allows; the race detector then checks the dependent grid's accesses against every order a GPU
+/// allows: the dependent's threads start knowing what the primary blocks that never triggered
+/// did (they completed before it could start), and only `griddepcontrol_wait` orders the rest of
+/// the primary grid before them. So a dependent that reads the primary's output before its wait
+/// is a race, reported with both accesses, even though this run read the final values.
+///
+/// ```
+/// use warp_runtime::grid::{launch_dependent, Grid};
+/// use warp_runtime::{Executor, GlobalBuffer, Target, Warp, WarpError};
+///
+/// let a = GlobalBuffer::<u32>::zeroed(64);
+/// let b = GlobalBuffer::<u32>::zeroed(64);
+/// let (sa, sb) = (a.slice(), b.slice());
+/// let sm90 = Grid::blocks(2, 32).executor(Executor::new().target(Target::SM_90)).races(true);
+/// let primary = async |w: &Warp<'_>| {
+///     let i = w.global_id() as usize;
+///     sa.store(i, 3 * i as u32);
+///     w.griddepcontrol_launch_dependents().await;
+/// };
+/// // Correct: the dependent waits before it reads.
+/// launch_dependent(&sm90, &primary, &sm90, async |w: &Warp<'_>| {
+///     let i = w.global_id() as usize;
+///     w.griddepcontrol_wait().await;
+///     sb.store(i, sa.load(63 - i) + 1);
+/// })
+/// .unwrap();
+/// assert_eq!(b.to_vec()[0], 3 * 63 + 1);
+/// // Broken: it reads first. On a GPU it may read zeros; here the detector reports it.
+/// let err = launch_dependent(&sm90, &primary, &sm90, async |w: &Warp<'_>| {
+///     let i = w.global_id() as usize;
+///     let early = sa.load(63 - i);
+///     w.griddepcontrol_wait().await;
+///     sb.store(i, early);
+/// })
+/// .unwrap_err();
+/// assert!(matches!(err, WarpError::Race { .. }));
+/// assert!(err.to_string().contains("griddepcontrol.wait"));
+/// ```
+pub fn launch_dependent<K1, K2, R1, R2>(primary: &Grid, k1: K1, dependent: &Grid, k2: K2) -> Result<(), WarpError>
+where
+    K1: AsyncFn(&Warp<'_>) -> R1 + Sync,
+    K2: AsyncFn(&Warp<'_>) -> R2 + Sync,
+{
+    for (g, which) in [(primary, "primary"), (dependent, "dependent")] {
+        let target = g.executor.current_target();
+        if target.sm < 90 {
+            return Err(g.launch_error(format!("a programmatic dependent launch on {target} ({which} grid): griddepcontrol needs sm_90 or higher")));
+        }
+    }
+    let races = primary.executor.current_races().then(|| {
+        let lockstep = !primary.executor.current_target().independent_scheduling();
+        crate::race::RunRaces::new_primary(primary.grid, primary.block, primary.cluster, lockstep)
+    });
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            PDL_RACES.with(|p| *p.borrow_mut() = None);
+        }
+    }
+    let _reset = Reset;
+    PDL_RACES.with(|p| *p.borrow_mut() = races.clone());
+    primary.drive(&k1, (0..primary.block_count()).map(|b| (b, ())), |_, _, _| {})?;
+    if let Some(r) = &races {
+        r.start_dependent(primary.block_count().min(u32::MAX as u64) as u32, dependent.grid, dependent.block);
+    }
+    dependent.drive(&k2, (0..dependent.block_count()).map(|b| (b, ())), |_, _, _| {})?;
+    races.map_or(Ok(()), |r| r.result())
 }
 
 /// Task `t`'s lane futures.

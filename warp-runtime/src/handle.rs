@@ -201,6 +201,24 @@ pub(crate) mod fam {
     pub fn barrier_cluster_arrive(_: &Warp<'_>, release: bool, aligned: bool) -> crate::mem::MemOp<()> {
         crate::cluster::arrive(release, aligned)
     }
+    /// `cp.async.commit_group` / `wait_group` / `wait_all`: the copies completed when issued.
+    #[track_caller]
+    pub fn cp_async_group(_: &Warp<'_>, kind: u32, _n: u32) {
+        let op = ["cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all"][kind as usize % 3];
+        crate::ordered::gate(op, 80);
+    }
+    #[track_caller]
+    pub fn griddepcontrol(w: &Warp<'_>, wait: bool) -> crate::mem::MemOp<()> {
+        let op = if wait { "griddepcontrol.wait" } else { "griddepcontrol.launch_dependents" };
+        crate::ordered::gate(op, 90);
+        let block = w.regs.block();
+        if wait {
+            w.regs.races.grid_dependency_wait(&block.races, w.regs.pos().warp_in_block, w.lane);
+        } else {
+            block.races.trigger();
+        }
+        crate::mem::MemOp::new((), op, crate::mem::Space::Global, 0, 0, std::panic::Location::caller())
+    }
     #[track_caller]
     pub fn barrier_cluster_wait(_: &Warp<'_>, arrive_first: bool, aligned: bool) -> crate::cluster::Wait {
         crate::cluster::wait(arrive_first, aligned)
@@ -299,6 +317,25 @@ pub(crate) mod fam {
     #[track_caller]
     pub fn syncwarp(w: &Warp<'_>, mask: u32) -> Posted {
         post(w, Op::BarWarpSync, mask, 0, 0, 0)
+    }
+
+    /// `tensormap.cp_fenceproxy`: the copy as `.relaxed` stores at `scope`, then the warp's
+    /// lanes meet (`.sync.aligned`).
+    #[inline(always)]
+    #[track_caller]
+    pub fn tensormap_cp_fenceproxy<T: crate::GlobalValue + crate::shared::dev::SharedAsm>(
+        w: &Warp<'_>,
+        dst: crate::GlobalSlice<'_, T>,
+        dst_i: usize,
+        src: crate::SharedSlice<'_, T>,
+        src_i: usize,
+        scope: crate::sem::Scope,
+    ) -> Posted {
+        crate::ordered::gate("tensormap.cp_fenceproxy", 90);
+        for k in 0..128 / T::BYTES {
+            dst.store_relaxed(dst_i + k, src.load(src_i + k), scope);
+        }
+        post(w, Op::BarWarpSync, w.mask, 0, 0, 0)
     }
 
     #[inline(always)]

@@ -103,7 +103,7 @@ host! {
     pub use exec::{Executor, LaneOrder, DEFAULT_TIME_LIMIT, DEFAULT_WARP_SPIN_LIMIT};
     pub use footprint::{warp_footprint, Footprint};
     pub use global::GlobalBuffer;
-    pub use grid::{launch, Explored, Grid};
+    pub use grid::{launch, launch_dependent, Explored, Grid};
     pub use handle::{Intrinsic, Warp};
     pub use mem::{load_point, store_point, AccessPoint, LaneFault, LoadPoint, MemOp, Space};
     pub mod race;

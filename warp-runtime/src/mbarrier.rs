@@ -150,6 +150,8 @@ pub enum MbarrierRule {
     /// A bulk copy whose addresses are not 16-byte aligned or whose size is not a non-zero
     /// multiple of 16 bytes.
     BulkCopyAlignment,
+    /// A `cp.async` whose addresses are not aligned to its size.
+    CopyAlignment,
 }
 
 impl MbarrierRule {
@@ -183,6 +185,7 @@ impl MbarrierRule {
             MbarrierRule::BulkCopyAlignment => {
                 "cp.async.bulk: both srcMem and dstMem must be 16-byte aligned, and size must be a multiple of 16"
             }
+            MbarrierRule::CopyAlignment => "cp.async: dst and src must be aligned to cp-size (4, 8 or 16 bytes)",
             MbarrierRule::PlainAccess => {
                 "Performing any non-mbarrier or mbarrier.init operations on an initialized mbarrier object results in undefined behavior."
             }
@@ -516,6 +519,22 @@ mod host {
             })
         }
 
+        /// `cp.async.mbarrier.arrive` without `.noinc`: the pending count goes up by one, and the
+        /// arrive-on the system makes when the thread's earlier `cp.async`s complete (at once on
+        /// the CPU, where they completed when issued) takes it down again: a release of the
+        /// thread's copies, with no change to the phase.
+        #[track_caller]
+        pub(super) fn host_cp_async_arrive(&self, i: usize) -> MemOp<()> {
+            let order = Order::Object { sem: Sem::Release, scope: Scope::Cta };
+            self.mbar(i, "cp.async.mbarrier.arrive", 80, Kind::Rmw, |_| order, |e, _| {
+                let e = e.ok_or_else(not_initialized)?;
+                if e.m.pending >= crate::semantics::mbarrier::MAX_COUNT {
+                    return Err((MbarrierRule::CountOutOfRange, format!("the pending count {} + 1 would leave its range", e.m.pending)));
+                }
+                Ok((None, ((), e.m.phase, None)))
+            })
+        }
+
         /// A wait (`test_wait`/`try_wait`, with a state or a parity).
         #[track_caller]
         pub(super) fn host_wait(&self, i: usize, op: &'static str, min: u32, on: WaitsFor, sem: WaitSem, scope: MbarScope) -> MemOp<bool> {
@@ -806,7 +825,88 @@ impl SharedSlice<'_, u64> {
     }
 }
 
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+impl SharedSlice<'_, u64> {
+    /// `cp.async.mbarrier.arrive.shared.b64 [addr]` (sm_80): the mbarrier at element `i` tracks
+    /// this thread's earlier [`cp_async`](SharedSlice::cp_async)s: its pending count goes up by
+    /// one now and down by one (an arrive-on) when they complete, so the phase cannot complete
+    /// before they do, and the count `init` gave is unchanged.
+    #[inline(always)]
+    #[track_caller]
+    pub fn cp_async_mbarrier_arrive(&self, i: usize) -> Mem<()> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            self.host_cp_async_arrive(i)
+        }
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            device::cp_async_arrive(self.addr_of(i), false)
+        }
+    }
+
+    /// `cp.async.mbarrier.arrive.noinc.shared.b64 [addr]` (sm_80): an arrive-on of the mbarrier
+    /// at element `i` when this thread's earlier `cp_async`s complete, which `init`'s count must
+    /// include.
+    #[inline(always)]
+    #[track_caller]
+    pub fn cp_async_mbarrier_arrive_noinc(&self, i: usize) -> Mem<()> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            // One arrive-on per thread: the system makes each thread's on its own.
+            let m = self.host_arrive(i, "cp.async.mbarrier.arrive.noinc", 80, 1, false, false, None, ArriveSem::Release, MbarScope::Cta);
+            m.map(|_| ())
+        }
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            device::cp_async_arrive(self.addr_of(i), true)
+        }
+    }
+}
+
 impl<T: crate::GlobalValue> SharedSlice<'_, T> {
+    /// `cp.async.ca.shared.global [dst], [src], cp-size` (sm_80): copies `N` elements of `src`
+    /// from `src_i` to this array from `dst`, asynchronously; `N` elements are 4, 8 or 16 bytes
+    /// (a compile error otherwise), and both addresses must be aligned to that size. The copy
+    /// completes by `cp_async_wait_group`/`cp_async_wait_all` of the thread that issued it, or,
+    /// for other threads, through an mbarrier that tracks it
+    /// ([`cp_async_mbarrier_arrive`](SharedSlice::cp_async_mbarrier_arrive)).
+    ///
+    /// On the CPU the copy happens at once, as writes of the issuing thread (so a read of the
+    /// destination by that thread before its wait is not reported).
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
+    #[inline(always)]
+    #[track_caller]
+    pub fn cp_async<const N: usize>(&self, dst: usize, src: crate::GlobalSlice<'_, T>, src_i: usize) -> Mem<()> {
+        const { assert!(matches!(N * T::BYTES, 4 | 8 | 16), "cp.async copies 4, 8 or 16 bytes: N elements of T must be one of these") };
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            let op = "cp.async.ca.shared.global";
+            host::gate(op, 80);
+            let size = N * T::BYTES;
+            let dst_at = self.byte_offset(op, dst);
+            let src_at = src.buffer_index(src_i) * T::BYTES;
+            if dst_at % size != 0 || src_at % size != 0 {
+                host::fault(MbarrierRule::CopyAlignment, op, None, format!("{size} bytes from byte {src_at} of the global buffer to byte {dst_at} of shared memory"));
+            }
+            let _ = self.byte_offset(op, dst + N - 1);
+            for k in 0..N {
+                let v = src.load(src_i + k);
+                self.write("cp.async (write)", dst + k, v, crate::race::Order::Weak);
+            }
+            crate::mem::MemOp::new((), op, crate::mem::Space::Shared, dst, 0, std::panic::Location::caller())
+        }
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            let _ = self.addr_of(dst + N - 1);
+            let (d, s) = (self.addr_of(dst), src.dev_addr_of(src_i, N));
+            match N * T::BYTES {
+                4 => device::cp_async::<4>(d, s),
+                8 => device::cp_async::<8>(d, s),
+                _ => device::cp_async::<16>(d, s),
+            }
+        }
+    }
+
     /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size,
     /// [mbar]` (sm_90): copies `len` elements of `src` from `src_start` to this array from `dst`,
     /// asynchronously, and completes their bytes on the mbarrier at element `bar_i` of `bar`
@@ -991,6 +1091,26 @@ mod device {
             "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [{d}], [%ga], {n}, [{b}];", "}}",
             d = in(reg64) dst, s = in(reg64) src, n = in(reg32) bytes, b = in(reg64) bar, options(nostack)
         )
+    }
+
+    #[cfg_attr(not(target_feature = "sm_80"), allow(dead_code))]
+    #[inline(always)]
+    pub(super) unsafe fn cp_async<const SIZE: usize>(dst: u64, src: u64) {
+        asm!(
+            "{{", ".reg .b64 %ga;", "cvta.to.global.u64 %ga, {s};",
+            "cp.async.ca.shared.global [{d}], [%ga], {n};", "}}",
+            d = in(reg64) dst, s = in(reg64) src, n = const SIZE, options(nostack)
+        )
+    }
+
+    #[cfg_attr(not(target_feature = "sm_80"), allow(dead_code))]
+    #[inline(always)]
+    pub(super) unsafe fn cp_async_arrive(bar: u64, noinc: bool) {
+        if noinc {
+            asm!("cp.async.mbarrier.arrive.noinc.shared.b64 [{b}];", b = in(reg64) bar, options(nostack))
+        } else {
+            asm!("cp.async.mbarrier.arrive.shared.b64 [{b}];", b = in(reg64) bar, options(nostack))
+        }
     }
 
     #[inline(always)]

@@ -149,6 +149,30 @@ pub(crate) struct RunRaces {
     lockstep: bool,
     found: AtomicBool,
     sink: Mutex<Sink>,
+    /// A programmatic dependent launch: what the primary grid's blocks knew when they finished,
+    /// and the dependent grid's place.
+    pdl: Option<Mutex<Pdl>>,
+}
+
+/// The two grids of a programmatic dependent launch, for the detector.
+#[derive(Default)]
+struct Pdl {
+    /// Joined as the primary grid's blocks finish: every block's final clocks, and those of the
+    /// blocks that finished without `griddepcontrol.launch_dependents`.
+    all: Vc,
+    untriggered: Vc,
+    /// Set when the dependent grid starts: its first block index, its geometry, and the clocks
+    /// its threads start with (the untriggered blocks': the dependent starts after they
+    /// completed) and acquire at `griddepcontrol.wait` (every block's).
+    dependent: Option<Dependent>,
+}
+
+struct Dependent {
+    first: u32,
+    grid: Dim3,
+    block: Dim3,
+    start: Arc<Vc>,
+    complete: Arc<Vc>,
 }
 
 #[derive(Default)]
@@ -173,13 +197,67 @@ struct Miss {
 impl RunRaces {
     /// A launch of `grid` blocks of `block` threads; `lockstep` below sm_70.
     pub(crate) fn new(grid: Dim3, block: Dim3, cluster: Dim3, lockstep: bool) -> Arc<RunRaces> {
-        Arc::new(RunRaces { generation: next_generation(), grid, block, cluster, lockstep, found: AtomicBool::new(false), sink: Mutex::new(Sink::default()) })
+        Arc::new(RunRaces { generation: next_generation(), grid, block, cluster, lockstep, found: AtomicBool::new(false), sink: Mutex::new(Sink::default()), pdl: None })
+    }
+
+    /// The detector of a programmatic dependent launch's primary grid; the dependent grid runs
+    /// under it after [`RunRaces::start_dependent`].
+    pub(crate) fn new_primary(grid: Dim3, block: Dim3, cluster: Dim3, lockstep: bool) -> Arc<RunRaces> {
+        Arc::new(RunRaces {
+            generation: next_generation(),
+            grid,
+            block,
+            cluster,
+            lockstep,
+            found: AtomicBool::new(false),
+            sink: Mutex::new(Sink::default()),
+            pdl: Some(Mutex::new(Pdl::default())),
+        })
+    }
+
+    /// The primary grid has finished: the dependent grid, `grid` blocks of `block` threads, has
+    /// block indices from `first` on.
+    pub(crate) fn start_dependent(&self, first: u32, grid: Dim3, block: Dim3) {
+        if let Some(pdl) = &self.pdl {
+            let mut p = pdl.lock().unwrap_or_else(|e| e.into_inner());
+            let (start, complete) = (Arc::new(p.untriggered.clone()), Arc::new(p.all.clone()));
+            p.dependent = Some(Dependent { first, grid, block, start, complete });
+        }
+    }
+
+    /// The dependent grid's first block, if this is a programmatic dependent launch that has
+    /// started it.
+    fn dependent_first(&self) -> Option<u32> {
+        let pdl = self.pdl.as_ref()?.lock().unwrap_or_else(|e| e.into_inner());
+        pdl.dependent.as_ref().map(|d| d.first)
+    }
+
+    /// Block `block`'s position (`%ctaid`) and whether it is the dependent grid's.
+    fn position(&self, block: u32) -> (Dim3, bool) {
+        if let Some(pdl) = &self.pdl {
+            let p = pdl.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(d) = p.dependent.as_ref().filter(|d| block >= d.first) {
+                return (d.grid.index_of((block - d.first) as u64), true);
+            }
+        }
+        (self.grid.index_of(block as u64), false)
+    }
+
+    /// The threads of block `block`.
+    fn threads_of(&self, block: u32) -> u32 {
+        if let Some(pdl) = &self.pdl {
+            let p = pdl.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(d) = p.dependent.as_ref().filter(|d| block >= d.first) {
+                return d.block.x * d.block.y * d.block.z;
+            }
+        }
+        self.block.x * self.block.y * self.block.z
     }
 
     /// The cluster of the block of linear index `block`.
     fn cluster_of(&self, block: u32) -> u64 {
         let c = self.cluster;
-        if c.count() == 1 {
+        if c.count() == 1 || self.pdl.is_some() {
             return block as u64;
         }
         let id = self.grid.index_of(block as u64);
@@ -216,21 +294,55 @@ pub(crate) struct BlockRaces {
     generation: Cell<u32>,
     /// The block's threads.
     threads: Cell<u32>,
+    /// Whether a thread of the block executed `griddepcontrol.launch_dependents`.
+    triggered: Cell<bool>,
 }
 
 impl BlockRaces {
     pub(crate) fn off() -> BlockRaces {
-        BlockRaces { run: RefCell::new(None), block: Cell::new(0), generation: Cell::new(0), threads: Cell::new(32) }
+        BlockRaces { run: RefCell::new(None), block: Cell::new(0), generation: Cell::new(0), threads: Cell::new(32), triggered: Cell::new(false) }
     }
 
     /// The block of linear index `block` of `run` starts (`None`: no detection).
     pub(crate) fn start(&self, run: Option<&Arc<RunRaces>>, block: u64) {
         *self.run.borrow_mut() = run.cloned();
+        self.triggered.set(false);
         if let Some(run) = run {
-            self.block.set(block as u32);
+            // A dependent grid's blocks come after the primary grid's.
+            let block = run.dependent_first().unwrap_or(0) + block as u32;
+            self.block.set(block);
             self.generation.set(next_generation());
-            self.threads.set(run.block.x * run.block.y * run.block.z);
+            self.threads.set(run.threads_of(block));
         }
+    }
+
+    /// A thread of the block executed `griddepcontrol.launch_dependents`.
+    pub(crate) fn trigger(&self) {
+        self.triggered.set(true);
+    }
+
+    /// The block has finished: in a programmatic dependent launch's primary grid, what its
+    /// threads knew joins what the dependent grid acquires (at its start if the block never
+    /// triggered it, else at `griddepcontrol.wait`).
+    pub(crate) fn finish(&self, warps: &[crate::warp::Regs]) {
+        let run = self.run.borrow();
+        let Some(pdl) = run.as_ref().and_then(|r| r.pdl.as_ref()) else { return };
+        let mut vc = Vc::default();
+        for regs in warps {
+            if let Some(w) = regs.races.state.borrow().as_deref() {
+                for lane in 0..32 {
+                    vc = vc.join(&w.snapshot(lane));
+                }
+            }
+        }
+        let mut p = pdl.lock().unwrap_or_else(|e| e.into_inner());
+        if p.dependent.is_some() {
+            return; // a dependent grid's block
+        }
+        if !self.triggered.get() {
+            p.untriggered = p.untriggered.join(&vc);
+        }
+        p.all = p.all.join(&vc);
     }
 
     fn is_on(&self) -> bool {
@@ -408,7 +520,12 @@ pub(crate) struct WarpRaces {
 impl WarpRaces {
     fn new(block: &BlockRaces, warp: u32) -> Option<Box<WarpRaces>> {
         let run = block.run.borrow().clone()?;
-        let empty = Arc::new(Vc::default());
+        // A dependent grid's threads start knowing what the primary's untriggered blocks did.
+        let start = run.pdl.as_ref().and_then(|p| {
+            let p = p.lock().unwrap_or_else(|e| e.into_inner());
+            p.dependent.as_ref().filter(|d| block.block.get() >= d.first).map(|d| d.start.clone())
+        });
+        let empty = start.unwrap_or_else(|| Arc::new(Vc::default()));
         Some(Box::new(WarpRaces {
             run,
             block: block.block.get(),
@@ -587,6 +704,18 @@ impl RegsRaces {
         for l in crate::semantics::lanes(lanes) {
             w.lanes[l as usize].known = vc.clone();
             w.lanes[l as usize].last_acquired = None;
+        }
+    }
+
+    /// `griddepcontrol.wait` by lane `lane` of a dependent grid: it acquires what every block of
+    /// the primary grid did.
+    pub(crate) fn grid_dependency_wait(&self, block: &BlockRaces, warp: u32, lane: u32) {
+        let complete = block.run.borrow().as_ref().and_then(|r| {
+            let p = r.pdl.as_ref()?.lock().unwrap_or_else(|e| e.into_inner());
+            p.dependent.as_ref().filter(|d| block.block.get() >= d.first).map(|d| d.complete.clone())
+        });
+        if let Some(c) = complete {
+            self.with(block, warp, |w| w.acquire(lane, &c));
         }
     }
 
@@ -1118,12 +1247,15 @@ fn report(w: &WarpRaces, loc: &Loc<'_>, prior: Rec, me: Rec) {
     if sink.races.len() >= MAX_RACES {
         return;
     }
-    let per_block = run.block.x * run.block.y * run.block.z;
-    let warps_per_block = per_block.div_ceil(32);
-    let describe = |r: &Rec| RaceAccess {
-        block: run.grid.index_of(r.block as u64),
+    let describe = |r: &Rec| {
+        let (block, dependent) = run.position(r.block);
+        let first = if dependent { run.dependent_first().unwrap_or(0) } else { 0 };
+        let warps_per_block = run.threads_of(r.block).div_ceil(32);
+        RaceAccess {
+        block,
+        dependent,
         warp: r.tib / 32,
-        global_warp: r.block as u64 * warps_per_block as u64 + (r.tib / 32) as u64,
+        global_warp: (r.block - first) as u64 * warps_per_block as u64 + (r.tib / 32) as u64,
         lane: r.tib % 32,
         op: r.op,
         write: r.writes(),
@@ -1131,6 +1263,7 @@ fn report(w: &WarpRaces, loc: &Loc<'_>, prior: Rec, me: Rec) {
         value: r.value,
         index: r.index as usize,
         site: r.site,
+        }
     };
     let kind = if prior.block != me.block {
         RaceKind::InterBlock
@@ -1141,7 +1274,10 @@ fn report(w: &WarpRaces, loc: &Loc<'_>, prior: Rec, me: Rec) {
     };
     let miss = sink.misses.iter().find(|m| m.from == (prior.block, prior.tib) && m.to == (me.block, me.tib)).copied();
     let same_store = core::ptr::eq(prior.site, me.site) && prior.writes() && me.writes() && kind != RaceKind::InterBlock;
+    let dependent = run.dependent_first();
+    let pdl_pair = dependent.is_some_and(|first| (prior.block >= first) != (me.block >= first));
     let fix = match (miss, kind) {
+        (_, RaceKind::InterBlock) if pdl_pair => "the primary and the dependent grid of a programmatic dependent launch: the dependent grid's access comes before its `griddepcontrol.wait` (`w.griddepcontrol_wait()`), which alone orders the primary grid's memory operations (of the blocks that triggered the launch with `griddepcontrol.launch_dependents`) before it".to_string(),
         (None, _) if same_store => format!(
             "both are the same store, executed by {}: no barrier can order the threads of one instruction; give each thread its own element, or use an atomic (`atom`/`red`) if they add up",
             if kind == RaceKind::IntraWarp { "lanes of one warp together" } else { "threads of one block" }

@@ -428,3 +428,51 @@ fn one_block_is_a_cluster_of_one_for_the_executor_too() {
     assert_eq!(out[0], 93);
     assert_eq!(out[31], 0);
 }
+
+#[test]
+fn tensormap_cp_fenceproxy_copies_128_bytes_and_meets_the_warp() {
+    // The copy (relaxed stores at the scope, one instruction for the warp's lanes: no race among
+    // them), then the lanes meet: a read of the copy after a barrier is ordered.
+    let out = GlobalBuffer::<u32>::zeroed(64);
+    let seen = GlobalBuffer::<u32>::zeroed(64);
+    let (o, e) = (out.slice(), seen.slice());
+    Grid::blocks(1, 64)
+        .executor(sm90().races(true))
+        .run(async |w: &Warp<'_>| {
+            let s = w.shared_array::<u32, 64>();
+            let (t, wi) = (w.thread_rank() as usize, w.warp_in_block() as usize);
+            s.store(t, 1000 + t as u32);
+            w.syncwarp().await;
+            w.tensormap_cp_fenceproxy(o, wi * 32, s, wi * 32, warp_runtime::Scope::Gpu).await;
+            w.sync_threads().await;
+            e.store(t, o.load(63 - t));
+        })
+        .unwrap();
+    assert_eq!(out.to_vec(), (1000..1064).collect::<Vec<u32>>());
+    assert_eq!(seen.to_vec(), (1000..1064).rev().collect::<Vec<u32>>());
+    // A lane at another warp instruction meanwhile leaves the others waiting (`.sync.aligned`),
+    // and it is sm_90.
+    let err = Executor::new()
+        .target(Target::SM_90)
+        .run(async |w: &Warp<'_>| {
+            let s = w.shared_array::<u32, 32>();
+            s.store(w.lane_id() as usize, 0);
+            w.syncwarp().await;
+            if w.lane_id() != 3 {
+                w.tensormap_cp_fenceproxy(GlobalBuffer::<u32>::zeroed(32).slice(), 0, s, 0, warp_runtime::Scope::Cta).await;
+            } else {
+                let _ = w.ballot(true).await;
+            }
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("bar.warp.sync"), "{err}");
+    let err = Executor::new()
+        .target(Target::SM_80)
+        .run(async |w: &Warp<'_>| {
+            let s = w.shared_array::<u32, 32>();
+            s.store(w.lane_id() as usize, 0);
+            w.tensormap_cp_fenceproxy(GlobalBuffer::<u32>::zeroed(32).slice(), 0, s, 0, warp_runtime::Scope::Cta).await;
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("tensormap.cp_fenceproxy"), "{err}");
+}

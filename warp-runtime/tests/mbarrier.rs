@@ -371,3 +371,91 @@ fn a_plain_access_to_a_live_object_is_reported_and_allowed_after_inval() {
     assert!(detail.contains("st.shared"), "{err}");
     run(true).unwrap();
 }
+
+/// `cp.async` and `cp.async.mbarrier.arrive` (9.7.13.15.15): the copies land, a barrier that
+/// tracks them (without `.noinc`: count unchanged; with it: one more arrival per thread)
+/// completes only with every thread's arrival, and its wait orders the copies (the race detector
+/// is on); a misaligned copy and a tracking arrival on nothing are reported.
+#[test]
+fn cp_async_copies_complete_through_tracking_mbarriers() {
+    let x: Vec<u32> = (0..64 * 7).map(|i| i * 3 + 1).collect();
+    let input = GlobalBuffer::from_slice(&x);
+    let out = GlobalBuffer::<u32>::zeroed(64 * 3);
+    let (xs, o) = (input.slice(), out.slice());
+    Grid::blocks(1, 64)
+        .executor(Executor::new().target(Target::SM_80))
+        .races(true)
+        .run(async |w: &Warp<'_>| {
+            let (s, bars) = (w.shared_array::<u32, 448>(), w.shared_array::<u64, 2>());
+            let t = w.thread_rank() as usize;
+            if t == 0 {
+                bars.mbarrier_init(0, 64).await;
+                bars.mbarrier_init(1, 128).await;
+            }
+            w.sync_threads().await;
+            s.cp_async::<1>(t, xs, t).await;
+            s.cp_async::<2>(64 + 2 * t, xs, 64 + 2 * t).await;
+            bars.cp_async_mbarrier_arrive(0).await;
+            bars.cp_async_mbarrier_arrive_noinc(1).await;
+            let s0 = bars.mbarrier_arrive(0).await;
+            let s1 = bars.mbarrier_arrive(1).await;
+            while !bars.mbarrier_test_wait(0, s0).await {}
+            while !bars.mbarrier_test_wait(1, s1).await {}
+            let n = (t + 1) % 64;
+            o.store(t, s.load(n));
+            o.store(64 + t, s.load(64 + 2 * n + 1));
+            s.cp_async::<4>(192 + 4 * t, xs, 192 + 4 * t).await;
+            w.cp_async_commit_group();
+            w.cp_async_wait_group::<0>();
+            w.cp_async_wait_all();
+            w.sync_threads().await;
+            o.store(128 + t, s.load(192 + 4 * n + 3));
+        })
+        .unwrap();
+    let got = out.to_vec();
+    for t in 0..64 {
+        let n = (t + 1) % 64;
+        assert_eq!([got[t], got[64 + t], got[128 + t]], [x[n], x[64 + 2 * n + 1], x[192 + 4 * n + 3]]);
+    }
+    // A barrier counting `.noinc` tracking arrivals (64 = 32 threads x 2) completes with them,
+    // and never without them.
+    let run = |track: bool| {
+        Grid::blocks(1, 32)
+            .executor(Executor::new().target(Target::SM_80))
+            .spin_limit(500)
+            .run(async |w: &Warp<'_>| {
+                let bars = w.shared_array::<u64, 1>();
+                if w.thread_rank() == 0 {
+                    bars.mbarrier_init(0, 64).await;
+                }
+                w.sync_threads().await;
+                if track {
+                    bars.cp_async_mbarrier_arrive_noinc(0).await;
+                }
+                let s = bars.mbarrier_arrive(0).await;
+                while !bars.mbarrier_test_wait(0, s).await {}
+            })
+    };
+    run(true).unwrap();
+    let err = run(false).unwrap_err();
+    assert!(matches!(err, WarpError::ForwardProgress { .. }), "{err}");
+    // A copy of 8 bytes to a 4-byte aligned place.
+    let err = Grid::blocks(1, 32)
+        .executor(Executor::new().target(Target::SM_80))
+        .run(async |w: &Warp<'_>| {
+            let s = w.shared_array::<u32, 64>();
+            s.cp_async::<2>(1 + 2 * w.lane_id() as usize, xs, 0).await;
+        })
+        .unwrap_err();
+    let (_, rule, _) = mbar_fault(&err);
+    assert_eq!(rule, MbarrierRule::CopyAlignment);
+    // cp.async is sm_80.
+    let err = Grid::blocks(1, 32)
+        .executor(Executor::new().target(Target::SM_70))
+        .run(async |w: &Warp<'_>| {
+            let s = w.shared_array::<u32, 32>();
+            s.cp_async::<1>(w.lane_id() as usize, xs, 0).await;
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("cp.async"), "{err}");
+}

@@ -615,6 +615,28 @@ fn check_mbarrier_forms(sm: &str, ptx: &str) -> Result<()> {
         want.extend(["mbarrier.arrive.relaxed.cluster.shared.b64", "mbarrier.try_wait.parity.relaxed.cluster.shared.b64"]);
     }
     let mut missing: Vec<&&str> = want.iter().filter(|m| !body.contains(**m)).collect();
+    // cp.async and its completion mechanisms (sm_80).
+    let cp = entry_body(ptx, "conf_cp_async").ok_or_else(|| anyhow!("conf_cp_async is missing from the {sm} PTX"))?;
+    let cp_forms = [
+        "cp.async.ca.shared.global",
+        "cp.async.mbarrier.arrive.shared.b64",
+        "cp.async.mbarrier.arrive.noinc.shared.b64",
+        "cp.async.commit_group;",
+        "cp.async.wait_group 0;",
+        "cp.async.wait_all;",
+    ];
+    if sm == "sm_70" {
+        if cp.contains("cp.async") {
+            return Err(anyhow!("conf_cp_async on sm_70 uses cp.async, which needs sm_80"));
+        }
+    } else {
+        missing.extend(cp_forms.iter().filter(|f| !cp.contains(**f)));
+        // The three copy sizes.
+        let sizes = cp.lines().filter(|l| l.contains("cp.async.ca.shared.global")).map(|l| l.trim().trim_end_matches(';').rsplit(',').next().unwrap_or("").trim().to_string()).collect::<std::collections::BTreeSet<_>>();
+        if sizes.len() != 3 {
+            missing.push(&"cp.async.ca.shared.global of 4, 8 and 16 bytes");
+        }
+    }
     // The bug gallery's pipelines (sm_90: their waits are `try_wait.parity`).
     let gallery = ["gallery_mbarrier_parity_entry", "gallery_mbarrier_expect_tx_entry", "gallery_mbarrier_early_read_entry"];
     if matches!(sm, "sm_90" | "sm_100a") {
@@ -648,7 +670,8 @@ fn check_cluster_forms(sm: &str, ptx: &str) -> Result<()> {
     let cluster = entry_body(ptx, "conf_cluster").ok_or_else(|| anyhow!("conf_cluster is missing from the {sm} PTX"))?;
     let red = entry_body(ptx, "conf_red_async").ok_or_else(|| anyhow!("conf_red_async is missing from the {sm} PTX"))?;
     if !matches!(sm, "sm_90" | "sm_100a") {
-        if cluster.contains("barrier.cluster") || cluster.contains("shared::cluster") || red.contains("red.async") {
+        let pdl = entry_body(ptx, "conf_pdl").unwrap_or_default();
+        if cluster.contains("barrier.cluster") || cluster.contains("shared::cluster") || red.contains("red.async") || pdl.contains("griddepcontrol") {
             return Err(anyhow!("conf_cluster/conf_red_async on {sm} use cluster instructions, which need sm_90"));
         }
         return Ok(());
@@ -685,9 +708,28 @@ fn check_cluster_forms(sm: &str, ptx: &str) -> Result<()> {
         "mbarrier.arrive.release.cluster.shared::cluster.b64",
         "mbarrier.try_wait.parity.acquire.cluster.shared.b64",
     ];
-    let missing: Vec<&str> = in_cluster.iter().filter(|f| !cluster.contains(**f)).chain(in_red.iter().filter(|f| !red.contains(**f))).copied().collect();
+    let pdl = entry_body(ptx, "conf_pdl").ok_or_else(|| anyhow!("conf_pdl is missing from the {sm} PTX"))?;
+    let in_pdl = ["griddepcontrol.launch_dependents;", "griddepcontrol.wait;"];
+    let tm = entry_body(ptx, "conf_tensormap").ok_or_else(|| anyhow!("conf_tensormap is missing from the {sm} PTX"))?;
+    let in_tm = [
+        "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.cta.sync.aligned",
+        "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.cluster.sync.aligned",
+        "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned",
+        "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.sys.sync.aligned",
+    ];
+    let missing: Vec<&str> = in_cluster
+        .iter()
+        .filter(|f| !cluster.contains(**f))
+        .chain(in_red.iter().filter(|f| !red.contains(**f)))
+        .chain(in_pdl.iter().filter(|f| !pdl.contains(**f)))
+        .chain(in_tm.iter().filter(|f| !tm.contains(**f)))
+        .copied()
+        .collect();
     if missing.is_empty() {
-        println!("cluster forms: conf_cluster and conf_red_async have all {} cluster forms of {sm}", in_cluster.len() + in_red.len());
+        println!(
+            "cluster forms: conf_cluster, conf_red_async, conf_pdl and conf_tensormap have all {} cluster, griddepcontrol and tensormap forms of {sm}",
+            in_cluster.len() + in_red.len() + in_pdl.len() + in_tm.len()
+        );
         Ok(())
     } else {
         Err(anyhow!("the cluster conformance kernels on {sm} lack {missing:?}"))
