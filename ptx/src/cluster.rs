@@ -70,6 +70,7 @@ pub fn conf_cluster(w: &Warp, x: GlobalSlice<'_, u32>, d: GlobalSlice<'_, u32>) 
 }
 
 /// A `Dim3` of small coordinates in one word.
+#[cfg_attr(all(target_arch = "nvptx64", not(target_feature = "sm_90")), allow(dead_code))]
 fn pack(v: Dim3) -> u32 {
     v.x | v.y << 8 | v.z << 16
 }
@@ -214,5 +215,63 @@ pub fn conf_tensormap(w: &Warp, x: GlobalSlice<'_, u32>, d: GlobalSlice<'_, u32>
     {
         let _ = (x, d, e);
         w.sync_threads();
+    }
+}
+
+/// `clusterlaunchcontrol` (sm_100; the multicast form sm_100a): a persistent kernel that does
+/// its own block's work (`done[block] += 1`), then cancels clusters that have not started and
+/// does theirs until a request fails. Built and checked by ptxas for sm_100a; the H100 (sm_90)
+/// cannot run it, so it is compared on the CPU only (`warp-runtime/tests/cluster.rs`).
+#[warp_kernel(entry)]
+pub fn conf_cluster_cancel(w: &Warp, multicast: u32, done: GlobalSlice<'_, u32>) {
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_100"))]
+    {
+        let resp = w.shared_array::<u128, 1>();
+        let bar = w.shared_array::<u64, 1>();
+        let l = w.lane_id();
+        if l == 0 {
+            bar.mbarrier_init(0, 1);
+        }
+        w.cluster_sync();
+        let mut block = w.ctaid().x;
+        let mut phase = 0;
+        loop {
+            if l == 0 {
+                done.atomic_add(block as usize, 1);
+                bar.mbarrier_arrive_expect_tx(0, 16);
+                if multicast == 0 {
+                    resp.clusterlaunchcontrol_try_cancel(0, bar, 0);
+                } else if w.cluster_ctarank() == 0 {
+                    try_cancel_multicast(resp, bar);
+                }
+                while !bar.mbarrier_try_wait_parity_with(0, phase, WaitSem::Acquire, MbarScope::Cluster) {}
+            }
+            phase ^= 1;
+            let mine = if l == 0 { resp.load(0) } else { 0 };
+            let r = w.shfl_idx(mine as u64, 0) as u128 | (w.shfl_idx((mine >> 64) as u64, 0) as u128) << 64;
+            if !warpkit::query_cancel_is_canceled(r) {
+                break;
+            }
+            block = warpkit::query_cancel_first_ctaid(r).x + w.cluster_ctarank();
+            w.cluster_sync();
+        }
+        w.cluster_sync();
+    }
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_100")))]
+    {
+        let _ = (w.lane_id(), multicast, done);
+    }
+}
+
+/// The multicast request (sm_100a; on sm_100 without `a`, the unicast one).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_100"))]
+fn try_cancel_multicast(resp: SharedSlice<'_, u128>, bar: SharedSlice<'_, u64>) {
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_100a"))]
+    {
+        let _ = resp.clusterlaunchcontrol_try_cancel_multicast(0, bar, 0);
+    }
+    #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_100a")))]
+    {
+        resp.clusterlaunchcontrol_try_cancel(0, bar, 0);
     }
 }

@@ -156,6 +156,8 @@ pub const MEMORY: &[&str] = &[
     "red_async_or",
     "red_async_xor",
     "st_async",
+    "clusterlaunchcontrol_try_cancel",
+    "clusterlaunchcontrol_try_cancel_multicast",
 ];
 
 /// Plain loads: a scheduling point every so many on the host (`load_point`), so that a lane

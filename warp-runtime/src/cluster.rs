@@ -91,6 +91,10 @@ pub enum ClusterRule {
     AsyncDifferentCtas,
     /// `red.async`/`st.async` into the executing thread's own block.
     AsyncOwnCta,
+    /// `clusterlaunchcontrol.try_cancel` by a block that has seen one fail.
+    TryCancelAfterFailure,
+    /// `clusterlaunchcontrol.query_cancel.get_first_ctaid` of a failed response.
+    FirstCtaidOfFailure,
 }
 
 impl ClusterRule {
@@ -110,6 +114,12 @@ impl ClusterRule {
             }
             ClusterRule::AsyncDifferentCtas => {
                 "PTX ISA 9.7.13.7: \"The shared-memory addresses of the destination operand a and the mbarrier operand mbar must meet all of the following conditions: They belong to the same CTA. [...] Otherwise, the behavior is undefined.\""
+            }
+            ClusterRule::TryCancelAfterFailure => {
+                "PTX ISA 9.7.13.17: \"If the executing CTA has already observed the completion of a clusterlaunchcontrol.try_cancel instruction as failed, then the behavior of issuing a subsequent clusterlaunchcontrol.try_cancel instruction is undefined.\""
+            }
+            ClusterRule::FirstCtaidOfFailure => {
+                "PTX ISA 9.7.13.18: \"If the request fails the behavior of clusterlaunchcontrol.query_cancel.get_first_ctaid is undefined.\""
             }
             ClusterRule::AsyncOwnCta => {
                 "PTX ISA 9.7.13.7: \"The CTA to which they belong is different from the CTA of the executing thread, but must be within the same cluster. Otherwise, the behavior is undefined.\""
@@ -156,6 +166,12 @@ mod host {
         pub(crate) done: Cell<bool>,
         /// The cluster barrier (in the context of rank 0).
         bar: RefCell<ClusterBarrier>,
+        /// The launch's `clusterlaunchcontrol.try_cancel`: takes the next cluster that has not
+        /// started and returns its first block's index. Invariant: the driver that sets it
+        /// keeps it alive while any block of the launch runs.
+        cancel: Cell<Option<*const (dyn Fn() -> Option<u64> + 'static)>>,
+        /// The block saw a `try_cancel` fail (`query_cancel`), after which another is undefined.
+        pub(crate) cancel_failed: Cell<bool>,
     }
 
     impl Default for ClusterLink {
@@ -166,6 +182,8 @@ mod host {
                 warps: Cell::new((core::ptr::null(), 0)),
                 done: Cell::new(false),
                 bar: RefCell::new(ClusterBarrier::default()),
+                cancel: Cell::new(None),
+                cancel_failed: Cell::new(false),
             }
         }
     }
@@ -178,10 +196,25 @@ mod host {
             self.rank.set(rank);
             self.warps.set((warps.as_ptr(), warps.len()));
             self.done.set(false);
+            self.cancel_failed.set(false);
             if rank == 0 {
                 // Sized at its first use: a launch that never uses it allocates nothing.
                 self.bar.borrow_mut().sized = false;
             }
+        }
+
+        /// Sets the launch's cancellation (see `cancel`).
+        pub(crate) fn set_cancel(&self, cancel: &(dyn Fn() -> Option<u64> + '_)) {
+            // SAFETY of the lifetime: the invariant of `cancel`; it is only called while a block
+            // of the launch runs.
+            let p: *const (dyn Fn() -> Option<u64> + '_) = cancel;
+            self.cancel.set(Some(unsafe { core::mem::transmute::<*const (dyn Fn() -> Option<u64> + '_), *const (dyn Fn() -> Option<u64> + 'static)>(p) }));
+        }
+
+        /// Cancels the next cluster that has not started: its first block's index.
+        pub(crate) fn cancel_next(&self) -> Option<u64> {
+            // SAFETY: the invariant of `cancel`.
+            self.cancel.get().and_then(|f| unsafe { (*f)() })
         }
 
         /// The cluster's blocks (`me` alone outside a cluster launch).
@@ -427,6 +460,45 @@ mod host {
     #[track_caller]
     pub(super) fn async_fault(rule: ClusterRule, op: &'static str, detail: String) -> ! {
         fault(rule, op, detail)
+    }
+
+    /// `clusterlaunchcontrol.try_cancel` of the running lane into `resp[i]`, completing 16 bytes
+    /// on `bar[bar_i]`, in its own block or (multicast) every block of its cluster.
+    #[track_caller]
+    pub(super) fn try_cancel(resp: &SharedSlice<'_, u128>, i: usize, bar: &SharedSlice<'_, u64>, bar_i: usize, multicast: bool) -> MemOp<()> {
+        let op = if multicast { "clusterlaunchcontrol.try_cancel.multicast::cluster::all" } else { "clusterlaunchcontrol.try_cancel" };
+        crate::ordered::gate(op, 100);
+        let Some((regs, _, ctx, group, _)) = here() else { return MemOp::new((), op, Space::Shared, i, 0, std::panic::Location::caller()) };
+        if multicast && regs.target().suffix != crate::target::ArchSuffix::A {
+            mem::fault(LaneFault::Unsupported { op, min: "sm_100a (an arch-specific target)", target: regs.target(), site: std::panic::Location::caller() });
+        }
+        if ctx.cluster.cancel_failed.get() {
+            fault(ClusterRule::TryCancelAfterFailure, op, "this block's query_cancel already saw a try_cancel fail".into());
+        }
+        let response = match ctx.cluster.cancel_next() {
+            Some(first) => {
+                let id = regs.pos().nctaid.index_of(first);
+                1u128 << 127 | (id.z as u128) << 64 | (id.y as u128) << 32 | id.x as u128
+            }
+            None => 0,
+        };
+        let targets: &[BlockCtx] = if multicast { group } else { core::slice::from_ref(ctx) };
+        let mut last = None;
+        for (rank, t) in targets.iter().enumerate() {
+            if multicast {
+                check_alive(Some(t), rank as u32, op);
+            }
+            resp.in_arena(&t.arena).write(op, i, response, crate::race::Order::Weak);
+            last = Some(bar.in_arena(&t.arena).host_tx_release_scoped(bar_i, op, 16, crate::sem::Scope::Cluster));
+        }
+        last.expect("a block is in its cluster")
+    }
+
+    /// `query_cancel.is_canceled`: a failure seen is remembered by the running lane's block.
+    pub(super) fn saw_cancel(canceled: bool) {
+        if let (Some((_, _, ctx, _, _)), false) = (here(), canceled) {
+            ctx.cluster.cancel_failed.set(true);
+        }
     }
 }
 
@@ -871,7 +943,7 @@ pub mod dev {
     }
 
     /// The `.u32`/`.b32`-only operations. Safety: as [`RedAsyncAddAsm`].
-    #[cfg(target_arch = "nvptx64")]
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
     macro_rules! u32_ops {
         ($($name:ident, $op:literal, $ty:literal;)*) => {$(
             #[inline(always)]
@@ -880,7 +952,7 @@ pub mod dev {
             }
         )*};
     }
-    #[cfg(target_arch = "nvptx64")]
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
     u32_ops! {
         red_async_inc, "inc", "u32";
         red_async_dec, "dec", "u32";
@@ -913,5 +985,122 @@ pub mod dev {
         u64, reg64, "b64", |v| v;
         i64, reg64, "b64", |v| v as u64;
         f64, reg64, "b64", |v| v.to_bits();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// clusterlaunchcontrol (sm_100)
+// ---------------------------------------------------------------------------------------------
+
+impl SharedSlice<'_, u128> {
+    /// `clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128
+    /// [addr], [mbar]` (sm_100): asks to cancel a cluster of this launch that has not started,
+    /// writing a 16-byte response to element `i` and completing its 16 bytes on `bar[bar_i]`
+    /// (announce them with `mbarrier_arrive_expect_tx`, wait, then decode the response with
+    /// [`query_cancel_is_canceled`] and [`query_cancel_first_ctaid`]). The work-stealing shape of
+    /// persistent kernels: a block that cancels a cluster does that cluster's work itself.
+    ///
+    /// On the CPU the cancelled cluster is the next the launch would start (none when every
+    /// block has started: the request fails); it never runs, so `Grid::map` has no results for
+    /// it and reports that; launch such kernels with `run`.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_100"))]
+    #[inline(always)]
+    #[track_caller]
+    pub fn clusterlaunchcontrol_try_cancel(&self, i: usize, bar: SharedSlice<'_, u64>, bar_i: usize) -> Mem<()> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            host::try_cancel(self, i, &bar, bar_i, false)
+        }
+        // SAFETY: `addr_of` checked both indices.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            core::arch::asm!(
+                "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [{a}], [{m}];",
+                a = in(reg64) self.addr_of(i), m = in(reg64) bar.addr_of(bar_i), options(nostack)
+            )
+        }
+    }
+
+    /// `clusterlaunchcontrol.try_cancel....multicast::cluster::all.b128` (sm_100a): the same,
+    /// with the response written to element `i` and completed on `bar[bar_i]` in every block of
+    /// the cluster (each block must be running: an exited one is reported).
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_100a"))]
+    #[inline(always)]
+    #[track_caller]
+    pub fn clusterlaunchcontrol_try_cancel_multicast(&self, i: usize, bar: SharedSlice<'_, u64>, bar_i: usize) -> Mem<()> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            host::try_cancel(self, i, &bar, bar_i, true)
+        }
+        // SAFETY: `addr_of` checked both indices.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            core::arch::asm!(
+                "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128 [{a}], [{m}];",
+                a = in(reg64) self.addr_of(i), m = in(reg64) bar.addr_of(bar_i), options(nostack)
+            )
+        }
+    }
+}
+
+/// `clusterlaunchcontrol.query_cancel.is_canceled.pred.b128` (sm_100): whether a
+/// `try_cancel` response says a cluster was cancelled. On the CPU a block that sees a failure is
+/// remembered: another `try_cancel` by it is undefined, and reported.
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_100"))]
+#[inline(always)]
+pub fn query_cancel_is_canceled(response: u128) -> bool {
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        let canceled = response >> 127 & 1 == 1;
+        host::saw_cancel(canceled);
+        canceled
+    }
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let d: u32;
+        // SAFETY: decodes a register.
+        unsafe {
+            core::arch::asm!(
+                "{{", ".reg .b128 %h;", ".reg .pred %p;", "mov.b128 %h, {{{lo}, {hi}}};",
+                "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 %p, %h;", "selp.u32 {d}, 1, 0, %p;", "}}",
+                lo = in(reg64) response as u64, hi = in(reg64) (response >> 64) as u64, d = out(reg32) d, options(pure, nomem, nostack)
+            )
+        };
+        d != 0
+    }
+}
+
+/// `clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128` (sm_100): the `%ctaid` of
+/// the first block of the cluster a successful `try_cancel` cancelled (undefined for a failed
+/// one: reported on the CPU).
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_100"))]
+#[inline(always)]
+#[track_caller]
+pub fn query_cancel_first_ctaid(response: u128) -> crate::Dim3 {
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        if response >> 127 & 1 == 0 {
+            crate::mem::fault(crate::mem::LaneFault::Cluster {
+                rule: ClusterRule::FirstCtaidOfFailure,
+                op: "clusterlaunchcontrol.query_cancel.get_first_ctaid",
+                detail: "the response is of a try_cancel that failed".into(),
+                site: std::panic::Location::caller(),
+            });
+        }
+        crate::Dim3::new(response as u32, (response >> 32) as u32, (response >> 64) as u32)
+    }
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let (x, y, z): (u32, u32, u32);
+        // SAFETY: decodes a register.
+        unsafe {
+            core::arch::asm!(
+                "{{", ".reg .b128 %h;", ".reg .b32 %w;", "mov.b128 %h, {{{lo}, {hi}}};",
+                "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128 {{{x}, {y}, {z}, %w}}, %h;", "}}",
+                lo = in(reg64) response as u64, hi = in(reg64) (response >> 64) as u64, x = out(reg32) x, y = out(reg32) y, z = out(reg32) z,
+                options(pure, nomem, nostack)
+            )
+        };
+        crate::Dim3::new(x, y, z)
     }
 }

@@ -587,6 +587,7 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
     const SP: crate::atomic::Sp = crate::atomic::Sp::Global;
 
     /// The generic address of elements `i..i + n`, checked against the length (`trap`).
+    #[cfg_attr(not(target_feature = "sm_80"), allow(dead_code))] // the async copies: sm_80
     #[inline(always)]
     pub(crate) fn dev_addr_of(&self, i: usize, n: usize) -> u64 {
         self.dev_addr(i, n)

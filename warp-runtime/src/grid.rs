@@ -426,6 +426,14 @@ impl Grid {
                 *slot = r;
             }
         })?;
+        // Blocks that `clusterlaunchcontrol.try_cancel` cancelled never ran: they have no results.
+        if let Some(i) = outs.iter().position(Option::is_none) {
+            let block = i as u64 / self.block_size().max(1);
+            return Err(self.launch_error(format!(
+                "block {} was cancelled by `clusterlaunchcontrol.try_cancel` and never ran, so its threads have no results: launch with `run`",
+                self.grid.index_of(block)
+            )));
+        }
         Ok(outs.into_iter().map(|r| r.expect("every launched thread returned")).collect())
     }
 
@@ -691,6 +699,20 @@ impl Grid {
         let mut runnable = vec![false; ntasks];
         let mut sched = Scheduler::new(self.schedule, ntasks);
 
+        // `clusterlaunchcontrol.try_cancel` takes the next cluster that has not started: the
+        // blocks `next` would hand out.
+        let next = core::cell::RefCell::new(next);
+        let cancel = || -> Option<u64> {
+            let mut next = next.try_borrow_mut().ok()?;
+            let (first, _) = (*next)()?;
+            for _ in 1..csize {
+                let _ = (*next)();
+            }
+            Some(first)
+        };
+        for c in &ctxs {
+            c.cluster.set_cancel(&cancel);
+        }
         let mut pending = true;
         let mut active = 0usize;
         let mut current: Option<usize> = None;
@@ -708,7 +730,8 @@ impl Grid {
                 while pending && active < nslots && (self.schedule.fills_eagerly() || active == 0 || stalls > 0) {
                     let Some(group) = (0..nslots / csize).find(|g| slots[g * csize..(g + 1) * csize].iter().all(Option::is_none)) else { break };
                     for k in 0..csize {
-                        match next() {
+                        let handed = (*next.borrow_mut())();
+                        match handed {
                             None => {
                                 pending = false;
                                 break;

@@ -76,6 +76,8 @@ pub mod mbarrier;
 pub use mbarrier::{ArriveSem, MbarScope, MbarrierRule, MbarrierToken, MbarrierView, WaitSem, WaitsFor};
 pub mod cluster;
 pub use cluster::{ClusterRule, DsmemSlice, RedAsyncAdd, RedAsyncMinMax, StAsync};
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_100"))]
+pub use cluster::{query_cancel_first_ctaid, query_cancel_is_canceled};
 
 macro_rules! host {
     ($($item:item)*) => {$( #[cfg(not(target_arch = "nvptx64"))] $item )*};

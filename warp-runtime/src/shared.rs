@@ -592,6 +592,7 @@ impl<'w, T: GlobalValue> SharedSlice<'w, T> {
     }
 
     /// The `.shared` address of the first element (unchecked: a view may be empty).
+    #[cfg_attr(not(target_feature = "sm_90"), allow(dead_code))] // `mapa`: sm_90
     #[inline(always)]
     pub(crate) fn base_addr(&self) -> u64 {
         self.addr

@@ -476,3 +476,113 @@ fn tensormap_cp_fenceproxy_copies_128_bytes_and_meets_the_warp() {
         .unwrap_err();
     assert!(err.to_string().contains("tensormap.cp_fenceproxy"), "{err}");
 }
+
+/// `clusterlaunchcontrol.try_cancel` (sm_100) in the work-stealing shape of a persistent kernel:
+/// a block does its own block's work, then cancels clusters that have not started and does
+/// theirs, until a request fails. Every block's work is done exactly once, whichever block did
+/// it, with 2 blocks resident of 24, in clusters of 1 and of 2 (multicast, sm_100a).
+#[test]
+fn try_cancel_steals_the_work_of_clusters_that_have_not_started() {
+    for (cluster, target) in [(1u32, Target::new(100, warp_runtime::ArchSuffix::None)), (2, Target::SM_100A)] {
+        let done = GlobalBuffer::<u32>::zeroed(24);
+        let by = GlobalBuffer::<u32>::zeroed(24);
+        let (d, b) = (done.slice(), by.slice());
+        Grid::blocks(24, 32)
+            .cluster(cluster)
+            .resident_blocks(2)
+            .executor(Executor::new().target(target).races(true))
+            .run(async |w: &Warp<'_>| {
+                let (resp, bar) = (w.shared_array::<u128, 1>(), w.shared_array::<u64, 1>());
+                let l = w.lane_id();
+                if l == 0 {
+                    bar.mbarrier_init(0, 1).await;
+                }
+                w.cluster_sync().await; // every block's barrier exists before a multicast
+                let mut block = w.ctaid().x;
+                let mut phase = 0;
+                loop {
+                    if l == 0 {
+                        d.atomic_add(block as usize, 1).await;
+                        b.store(block as usize, w.ctaid().x);
+                        bar.mbarrier_arrive_expect_tx(0, 16).await;
+                        if cluster == 1 {
+                            resp.clusterlaunchcontrol_try_cancel(0, bar, 0).await;
+                        } else if w.cluster_ctarank() == 0 {
+                            resp.clusterlaunchcontrol_try_cancel_multicast(0, bar, 0).await;
+                        }
+                        while !bar.mbarrier_try_wait_parity_with(0, phase, warp_runtime::WaitSem::Acquire, warp_runtime::MbarScope::Cluster).await {}
+                    }
+                    phase ^= 1;
+                    // Lane 0 waited for the response: it reads it and hands it to the others.
+                    let mine = if l == 0 { resp.load(0) } else { 0 };
+                    let r = w.shfl_idx(mine as u64, 0).await as u128 | (w.shfl_idx((mine >> 64) as u64, 0).await as u128) << 64;
+                    if !warp_runtime::query_cancel_is_canceled(r) {
+                        break;
+                    }
+                    // The cancelled cluster's block of this block's rank.
+                    block = warp_runtime::query_cancel_first_ctaid(r).x + w.cluster_ctarank();
+                    w.cluster_sync().await; // every block read the response before the next one
+                }
+                w.cluster_sync().await;
+            })
+            .unwrap();
+        assert_eq!(done.to_vec(), vec![1; 24], "clusters of {cluster}");
+        let stolen = by.to_vec().iter().enumerate().filter(|&(i, &b)| b != i as u32).count();
+        assert!(stolen > 0, "with 2 resident blocks of 24, some work is done by another block: {:?}", by.to_vec());
+    }
+}
+
+#[test]
+fn clusterlaunchcontrol_misuse_is_reported() {
+    let sm100 = Executor::new().target(Target::new(100, warp_runtime::ArchSuffix::None));
+    // A second try_cancel after this block saw one fail (the only block: nothing to cancel).
+    let err = Grid::blocks(1, 32)
+        .executor(sm100)
+        .run(async |w: &Warp<'_>| {
+            let (resp, bar) = (w.shared_array::<u128, 1>(), w.shared_array::<u64, 1>());
+            if w.lane_id() == 0 {
+                bar.mbarrier_init(0, 1).await;
+                for phase in 0..2 {
+                    bar.mbarrier_arrive_expect_tx(0, 16).await;
+                    resp.clusterlaunchcontrol_try_cancel(0, bar, 0).await;
+                    while !bar.mbarrier_try_wait_parity(0, phase).await {}
+                    assert!(!warp_runtime::query_cancel_is_canceled(resp.load(0)));
+                }
+            }
+        })
+        .unwrap_err();
+    assert_eq!(cluster_fault(&err).0, ClusterRule::TryCancelAfterFailure, "{err}");
+    // The first ctaid of a failed response.
+    let err = Grid::blocks(1, 32)
+        .executor(sm100)
+        .run(async |w: &Warp<'_>| {
+            let _ = warp_runtime::query_cancel_first_ctaid(0);
+            let _ = w.lane_id();
+        })
+        .unwrap_err();
+    assert_eq!(cluster_fault(&err).0, ClusterRule::FirstCtaidOfFailure, "{err}");
+    // `map` has no results for cancelled blocks.
+    let err = Grid::blocks(4, 32)
+        .resident_blocks(1)
+        .executor(sm100)
+        .map(async |w: &Warp<'_>| {
+            let (resp, bar) = (w.shared_array::<u128, 1>(), w.shared_array::<u64, 1>());
+            if w.lane_id() == 0 && w.ctaid().x == 0 {
+                bar.mbarrier_init(0, 1).await;
+                bar.mbarrier_arrive_expect_tx(0, 16).await;
+                resp.clusterlaunchcontrol_try_cancel(0, bar, 0).await;
+                while !bar.mbarrier_try_wait_parity(0, 0).await {}
+            }
+        })
+        .unwrap_err();
+    assert!(matches!(&err, WarpError::Launch { what } if what.contains("cancelled")), "{err}");
+    // sm_100, and the multicast form sm_100a.
+    let err = Grid::blocks(1, 32)
+        .executor(sm90())
+        .run(async |w: &Warp<'_>| {
+            let (resp, bar) = (w.shared_array::<u128, 1>(), w.shared_array::<u64, 1>());
+            resp.clusterlaunchcontrol_try_cancel(0, bar, 0).await;
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("clusterlaunchcontrol.try_cancel"), "{err}");
+}

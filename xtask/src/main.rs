@@ -717,8 +717,24 @@ fn check_cluster_forms(sm: &str, ptx: &str) -> Result<()> {
         "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned",
         "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.sys.sync.aligned",
     ];
+    // clusterlaunchcontrol: sm_100 (the multicast form sm_100a).
+    let cancel = entry_body(ptx, "conf_cluster_cancel").ok_or_else(|| anyhow!("conf_cluster_cancel is missing from the {sm} PTX"))?;
+    let in_cancel: &[&str] = if sm == "sm_100a" {
+        &[
+            "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128",
+            "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.multicast::cluster::all.b128",
+            "clusterlaunchcontrol.query_cancel.is_canceled.pred.b128",
+            "clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128",
+        ]
+    } else {
+        if cancel.contains("clusterlaunchcontrol") {
+            return Err(anyhow!("conf_cluster_cancel on {sm} uses clusterlaunchcontrol, which needs sm_100"));
+        }
+        &[]
+    };
     let missing: Vec<&str> = in_cluster
         .iter()
+        .chain(in_cancel.iter().filter(|f| !cancel.contains(**f)))
         .filter(|f| !cluster.contains(**f))
         .chain(in_red.iter().filter(|f| !red.contains(**f)))
         .chain(in_pdl.iter().filter(|f| !pdl.contains(**f)))
@@ -727,8 +743,8 @@ fn check_cluster_forms(sm: &str, ptx: &str) -> Result<()> {
         .collect();
     if missing.is_empty() {
         println!(
-            "cluster forms: conf_cluster, conf_red_async, conf_pdl and conf_tensormap have all {} cluster, griddepcontrol and tensormap forms of {sm}",
-            in_cluster.len() + in_red.len() + in_pdl.len() + in_tm.len()
+            "cluster forms: conf_cluster, conf_red_async, conf_pdl, conf_tensormap and conf_cluster_cancel have all {} cluster, griddepcontrol, tensormap and clusterlaunchcontrol forms of {sm}",
+            in_cluster.len() + in_red.len() + in_pdl.len() + in_tm.len() + in_cancel.len()
         );
         Ok(())
     } else {
