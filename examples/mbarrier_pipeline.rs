@@ -29,13 +29,19 @@ pub const SHARED_BYTES: u32 = (STAGES * TILE * 4) as u32;
 
 /// The pipeline (see the module docs); launch with `BLOCK` threads per block and
 /// `SHARED_BYTES` of dynamic shared memory.
+///
+/// Written so that its bounds checks leave the per-tile path: the stages are one view of
+/// `STAGES * TILE` elements, checked once against the launch's dynamic shared memory, and each
+/// tile's stage is a `subslice` of it at `(k % STAGES) * TILE`, which the compiler proves in
+/// range; a consumer's part of a tile is `TILE / consumers` (4) indices `c + consumers * j`,
+/// each read when below the tile's length, which bounds it by `TILE`.
 #[warp_kernel(entry)]
 pub fn mbarrier_reduce_entry(w: &Warp, x: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
     {
         // full[s] at s, empty[s] at STAGES + s.
         let bars = w.shared_array::<u64, { 2 * STAGES }>();
-        let stages = w.dynamic_shared::<u32>();
+        let stages = w.dynamic_shared_at::<u32>(0, STAGES * TILE);
         let partial = w.shared_array::<u32, { 32 * CONSUMER_WARPS }>();
         let consumers = 32 * CONSUMER_WARPS;
         let n = x.len();
@@ -59,14 +65,19 @@ pub fn mbarrier_reduce_entry(w: &Warp, x: GlobalSlice<'_, u32>, out: GlobalSlice
                     let s = k % STAGES;
                     while !bars.mbarrier_try_wait_parity(STAGES + s, ((k / STAGES) as u32 & 1) ^ 1) {}
                     let start = (block + k * blocks) * TILE;
-                    let len = if n - start < TILE { n - start } else { TILE };
+                    // The tile's elements, min(n - start, TILE), written as 1 + min(n - start - 1,
+                    // TILE - 1) (start < n): at least 1 for the compiler too, so `src`'s one
+                    // check (start + len <= n) is the copy's only one.
+                    let rest = n - start - 1;
+                    let len = 1 + if rest < TILE - 1 { rest } else { TILE - 1 };
+                    let src = x.subslice(start, len);
                     bars.mbarrier_arrive_expect_tx(s, (len * 4) as u32);
-                    stages.cp_async_bulk(s * TILE, x, start, len, bars, s);
+                    stages.cp_async_bulk(s * TILE, src, 0, len, bars, s);
                     k += 1;
                 }
             }
         } else {
-            let c = w.thread_rank() as usize - 32;
+            let c = (w.thread_rank() - 32) as usize;
             let mut acc = 0u32;
             let mut k = 0;
             while k < mine {
@@ -74,10 +85,14 @@ pub fn mbarrier_reduce_entry(w: &Warp, x: GlobalSlice<'_, u32>, out: GlobalSlice
                 while !bars.mbarrier_try_wait_parity(s, (k / STAGES) as u32 & 1) {}
                 let start = (block + k * blocks) * TILE;
                 let len = if n - start < TILE { n - start } else { TILE };
-                let mut i = c;
-                while i < len {
-                    acc = acc.wrapping_add(stages.load(s * TILE + i));
-                    i += consumers;
+                let stage = stages.subslice(s * TILE, TILE);
+                let mut j = 0;
+                while j < TILE / consumers {
+                    let i = c + j * consumers;
+                    if i < len {
+                        acc = acc.wrapping_add(stage.load(i));
+                    }
+                    j += 1;
                 }
                 bars.mbarrier_arrive(STAGES + s);
                 k += 1;

@@ -194,8 +194,8 @@ pub mod __private {
     /// scheduling point.
     #[cfg(not(target_arch = "nvptx64"))]
     #[diagnostic::on_unimplemented(
-        message = "`#[warp_kernel]` awaits `atomic_*`, `red_*`, `mbarrier_*`, `load_volatile`, `load_relaxed` and `load_acquire` calls as warpkit memory operations, but this call returns `{Self}`",
-        label = "not a `GlobalSlice` or `SharedSlice` memory operation",
+        message = "`#[warp_kernel]` awaits `atomic_*`, `red_*`, `mbarrier_*`, `cp_async*`, `load_volatile`, `load_relaxed` and `load_acquire` calls (and the cluster and `griddepcontrol` scheduling points) as warpkit memory operations, but this call returns `{Self}`",
+        label = "not a warpkit memory operation (of `GlobalSlice`, `SharedSlice`, `DsmemSlice` or the handle)",
         note = "rename your own method, or call it outside the `#[warp_kernel]` function"
     )]
     pub trait MemCall {
