@@ -26,21 +26,33 @@ pub const CONSUMER_WARPS: usize = 2;
 pub const BLOCK: u32 = 32 * (1 + CONSUMER_WARPS as u32);
 /// The dynamic shared memory a block needs: the stages.
 pub const SHARED_BYTES: u32 = (STAGES * TILE * 4) as u32;
+/// `u64` slots of the barrier array: `full[s]` at `s`, `empty[s]` at `STAGES + s`, then padding
+/// that brings the block's static shared memory (these and the 64 `u32` partials) to 384 bytes,
+/// a multiple of 128. The dynamic shared memory follows the static, so the stages start 128-byte
+/// aligned, where nvcc places CUDA's `extern __shared__ __align__(128)` array. Unpadded (304
+/// bytes) they started 48 bytes into a 128-byte line, and on the H100 the kernel took 1.33x
+/// nvcc's time at full occupancy, varying from run to run (benches/gpu/h100/README.md).
+const BAR_SLOTS: usize = (384 - 4 * 32 * CONSUMER_WARPS) / 8;
+const _: () = assert!(BAR_SLOTS >= 2 * STAGES && (8 * BAR_SLOTS + 4 * 32 * CONSUMER_WARPS) % 128 == 0);
+// The consumers split a tile into `TILE / consumers` rounds of one element each.
+const _: () = assert!(TILE % (32 * CONSUMER_WARPS) == 0);
 
 /// The pipeline (see the module docs); launch with `BLOCK` threads per block and
 /// `SHARED_BYTES` of dynamic shared memory.
 ///
-/// Written so that its bounds checks leave the per-tile path: the stages are one view of
-/// `STAGES * TILE` elements, checked once against the launch's dynamic shared memory, and each
-/// tile's stage is a `subslice` of it at `(k % STAGES) * TILE`, which the compiler proves in
-/// range; a consumer's part of a tile is `TILE / consumers` (4) indices `c + consumers * j`,
-/// each read when below the tile's length, which bounds it by `TILE`.
+/// Its bounds checks stay off the per-tile path. The stages are one view of `STAGES * TILE`
+/// elements, checked once against the launch's dynamic shared memory. Each tile's stage is a
+/// `subslice` of it at `(k % STAGES) * TILE`, which the compiler proves in range. A consumer's
+/// part of a tile is `TILE / consumers` (4) indices `c + consumers * j`, each read when below the
+/// tile's length (at most `TILE`), so the loop unrolls fully and needs no other check. The
+/// producer's copy source is a `subslice` of `x`, whose length the compiler knows is at least 1:
+/// one check per tile.
 #[warp_kernel(entry)]
 pub fn mbarrier_reduce_entry(w: &Warp, x: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
     {
-        // full[s] at s, empty[s] at STAGES + s.
-        let bars = w.shared_array::<u64, { 2 * STAGES }>();
+        // full[s] at s, empty[s] at STAGES + s (see BAR_SLOTS).
+        let bars = w.shared_array::<u64, BAR_SLOTS>();
         let stages = w.dynamic_shared_at::<u32>(0, STAGES * TILE);
         let partial = w.shared_array::<u32, { 32 * CONSUMER_WARPS }>();
         let consumers = 32 * CONSUMER_WARPS;
@@ -66,8 +78,8 @@ pub fn mbarrier_reduce_entry(w: &Warp, x: GlobalSlice<'_, u32>, out: GlobalSlice
                     while !bars.mbarrier_try_wait_parity(STAGES + s, ((k / STAGES) as u32 & 1) ^ 1) {}
                     let start = (block + k * blocks) * TILE;
                     // The tile's elements, min(n - start, TILE), written as 1 + min(n - start - 1,
-                    // TILE - 1) (start < n): at least 1 for the compiler too, so `src`'s one
-                    // check (start + len <= n) is the copy's only one.
+                    // TILE - 1) (start < n here): at least 1 for the compiler too, so the check
+                    // of `subslice` (start + len <= n) is the copy's only one.
                     let rest = n - start - 1;
                     let len = 1 + if rest < TILE - 1 { rest } else { TILE - 1 };
                     let src = x.subslice(start, len);
