@@ -1061,16 +1061,7 @@ fn describe(ex: Ex, c: &Case, report: &str) -> String {
 pub(crate) fn pdl_row(side: &Side<'_>, seed: u64, scale: usize, show: usize, flip: bool) -> (Row, bool) {
     use warpkit::cuda::RawArg;
     let mut rng = Rng::seed_from_u64(seed ^ 0x9d1c_0000_0000_0000);
-    let mut row = Row {
-        name: "griddepcontrol: programmatic dependent launch".to_string(),
-        kernel: "conf_pdl".to_string(),
-        module: if matches!(side, Side::Both(_)) { "sm_90" } else { "-" },
-        cases: 0,
-        agree: 0,
-        disagree: 0,
-        shown: Vec::new(),
-        note: None,
-    };
+    let mut row = empty_row("griddepcontrol: programmatic dependent launch", "conf_pdl", side);
     for _ in 0..48 * scale {
         let r = &mut rng;
         let (blocks, block) = (1 + r.below(16), 32 * (1 + r.below(8)));
@@ -1145,16 +1136,7 @@ pub(crate) fn pdl_row(side: &Side<'_>, seed: u64, scale: usize, show: usize, fli
 /// the row and whether a GPU call failed.
 pub(crate) fn tensormap_row(side: &Side<'_>, seed: u64, scale: usize, show: usize, flip: bool) -> (Row, bool) {
     let mut rng = Rng::seed_from_u64(seed ^ 0x7e45_0000_0000_0000);
-    let mut row = Row {
-        name: "tensormap.cp_fenceproxy (4 scopes)".to_string(),
-        kernel: "conf_tensormap".to_string(),
-        module: if matches!(side, Side::Both(_)) { "sm_90" } else { "-" },
-        cases: 0,
-        agree: 0,
-        disagree: 0,
-        shown: Vec::new(),
-        note: None,
-    };
+    let mut row = empty_row("tensormap.cp_fenceproxy (4 scopes)", "conf_tensormap", side);
     let mut failed = false;
     for _ in 0..48 * scale {
         let r = &mut rng;
@@ -1202,6 +1184,20 @@ pub(crate) fn tensormap_row(side: &Side<'_>, seed: u64, scale: usize, show: usiz
     (row, failed)
 }
 
+/// A row of no cases yet.
+fn empty_row(name: &str, kernel: &str, side: &Side<'_>) -> Row {
+    Row {
+        name: name.to_string(),
+        kernel: kernel.to_string(),
+        module: if matches!(side, Side::Both(_)) { "sm_90" } else { "-" },
+        cases: 0,
+        agree: 0,
+        disagree: 0,
+        shown: Vec::new(),
+        note: None,
+    }
+}
+
 /// A case of `launch`'s shape (see `gen_case`).
 fn blocks_case_of(launch: LaunchConfig, bufs: Vec<HostBuf>, params: Vec<P>) -> Case {
     Case { threads: launch.gpu_threads() as usize, bufs, params, launch: Some(launch) }
@@ -1216,16 +1212,7 @@ pub(crate) fn run(side: Side<'_>, seed: u64, scale: usize, show: usize, flip: bo
         Side::Cpu => String::new(),
     };
     for ex in ALL {
-        let mut row = Row {
-            name: ex.name().to_string(),
-            kernel: ex.kernel().to_string(),
-            module: if matches!(side, Side::Both(_)) { "sm_90" } else { "-" },
-            cases: 0,
-            agree: 0,
-            disagree: 0,
-            shown: Vec::new(),
-            note: None,
-        };
+        let mut row = empty_row(ex.name(), ex.kernel(), &side);
         let mut nan_payloads = 0;
         for _ in 0..ex.cases(scale) {
             let case = gen_case(&mut rng, ex);
