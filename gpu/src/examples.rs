@@ -291,7 +291,7 @@ impl Ex {
             Ex::BlockCompact => "example block_compact: bar.red.popc",
             Ex::ActivemaskPaths => "activemask in a helper, one per call",
             Ex::Ordered => "ld/st .relaxed/.acquire/.release/.volatile, fences",
-            Ex::Mbarrier => "mbarrier programs (16 forms): states, pending_count, waits",
+            Ex::Mbarrier => "mbarrier programs (18 forms): states, pending_count, waits",
             Ex::MbarrierPipeline => "example mbarrier_pipeline: cp.async.bulk stages",
             Ex::Cluster => "clusters: registers, barrier.cluster, DSMEM ld/atom",
             Ex::RedAsync => "red.async (11 forms) + st.async + remote arrive",
@@ -782,7 +782,7 @@ fn mbarrier_program(r: &mut Rng) -> Vec<u32> {
         let phase_before = m.phase;
         if !waited {
             // Some lanes see the completed phase before anyone arrives again.
-            ops.push([r.pick(&[OP_TEST_WAIT_PARITY, OP_TRY_WAIT_PARITY, OP_TRY_WAIT_PARITY_RELAXED]), lanes_of(r), ((m.phase - 1) & 1) as u32]);
+            ops.push([r.pick(&[OP_TEST_WAIT_PARITY, OP_TRY_WAIT_PARITY, OP_TRY_WAIT_PARITY_RELAXED, OP_TRY_WAIT_PARITY_HINT]), lanes_of(r), ((m.phase - 1) & 1) as u32]);
             waited = true;
             continue;
         }
@@ -852,8 +852,11 @@ fn mbarrier_program(r: &mut Rng) -> Vec<u32> {
                 let tx = r.pick(&[1, 4, 64, 1000]);
                 if kind == 5 { m.expect_tx(tx).ok().map(|_| [OP_EXPECT_TX, one, tx]) } else { m.complete_tx(tx).ok().map(|_| [OP_COMPLETE_TX, one, tx]) }
             }
-            7 | 8 if valid_states != 0 => Some([if kind == 7 { OP_TEST_WAIT } else { OP_TRY_WAIT }, valid_states & mask | valid_states & valid_states.wrapping_neg(), 0]),
-            9 | 10 => Some([if kind == 9 { OP_TEST_WAIT_PARITY } else { OP_TRY_WAIT_PARITY }, mask, r.below(2)]),
+            7 | 8 if valid_states != 0 => {
+                let op = if kind == 7 { OP_TEST_WAIT } else { r.pick(&[OP_TRY_WAIT, OP_TRY_WAIT_HINT]) };
+                Some([op, valid_states & mask | valid_states & valid_states.wrapping_neg(), 0])
+            }
+            9 | 10 => Some([if kind == 9 { OP_TEST_WAIT_PARITY } else { r.pick(&[OP_TRY_WAIT_PARITY, OP_TRY_WAIT_PARITY_HINT]) }, mask, r.below(2)]),
             11 | 12 => {
                 let x = if n == 0 { 0 } else { (m.pending / n).min(r.below(5)) };
                 (n * x <= m.pending).then(|| {

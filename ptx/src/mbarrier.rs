@@ -49,6 +49,10 @@ pub const OP_ARRIVE_DROP_NO_COMPLETE: u32 = 13;
 pub const OP_TRY_WAIT_PARITY_RELAXED: u32 = 14;
 /// `inval`, then `init` with the operand as count.
 pub const OP_REINIT: u32 = 15;
+/// `try_wait.parity` of the operand with a `suspendTimeHint` of 1000 ns: records 0 or 1.
+pub const OP_TRY_WAIT_PARITY_HINT: u32 = 16;
+/// `try_wait` on the lane's last state with a `suspendTimeHint` of 1000 ns: records 0 or 1.
+pub const OP_TRY_WAIT_HINT: u32 = 17;
 
 /// Runs block `block_rank`'s program (see the module docs).
 #[warp_kernel(entry)]
@@ -118,6 +122,10 @@ fn run_op(w: &Warp, bar: SharedSlice<'_, u64>, op: u32, x: u32, state: &mut Mbar
             *state = bar.mbarrier_arrive_with(0, x, ArriveSem::Relaxed, MbarScope::Cluster);
         } else if op == OP_TRY_WAIT_PARITY_RELAXED {
             r = bar.mbarrier_try_wait_parity_with(0, x, WaitSem::Relaxed, MbarScope::Cluster) as u32;
+        } else if op == OP_TRY_WAIT_PARITY_HINT {
+            r = bar.mbarrier_try_wait_parity_hint(0, x, 1000) as u32;
+        } else if op == OP_TRY_WAIT_HINT {
+            r = bar.mbarrier_try_wait_hint(0, *state, 1000) as u32;
         }
     }
     #[cfg(all(target_arch = "nvptx64", not(target_feature = "sm_80")))]

@@ -340,7 +340,7 @@ fn check_mbarrier_literals(cx: &Ctxt, call: &syn::ExprMethodCall) {
                 cx.error_spanned_by(lit, format!("`{name}` {what} `{v}` is out of range: an mbarrier's {what} is at most 1048575 (2^20 - 1)"));
             }
         }
-        "mbarrier_test_wait_parity" | "mbarrier_try_wait_parity" | "mbarrier_try_wait_parity_with" => {
+        "mbarrier_test_wait_parity" | "mbarrier_try_wait_parity" | "mbarrier_try_wait_parity_with" | "mbarrier_try_wait_parity_hint" => {
             if let Some((lit, v)) = arg(1).filter(|(_, v)| *v > 1) {
                 cx.error_spanned_by(lit, format!("`{name}` parity `{v}` is not a phase parity: an even phase has parity 0 and an odd phase parity 1"));
             }

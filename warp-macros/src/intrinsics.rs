@@ -132,6 +132,8 @@ pub const MEMORY: &[&str] = &[
     "mbarrier_try_wait",
     "mbarrier_try_wait_parity",
     "mbarrier_try_wait_parity_with",
+    "mbarrier_try_wait_hint",
+    "mbarrier_try_wait_parity_hint",
     "cp_async_bulk",
     "cp_async",
     "cp_async_mbarrier_arrive",

@@ -26,6 +26,7 @@
 //! | `mbarrier_try_wait(i, state)` | `mbarrier.try_wait.shared.b64` | sm_90 |
 //! | `mbarrier_try_wait_parity(i, parity)` | `mbarrier.try_wait.parity.shared.b64` | sm_90 |
 //! | `mbarrier_try_wait_parity_with(i, parity, sem, scope)` | `mbarrier.try_wait.parity{.sem}{.scope}.shared.b64` | sm_90 |
+//! | `mbarrier_try_wait_hint(i, state, ns)`, `mbarrier_try_wait_parity_hint(i, parity, ns)` | `mbarrier.try_wait{.parity}.shared.b64 p, [a], x, suspendTimeHint` | sm_90 |
 //! | [`MbarrierToken::pending_count`] | `mbarrier.pending_count.b64` | sm_80 |
 //! | `cp_async_bulk(dst, src, start, len, bar, i)` (any element type) | `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes` | sm_90 |
 //!
@@ -794,6 +795,43 @@ impl SharedSlice<'_, u64> {
         }
     }
 
+    /// `mbarrier.try_wait.shared.b64 waitComplete, [addr], state, suspendTimeHint` (sm_90): as
+    /// [`mbarrier_try_wait`](Self::mbarrier_try_wait), with `hint_ns` nanoseconds as the time
+    /// limit the GPU may suspend the thread for instead of its own. On the CPU the wait answers at
+    /// once, as `try_wait` may: the hint has no CPU effect.
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    #[inline(always)]
+    #[track_caller]
+    pub fn mbarrier_try_wait_hint(&self, i: usize, state: MbarrierToken, hint_ns: u32) -> Mem<bool> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            let _ = hint_ns;
+            self.host_wait(i, "mbarrier.try_wait (suspendTimeHint)", 90, WaitsFor::Phase(state.0), WaitSem::Acquire, MbarScope::Cta)
+        }
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            device::try_wait_hint(self.addr_of(i), state.0, hint_ns)
+        }
+    }
+
+    /// `mbarrier.try_wait.parity.shared.b64 waitComplete, [addr], phaseParity, suspendTimeHint`
+    /// (sm_90): [`mbarrier_try_wait_parity`](Self::mbarrier_try_wait_parity) with a time hint
+    /// (no CPU effect, as for [`mbarrier_try_wait_hint`](Self::mbarrier_try_wait_hint)).
+    #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+    #[inline(always)]
+    #[track_caller]
+    pub fn mbarrier_try_wait_parity_hint(&self, i: usize, parity: u32, hint_ns: u32) -> Mem<bool> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            let _ = hint_ns;
+            self.host_wait(i, "mbarrier.try_wait.parity (suspendTimeHint)", 90, WaitsFor::Parity(parity), WaitSem::Acquire, MbarScope::Cta)
+        }
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            device::try_wait_parity_hint(self.addr_of(i), parity, hint_ns)
+        }
+    }
+
     /// `mbarrier.try_wait.parity.shared.b64 waitComplete, [addr], phaseParity` (sm_90).
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
     #[inline(always)]
@@ -1065,6 +1103,16 @@ mod device {
     #[inline(always)]
     pub(super) unsafe fn try_wait(a: u64, state: u64) -> bool {
         pred!("mbarrier.try_wait.shared.b64 %p, [{a}], {s};", a = in(reg64) a, s = in(reg64) state,)
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn try_wait_hint(a: u64, state: u64, hint: u32) -> bool {
+        pred!("mbarrier.try_wait.shared.b64 %p, [{a}], {s}, {h};", a = in(reg64) a, s = in(reg64) state, h = in(reg32) hint,)
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn try_wait_parity_hint(a: u64, parity: u32, hint: u32) -> bool {
+        pred!("mbarrier.try_wait.parity.shared.b64 %p, [{a}], {p}, {h};", a = in(reg64) a, p = in(reg32) parity, h = in(reg32) hint,)
     }
 
     #[inline(always)]

@@ -459,3 +459,25 @@ fn cp_async_copies_complete_through_tracking_mbarriers() {
         .unwrap_err();
     assert!(err.to_string().contains("cp.async"), "{err}");
 }
+
+/// `try_wait` with a `suspendTimeHint` answers as `try_wait` does (the hint bounds how long the
+/// GPU may suspend the thread; the CPU answers at once).
+#[test]
+fn try_wait_with_a_time_hint_answers_as_try_wait() {
+    let out = Grid::blocks(1, 32)
+        .executor(Executor::new().target(Target::SM_90))
+        .map(async |w: &Warp<'_>| {
+            let bar = w.shared_array::<u64, 1>();
+            if w.lane_id() == 0 {
+                bar.mbarrier_init(0, 32).await;
+            }
+            w.syncwarp().await;
+            let before = bar.mbarrier_try_wait_parity_hint(0, 0, 1000).await;
+            let state = bar.mbarrier_arrive(0).await;
+            w.syncwarp().await;
+            let after = (bar.mbarrier_try_wait_parity_hint(0, 0, 1000).await, bar.mbarrier_try_wait_hint(0, state, 0).await);
+            (before, after, bar.mbarrier_try_wait_parity(0, 0).await)
+        })
+        .unwrap();
+    assert!(out.iter().all(|&r| r == (false, (true, true), true)), "{out:?}");
+}

@@ -606,6 +606,12 @@ fn check_mbarrier_forms(sm: &str, ptx: &str) -> Result<()> {
             "mbarrier.try_wait.shared.b64",
             "mbarrier.arrive.release.cta.shared.b64",
         ]);
+        // The suspendTimeHint forms: a fourth operand after the state or parity.
+        if !body.lines().any(|l| l.contains("mbarrier.try_wait.parity.shared.b64") && l.matches(',').count() == 3)
+            || !body.lines().any(|l| l.contains("mbarrier.try_wait.shared.b64") && l.matches(',').count() == 3)
+        {
+            return Err(anyhow!("conf_mbarrier on {sm} lacks the suspendTimeHint forms of mbarrier.try_wait"));
+        }
     }
     if sm == "sm_90" {
         // PTX 8.4: `.relaxed` falls back to the stronger `.release`/`.acquire`.
