@@ -26,14 +26,12 @@ pub const CONSUMER_WARPS: usize = 2;
 pub const BLOCK: u32 = 32 * (1 + CONSUMER_WARPS as u32);
 /// The dynamic shared memory a block needs: the stages.
 pub const SHARED_BYTES: u32 = (STAGES * TILE * 4) as u32;
-/// `u64` slots of the barrier array: `full[s]` at `s`, `empty[s]` at `STAGES + s`, then padding
-/// that brings the block's static shared memory (these and the 64 `u32` partials) to 384 bytes,
-/// a multiple of 128. The dynamic shared memory follows the static, so the stages start 128-byte
-/// aligned, where nvcc places CUDA's `extern __shared__ __align__(128)` array. Unpadded (304
-/// bytes) they started 48 bytes into a 128-byte line, and on the H100 the kernel took 1.33x
-/// nvcc's time at full occupancy, varying from run to run (benches/gpu/h100/README.md).
-const BAR_SLOTS: usize = (384 - 4 * 32 * CONSUMER_WARPS) / 8;
-const _: () = assert!(BAR_SLOTS >= 2 * STAGES && (8 * BAR_SLOTS + 4 * 32 * CONSUMER_WARPS) % 128 == 0);
+/// `u64` slots of the barrier array: `full[s]` at `s`, `empty[s]` at `STAGES + s`. The stages
+/// (dynamic shared memory, which warpkit declares 128-byte aligned, as CUDA code declares
+/// `extern __shared__ __align__(128)`) start on a 128-byte line: 48 bytes into one, on the H100
+/// the kernel took 1.33x nvcc's time at full occupancy, varying from run to run
+/// (benches/gpu/h100/README.md).
+const BAR_SLOTS: usize = 2 * STAGES;
 // The consumers split a tile into `TILE / consumers` rounds of one element each.
 const _: () = assert!(TILE % (32 * CONSUMER_WARPS) == 0);
 

@@ -791,7 +791,10 @@ impl<'w> crate::handle::Warp<'w> {
 }
 
 #[cfg(target_arch = "nvptx64")]
-core::arch::global_asm!(".extern .shared .align 16 .b8 __warpkit_dynamic_smem[];");
+// 128-byte aligned, as CUTLASS declares its dynamic shared memory: bulk copies and TMA want
+// aligned stages, and a stage at a 48-byte offset into a 128-byte line cost the mbarrier
+// pipeline a third of its speed on an H100 (benches/gpu/h100/README.md).
+core::arch::global_asm!(".extern .shared .align 128 .b8 __warpkit_dynamic_smem[];");
 
 /// Implemented for nothing: `shared_array` on the device is declared by `#[warp_kernel]`.
 #[cfg(target_arch = "nvptx64")]
@@ -836,7 +839,7 @@ impl<'w> crate::device::Warp<'w> {
     /// The block's dynamic shared memory as `T`s (`extern __shared__ T a[]`).
     #[inline(always)]
     pub fn dynamic_shared<T: GlobalValue>(&self) -> SharedSlice<'w, T> {
-        // SAFETY: the launch gives `%dynamic_smem_size` bytes at the 16-byte aligned symbol.
+        // SAFETY: the launch gives `%dynamic_smem_size` bytes at the 128-byte aligned symbol.
         unsafe { SharedSlice::from_shared_addr(self.dynamic_base(), crate::nvptx::dynamic_smem_size() as usize / T::BYTES) }
     }
 
