@@ -211,6 +211,11 @@ mod host {
             self.cancel.set(Some(unsafe { core::mem::transmute::<*const (dyn Fn() -> Option<u64> + '_), *const (dyn Fn() -> Option<u64> + 'static)>(p) }));
         }
 
+        /// Forgets the launch's cancellation (the driver's closure is about to go).
+        pub(crate) fn clear_cancel(&self) {
+            self.cancel.set(None);
+        }
+
         /// Cancels the next cluster that has not started: its first block's index.
         pub(crate) fn cancel_next(&self) -> Option<u64> {
             // SAFETY: the invariant of `cancel`.
@@ -469,8 +474,8 @@ mod host {
         let op = if multicast { "clusterlaunchcontrol.try_cancel.multicast::cluster::all" } else { "clusterlaunchcontrol.try_cancel" };
         crate::ordered::gate(op, 100);
         let Some((regs, _, ctx, group, _)) = here() else { return MemOp::new((), op, Space::Shared, i, 0, std::panic::Location::caller()) };
-        if multicast && regs.target().suffix != crate::target::ArchSuffix::A {
-            mem::fault(LaneFault::Unsupported { op, min: "sm_100a (an arch-specific target)", target: regs.target(), site: std::panic::Location::caller() });
+        if multicast && regs.target().suffix == crate::target::ArchSuffix::None {
+            mem::fault(LaneFault::Unsupported { op, min: "sm_100a or a family target (sm_100f and later)", target: regs.target(), site: std::panic::Location::caller() });
         }
         if ctx.cluster.cancel_failed.get() {
             fault(ClusterRule::TryCancelAfterFailure, op, "this block's query_cancel already saw a try_cancel fail".into());

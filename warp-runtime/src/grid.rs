@@ -623,8 +623,17 @@ impl Grid {
                     batch.reverse();
                 }
                 let (b, s) = batch.pop()?;
-                // Clusters start whole: after a failure, a worker finishes what it took.
-                (csize > 1 || b <= lowest_failed.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed)).then_some((b, s))
+                let (failed, stopped) = (lowest_failed.load(Ordering::Relaxed), stop.load(Ordering::Relaxed));
+                if csize == 1 {
+                    return (b <= failed && !stopped).then_some((b, s));
+                }
+                // Clusters start whole: the check is at each cluster's first block, by cluster.
+                let (cluster, rank) = self.cluster_key(b);
+                if rank == 0 && (stopped || failed != u64::MAX && cluster > self.cluster_key(failed).0) {
+                    batch.clear();
+                    return None;
+                }
+                Some((b, s))
             };
             if let Err((block, e)) = self.worker(kernel, &mut next, &store, resident, Some(&progress), races, tracer) {
                 lowest_failed.fetch_min(block, Ordering::Relaxed);
@@ -713,6 +722,14 @@ impl Grid {
         for c in &ctxs {
             c.cluster.set_cancel(&cancel);
         }
+        // The contexts outlive `cancel`: their pointers to it are cleared first.
+        struct ClearCancel<'a>(&'a [BlockCtx]);
+        impl Drop for ClearCancel<'_> {
+            fn drop(&mut self) {
+                self.0.iter().for_each(|c| c.cluster.clear_cancel());
+            }
+        }
+        let _clear = ClearCancel(&ctxs);
         let mut pending = true;
         let mut active = 0usize;
         let mut current: Option<usize> = None;

@@ -480,6 +480,26 @@ struct Release {
     tib: u32,
     scope: Scope,
     site: Site,
+    /// The releases of other scope domains earlier in the same release sequence (an mbarrier
+    /// that takes `.cta` arrivals of its block and `.cluster` arrivals of other blocks): an
+    /// acquire joins those whose scopes include both threads. `None` when there are none.
+    earlier: Option<Arc<Vec<Release>>>,
+}
+
+impl Release {
+    /// The set of threads its scope covers, as a key: releases of one key in a sequence merge.
+    fn domain(&self, run: &RunRaces) -> (u8, u64) {
+        match self.scope {
+            Scope::Cta => (0, self.block as u64),
+            Scope::Cluster => (1, run.cluster_of(self.block)),
+            Scope::Gpu | Scope::Sys => (2, 0),
+        }
+    }
+
+    /// This release and the earlier ones of its sequence.
+    fn parts(&self) -> impl Iterator<Item = &Release> {
+        core::iter::once(self).chain(self.earlier.iter().flat_map(|e| e.iter()))
+    }
 }
 
 /// One lane's detector state.
@@ -731,7 +751,7 @@ impl RegsRaces {
                 let vc = w.snapshot(lane);
                 let (block, tib) = (w.block, w.tib(lane));
                 let l = &mut w.lanes[lane as usize];
-                l.fence = Some(Release { vc, block, tib, scope, site });
+                l.fence = Some(Release { vc, block, tib, scope, site, earlier: None });
                 l.clock += 1;
             }
         });
@@ -1090,7 +1110,7 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
     // What a strong write releases, computed once for all its units.
     let mine = if flags & WRITE != 0 && strong {
         if sem.releases() {
-            Some(Release { vc: w.snapshot(lane), block: me.block, tib: me.tib, scope, site })
+            Some(Release { vc: w.snapshot(lane), block: me.block, tib: me.tib, scope, site, earlier: None })
         } else {
             w.lanes[lane as usize].fence.clone()
         }
@@ -1137,7 +1157,7 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
             let keep = |r: &Rec| !(r.block == me.block && r.tib == me.tib) && !ordered(w, r);
             let previous = st.write.replace(me).filter(|r| keep(r));
             st.read = None;
-            let release = release_of(strong, access.kind, st.more.as_ref().and_then(|m| m.release.clone()), mine.clone());
+            let release = release_of(&w.run, strong, access.kind, st.more.as_ref().and_then(|m| m.release.clone()), mine.clone());
             if previous.is_some() || release.is_some() || st.more.is_some() {
                 let m = st.more.get_or_insert_with(Box::default);
                 m.reads.clear();
@@ -1162,14 +1182,28 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
     // Synchronization after the access: acquire what it read; a release starts a new epoch.
     if let Some(rel) = acquired {
         let (own_block, tib) = (w.block, me.tib);
-        if w.run.includes(scope, own_block, rel.block) && w.run.includes(rel.scope, rel.block, own_block) {
+        // The parts of the release sequence whose scopes include both threads.
+        let ok = |r: &Release| w.run.includes(scope, own_block, r.block) && w.run.includes(r.scope, r.block, own_block);
+        let vc = if rel.earlier.is_none() {
+            ok(&rel).then(|| rel.vc.clone())
+        } else {
+            let mut joined: Option<Vc> = None;
+            for r in rel.parts().filter(|r| ok(r)) {
+                joined = Some(match joined {
+                    None => (*r.vc).clone(),
+                    Some(j) => j.join(&r.vc),
+                });
+            }
+            joined.map(Arc::new)
+        };
+        if let Some(vc) = vc {
             if sem.acquires() {
-                w.acquire(lane, &rel.vc);
+                w.acquire(lane, &vc);
             } else {
                 let l = &mut w.lanes[lane as usize];
                 l.pending = Some(match l.pending.take() {
-                    Some(p) if !Arc::ptr_eq(&p, &rel.vc) => Arc::new(p.join(&rel.vc)),
-                    _ => rel.vc.clone(),
+                    Some(p) if !Arc::ptr_eq(&p, &vc) => Arc::new(p.join(&vc)),
+                    _ => vc,
                 });
             }
         } else if rel.block != own_block || rel.tib != tib {
@@ -1193,12 +1227,31 @@ fn check(w: &mut WarpRaces, lane: u32, loc: &Loc<'_>, locked: &Locked<'_>, acces
 /// clock, an atomic keeps it, any other write ends it.
 /// `mine` is what write `me` releases itself: its own clock if it is a release, else the clock of
 /// its lane's last fence.
-fn release_of(strong: bool, kind: Kind, current: Option<Release>, mine: Option<Release>) -> Option<Release> {
+fn release_of(run: &RunRaces, strong: bool, kind: Kind, current: Option<Release>, mine: Option<Release>) -> Option<Release> {
     if !strong {
         return None;
     }
     match (kind, current, mine) {
-        (Kind::Rmw, Some(cur), Some(mine)) => Some(Release { vc: Arc::new(cur.vc.join(&mine.vc)), ..mine }),
+        // Releases of one scope domain merge; the others stay apart, so that an acquire joins
+        // only those whose scopes include it.
+        (Kind::Rmw, Some(cur), Some(mine)) if cur.domain(run) == mine.domain(run) => {
+            Some(Release { vc: Arc::new(cur.vc.join(&mine.vc)), earlier: cur.earlier.clone(), ..mine })
+        }
+        (Kind::Rmw, Some(cur), Some(mut mine)) => {
+            let key = mine.domain(run);
+            let mut earlier: Vec<Release> = Vec::new();
+            for r in cur.parts() {
+                if r.domain(run) == key {
+                    mine.vc = Arc::new(mine.vc.join(&r.vc));
+                } else if let Some(e) = earlier.iter_mut().find(|e| e.domain(run) == r.domain(run)) {
+                    e.vc = Arc::new(e.vc.join(&r.vc));
+                } else {
+                    earlier.push(Release { earlier: None, ..r.clone() });
+                }
+            }
+            mine.earlier = (!earlier.is_empty()).then(|| Arc::new(earlier));
+            Some(mine)
+        }
         (Kind::Rmw, cur, None) => cur,
         (_, _, mine) => mine,
     }

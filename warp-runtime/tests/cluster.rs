@@ -586,3 +586,99 @@ fn clusterlaunchcontrol_misuse_is_reported() {
         .unwrap_err();
     assert!(err.to_string().contains("clusterlaunchcontrol.try_cancel"), "{err}");
 }
+
+/// An mbarrier that takes a local `.release.cta` arrival and a remote `.release.cluster` one: a
+/// `.acquire.cta` wait acquires the local arrival's writes and not the remote one's, whichever
+/// arrives last; a `.acquire.cluster` wait acquires both.
+#[test]
+fn a_cta_wait_acquires_the_local_arrivals_whichever_arrives_last() {
+    let run = |remote_last: bool, wait_scope: warp_runtime::MbarScope| {
+        let data = GlobalBuffer::<u32>::zeroed(2);
+        let flag = GlobalBuffer::<u32>::zeroed(1);
+        let (d, f) = (data.slice(), flag.slice());
+        Grid::blocks(2, 64)
+            .cluster(2)
+            .executor(sm90().races(true))
+            .run(async |w: &Warp<'_>| {
+                let bar = w.shared_array::<u64, 1>();
+                let (t, rank) = (w.thread_rank(), w.cluster_ctarank());
+                if rank == 0 && t == 0 {
+                    bar.mbarrier_init(0, 2).await;
+                }
+                w.cluster_sync().await;
+                if rank == 0 && t == 0 {
+                    if !remote_last {
+                        while f.load_volatile(0).await == 0 {}
+                    }
+                    d.store(0, 10); // the local arrival's write
+                    bar.mbarrier_arrive(0).await;
+                    if remote_last {
+                        f.store_volatile(0, 1);
+                    }
+                } else if rank == 1 && t == 0 {
+                    if remote_last {
+                        while f.load_volatile(0).await == 0 {}
+                    }
+                    d.store(1, 20); // the remote arrival's write
+                    bar.map_shared_rank(0).mbarrier_arrive_cluster(0).await;
+                    if !remote_last {
+                        f.store_volatile(0, 1);
+                    }
+                } else if rank == 0 && t == 32 {
+                    while !bar.mbarrier_try_wait_parity_with(0, 0, warp_runtime::WaitSem::Acquire, wait_scope).await {}
+                    let _ = d.load(0);
+                    if wait_scope == warp_runtime::MbarScope::Cluster {
+                        let _ = d.load(1);
+                    }
+                }
+                w.cluster_sync().await;
+            })
+    };
+    for remote_last in [false, true] {
+        run(remote_last, warp_runtime::MbarScope::Cta).unwrap_or_else(|e| panic!("remote last: {remote_last}: {e}"));
+        run(remote_last, warp_runtime::MbarScope::Cluster).unwrap_or_else(|e| panic!("remote last: {remote_last}: {e}"));
+    }
+    // The `.cta` wait does not acquire the remote block's write: reading it is a race.
+    let racy = |remote_last: bool| {
+        let data = GlobalBuffer::<u32>::zeroed(2);
+        let flag = GlobalBuffer::<u32>::zeroed(1);
+        let (d, f) = (data.slice(), flag.slice());
+        Grid::blocks(2, 64)
+            .cluster(2)
+            .executor(sm90().races(true))
+            .run(async |w: &Warp<'_>| {
+                let bar = w.shared_array::<u64, 1>();
+                let (t, rank) = (w.thread_rank(), w.cluster_ctarank());
+                if rank == 0 && t == 0 {
+                    bar.mbarrier_init(0, 2).await;
+                }
+                w.cluster_sync().await;
+                if rank == 0 && t == 0 {
+                    if !remote_last {
+                        while f.load_volatile(0).await == 0 {}
+                    }
+                    bar.mbarrier_arrive(0).await;
+                    if remote_last {
+                        f.store_volatile(0, 1);
+                    }
+                } else if rank == 1 && t == 0 {
+                    if remote_last {
+                        while f.load_volatile(0).await == 0 {}
+                    }
+                    d.store(1, 20);
+                    bar.map_shared_rank(0).mbarrier_arrive_cluster(0).await;
+                    if !remote_last {
+                        f.store_volatile(0, 1);
+                    }
+                } else if rank == 0 && t == 32 {
+                    while !bar.mbarrier_try_wait_parity(0, 0).await {}
+                    let _ = d.load(1);
+                }
+                w.cluster_sync().await;
+            })
+    };
+    for remote_last in [false, true] {
+        let err = racy(remote_last).unwrap_err();
+        assert!(matches!(err, WarpError::Race { .. }), "remote last: {remote_last}: {err}");
+    }
+}
