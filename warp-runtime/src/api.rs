@@ -459,7 +459,8 @@ plain {
         fam::barrier_cluster_wait(self, false, true)
     }
     /// `cp.async.commit_group`: the thread's `cp_async`s since its last commit form a group
-    /// (`cp_async_wait_group`). sm_80. On the CPU the copies have completed already.
+    /// (`cp_async_wait_group`). sm_80. On the CPU a copy's write happens when its thread waits
+    /// for it (here, `cp_async_wait_all`, or a tracking mbarrier arrival), as the thread's write.
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
     fn cp_async_commit_group(&self) -> () {
         fam::cp_async_group(self, 0, 0)

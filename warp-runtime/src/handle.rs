@@ -203,9 +203,15 @@ pub(crate) mod fam {
     }
     /// `cp.async.commit_group` / `wait_group` / `wait_all`: the copies completed when issued.
     #[track_caller]
-    pub fn cp_async_group(_: &Warp<'_>, kind: u32, _n: u32) {
+    pub fn cp_async_group(w: &Warp<'_>, kind: u32, n: u32) {
         let op = ["cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all"][kind as usize % 3];
         crate::ordered::gate(op, 80);
+        let arena = &w.regs.block().arena;
+        match kind {
+            0 => arena.copy_group(true, None),
+            1 => arena.copy_group(false, Some(n)),
+            _ => arena.copy_group(false, None),
+        }
     }
     #[track_caller]
     pub fn griddepcontrol(w: &Warp<'_>, wait: bool) -> crate::mem::MemOp<()> {

@@ -874,6 +874,8 @@ impl SharedSlice<'_, u64> {
     pub fn cp_async_mbarrier_arrive(&self, i: usize) -> Mem<()> {
         #[cfg(not(target_arch = "nvptx64"))]
         {
+            // The thread's copies complete, then their arrive-on.
+            self.arena().copy_group(false, None);
             self.host_cp_async_arrive(i)
         }
         #[cfg(target_arch = "nvptx64")]
@@ -890,7 +892,9 @@ impl SharedSlice<'_, u64> {
     pub fn cp_async_mbarrier_arrive_noinc(&self, i: usize) -> Mem<()> {
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            // One arrive-on per thread: the system makes each thread's on its own.
+            // The thread's copies complete, then their arrive-on (one per thread: the system
+            // makes each thread's on its own).
+            self.arena().copy_group(false, None);
             let m = self.host_arrive(i, "cp.async.mbarrier.arrive.noinc", 80, 1, false, false, None, ArriveSem::Release, MbarScope::Cta);
             m.map(|_| ())
         }
@@ -909,8 +913,12 @@ impl<T: crate::GlobalValue> SharedSlice<'_, T> {
     /// for other threads, through an mbarrier that tracks it
     /// ([`cp_async_mbarrier_arrive`](SharedSlice::cp_async_mbarrier_arrive)).
     ///
-    /// On the CPU the copy happens at once, as writes of the issuing thread (so a read of the
-    /// destination by that thread before its wait is not reported).
+    /// On the CPU the source is read when the copy is issued and the destination written when
+    /// the issuing thread waits for it (`cp_async_wait_group`/`_wait_all`, or a
+    /// `cp_async_mbarrier_arrive` that tracks it), as that thread's write: a thread that reads
+    /// the destination before that sees the old contents (or an uninitialized read is reported),
+    /// and a read by another thread that no wait and barrier order after it is a race. A copy no
+    /// wait completes is never written.
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_80"))]
     #[inline(always)]
     #[track_caller]
@@ -927,9 +935,12 @@ impl<T: crate::GlobalValue> SharedSlice<'_, T> {
                 host::fault(MbarrierRule::CopyAlignment, op, None, format!("{size} bytes from byte {src_at} of the global buffer to byte {dst_at} of shared memory"));
             }
             let _ = self.byte_offset(op, dst + N - 1);
+            // The source is read now; the destination is written when the thread waits for the
+            // copy (`cp_async_wait_group`/`_wait_all`, or a tracking mbarrier arrival).
             for k in 0..N {
                 let v = src.load(src_i + k);
-                self.write("cp.async (write)", dst + k, v, crate::race::Order::Weak);
+                let at = self.byte_offset(op, dst + k);
+                self.arena().defer_copy(at, T::BYTES, v.to_bits128(), dst + k, std::panic::Location::caller());
             }
             crate::mem::MemOp::new((), op, crate::mem::Space::Shared, dst, 0, std::panic::Location::caller())
         }

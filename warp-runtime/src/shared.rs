@@ -170,6 +170,28 @@ mod host {
         shadow: crate::race::Shadow,
         /// The mbarrier objects initialized in this block.
         pub(crate) mbarriers: crate::mbarrier::Table,
+        /// `cp.async` copies issued and not yet complete, and each thread's last committed group.
+        copies: RefCell<Copies>,
+    }
+
+    /// The block's pending `cp.async` copies.
+    #[derive(Default)]
+    struct Copies {
+        pending: Vec<PendingCopy>,
+        /// Per thread (warp, lane): the number of its last committed group.
+        groups: Vec<((u32, u32), u32)>,
+    }
+
+    /// A copy whose write has not happened: it happens when its thread waits for it.
+    struct PendingCopy {
+        thread: (u32, u32),
+        /// 0 while not committed; then the thread's group number (from 1).
+        group: u32,
+        at: usize,
+        bytes: usize,
+        bits: u128,
+        index: usize,
+        site: Site,
     }
 
     impl Arena {
@@ -182,6 +204,7 @@ mod host {
                 dynamic,
                 shadow: crate::race::Shadow::new((STATIC_SHARED_LIMIT + dynamic).div_ceil(4)),
                 mbarriers: Default::default(),
+                copies: RefCell::new(Copies::default()),
             }
         }
 
@@ -199,6 +222,56 @@ mod host {
                 w.iter().for_each(|c| c.set(0));
             }
             self.mbarriers.reset();
+            let mut c = self.copies.borrow_mut();
+            c.pending.clear();
+            c.groups.clear();
+        }
+
+        /// A `cp.async` of the running thread: `bytes` bytes `bits` to byte `at` (element `index`
+        /// of its view), written when the thread waits for it.
+        pub(crate) fn defer_copy(&self, at: usize, bytes: usize, bits: u128, index: usize, site: Site) {
+            let Some(thread) = thread() else { return self.write_at("cp.async (write)", at, bytes, bits, index, site) };
+            self.copies.borrow_mut().pending.push(PendingCopy { thread, group: 0, at, bytes, bits, index, site });
+        }
+
+        /// `cp.async.commit_group` (`commit`), `cp.async.wait_group n` (`wait = Some(n)`) or the
+        /// completion of every copy of the thread (`wait_all`, a tracking mbarrier arrival).
+        pub(crate) fn copy_group(&self, commit: bool, wait: Option<u32>) {
+            let Some(thread) = thread() else { return };
+            let done: Vec<PendingCopy> = {
+                let mut c = self.copies.borrow_mut();
+                let last = c.groups.iter().find(|(t, _)| *t == thread).map_or(0, |&(_, g)| g);
+                if commit {
+                    let next = last + 1;
+                    c.pending.iter_mut().filter(|p| p.thread == thread && p.group == 0).for_each(|p| p.group = next);
+                    match c.groups.iter_mut().find(|(t, _)| *t == thread) {
+                        Some(g) => g.1 = next,
+                        None => c.groups.push((thread, next)),
+                    }
+                    return;
+                }
+                // wait_group n: every committed group but the newest n; wait_all: every copy.
+                let keep = |p: &PendingCopy| match wait {
+                    Some(n) => p.group == 0 || p.group + n > last,
+                    None => false,
+                };
+                let (mine, rest): (Vec<_>, Vec<_>) = c.pending.drain(..).partition(|p| p.thread == thread && !keep(p));
+                c.pending = rest;
+                mine
+            };
+            for p in done {
+                self.write_at("cp.async (write)", p.at, p.bytes, p.bits, p.index, p.site);
+            }
+        }
+
+        /// A plain store of `bytes` bytes `bits` at byte `at` by the running thread, made at
+        /// `site` (element `index` of the view, for reports).
+        fn write_at(&self, op: &'static str, at: usize, bytes: usize, bits: u128, index: usize, site: Site) {
+            if !self.is_written(at, bytes) || self.read_bits(at, bytes) != bits {
+                mem::wrote();
+            }
+            let loc = Loc { shadow: &self.shadow, space: Space::Shared, first: at / 4, units: (at + bytes).div_ceil(4) - at / 4, index };
+            race::access(loc, Access { op, kind: Kind::Store, order: Order::Weak }, site, || (self.write_bits(at, bytes, bits), bits as u64));
         }
 
         /// The bytes of dynamic shared memory.
@@ -308,6 +381,11 @@ mod host {
             let written = self.written();
             (offset..offset + bytes).all(|byte| written[byte / 64].get() >> (byte % 64) & 1 == 1)
         }
+    }
+
+    /// The running thread: its warp in the block and its lane.
+    fn thread() -> Option<(u32, u32)> {
+        mem::current().map(|(regs, lane)| (regs.pos().warp_in_block, lane))
     }
 
     impl<'w, T: GlobalValue> SharedSlice<'w, T> {

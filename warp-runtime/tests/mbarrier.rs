@@ -439,6 +439,39 @@ fn cp_async_copies_complete_through_tracking_mbarriers() {
     run(true).unwrap();
     let err = run(false).unwrap_err();
     assert!(matches!(err, WarpError::ForwardProgress { .. }), "{err}");
+    // The classic bug: commit, then `sync_threads` without `cp_async_wait_group`: another
+    // thread reads the destination before the copy is complete (here never written: reported).
+    let err = Grid::blocks(1, 64)
+        .executor(Executor::new().target(Target::SM_80))
+        .run(async |w: &Warp<'_>| {
+            let s = w.shared_array::<u32, 64>();
+            let t = w.thread_rank() as usize;
+            s.cp_async::<1>(t, xs, t).await;
+            w.cp_async_commit_group();
+            w.sync_threads().await;
+            let _ = s.load(63 - t);
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("which no thread of the block has written"), "{err}");
+    // With the wait, and the destination written before, a read of a later copy without its
+    // wait is a race with the copy's write.
+    let err = Grid::blocks(1, 64)
+        .executor(Executor::new().target(Target::SM_80))
+        .races(true)
+        .run(async |w: &Warp<'_>| {
+            let s = w.shared_array::<u32, 64>();
+            let t = w.thread_rank() as usize;
+            s.cp_async::<1>(t, xs, t).await;
+            w.cp_async_wait_all();
+            w.sync_threads().await;
+            s.cp_async::<1>(t, xs, 64 + t).await; // the next tile, into the same buffer
+            w.cp_async_commit_group();
+            w.sync_threads().await; // no wait_group before it
+            let _ = s.load(63 - t);
+            w.cp_async_wait_group::<0>();
+        })
+        .unwrap_err();
+    assert!(matches!(err, WarpError::Race { .. }), "{err}");
     // A copy of 8 bytes to a 4-byte aligned place.
     let err = Grid::blocks(1, 32)
         .executor(Executor::new().target(Target::SM_80))
