@@ -31,6 +31,7 @@ pub const SHARED_BYTES: u32 = (STAGES * TILE * 4) as u32;
 /// `extern __shared__ __align__(128)`) start on a 128-byte line: 48 bytes into one, on the H100
 /// the kernel took 1.33x nvcc's time at full occupancy, varying from run to run
 /// (benches/gpu/h100/README.md).
+#[cfg_attr(all(target_arch = "nvptx64", not(target_feature = "sm_90")), allow(dead_code))]
 const BAR_SLOTS: usize = 2 * STAGES;
 // The consumers split a tile into `TILE / consumers` rounds of one element each.
 const _: () = assert!(TILE % (32 * CONSUMER_WARPS) == 0);

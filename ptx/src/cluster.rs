@@ -6,8 +6,9 @@
 //!   `atom.shared::cluster.exch` on the mirror block's array, and rank 0's thread 0 the cluster's
 //!   `atom.shared::cluster.add` total, ordered by `barrier.cluster`.
 //! - `conf_red_async`: a reduction across a cluster: every block but rank 0 sends its values to
-//!   rank 0 with every `red.async` operation and type, one `st.async` and a remote
-//!   `mbarrier.arrive`, completing on rank 0's mbarriers; rank 0 records what arrived.
+//!   rank 0 with every `red.async` operation and type, one `st.async`, a remote `expect_tx` and
+//!   `complete_tx`, and remote `mbarrier.arrive_drop` and `mbarrier.arrive` with counts,
+//!   completing on rank 0's mbarriers; rank 0 records what arrived.
 //! - `conf_pdl`: a programmatic dependent launch of two grids of this kernel (`phase` 0, the
 //!   primary, then 1, the dependent, launched with programmatic stream serialization):
 //!   `griddepcontrol.launch_dependents` before or after the primary's writes or not at all, by
@@ -102,9 +103,11 @@ pub fn conf_red_async(w: &Warp, x: GlobalSlice<'_, u32>, d: GlobalSlice<'_, u32>
             acc_w.store(0, x.load(xb + 2) as u64);
             slots.store(0, x.load(xb + 3));
             // Each other block sends 7 + 3 words, one u64 and one st.async word: 52 bytes.
-            bar.mbarrier_init(0, 1);
+            // Rank 0's arrival and one `arrive.expect_tx` of each other block.
+            bar.mbarrier_init(0, n);
             bar.mbarrier_arrive_expect_tx(0, 52 * (n - 1));
-            bar.mbarrier_init(1, n);
+            // Rank 0 arrives once; each other block with 1 (arrive), 1 (arrive_drop) and 2.
+            bar.mbarrier_init(1, 1 + 4 * (n - 1));
             bar.mbarrier_arrive(1);
         }
         w.cluster_sync();
@@ -122,7 +125,14 @@ pub fn conf_red_async(w: &Warp, x: GlobalSlice<'_, u32>, d: GlobalSlice<'_, u32>
             ai.red_async_max(2, x.load(xb + 7) as i32, b, 0);
             aw.red_async_add(0, (x.load(xb + 6) as u64) << 24 | x.load(xb + 7) as u64, b, 0);
             s.st_async(rank as usize, x.load(xb + 3), b, 0);
+            // Remote expect-tx and complete-tx pairs of 4 bytes: no change to what completes.
+            b.mbarrier_expect_tx_cluster(0, 4);
+            b.mbarrier_complete_tx_cluster(0, 4);
+            b.mbarrier_arrive_expect_tx_cluster(0, 4);
+            b.mbarrier_complete_tx_cluster(0, 4);
             b.mbarrier_arrive_cluster(1);
+            b.mbarrier_arrive_drop_cluster_with(1, 1, ArriveSem::Release, MbarScope::Cluster);
+            b.mbarrier_arrive_cluster_with(1, 2, if rank % 2 == 0 { ArriveSem::Relaxed } else { ArriveSem::Release }, MbarScope::Cluster);
         }
         if rank == 0 && l == 0 {
             while !bar.mbarrier_try_wait_parity_with(0, 0, WaitSem::Acquire, MbarScope::Cluster) {}

@@ -44,6 +44,8 @@
 //! | `DsmemSlice::load` / `store` | `ld.shared::cluster` / `st.shared::cluster` | sm_90 |
 //! | `DsmemSlice::atomic_*`, `red_*` (every scalar form of `SharedSlice`) | `atom.shared::cluster`, `red.shared::cluster` | sm_90 |
 //! | `DsmemSlice::mbarrier_arrive_cluster(i)`, `mbarrier_arrive_expect_tx_cluster(i, tx)` | `mbarrier.arrive{.expect_tx}.release.cluster.shared::cluster.b64 _, [a]` | sm_90 |
+//! | `DsmemSlice::mbarrier_arrive_cluster_with(i, n, sem, scope)`, `mbarrier_arrive_drop_cluster_with` | `mbarrier.arrive{_drop}{.sem}{.scope}.shared::cluster.b64 _, [a], n` | sm_90 |
+//! | `DsmemSlice::mbarrier_expect_tx_cluster(i, tx)`, `mbarrier_complete_tx_cluster(i, tx)` | `mbarrier.{expect,complete}_tx.relaxed.cluster.shared::cluster.b64` | sm_90 |
 //! | `DsmemSlice::red_async_add`/`_min`/`_max`/`_inc`/`_dec`/`_and`/`_or`/`_xor` | `red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes` | sm_90 |
 //! | `DsmemSlice::st_async(i, v, bar, bar_i)` | `st.async.shared::cluster.mbarrier::complete_tx::bytes.b32`/`.b64` | sm_90 |
 //!
@@ -726,6 +728,78 @@ impl DsmemSlice<'_, u64> {
     }
 }
 
+#[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
+impl DsmemSlice<'_, u64> {
+    /// `mbarrier.arrive{.sem}{.scope}.shared::cluster.b64 _, [a], count`: an arrival of `count`
+    /// on the mbarrier at element `i` of a block of the cluster (sm_90).
+    #[inline(always)]
+    #[track_caller]
+    pub fn mbarrier_arrive_cluster_with(&self, i: usize, count: u32, sem: crate::ArriveSem, scope: crate::MbarScope) -> Mem<()> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            host::check_alive(self.peer, self.rank, "mbarrier.arrive.shared::cluster");
+            self.inner.host_arrive(i, "mbarrier.arrive.shared::cluster (count)", 90, count, false, false, None, sem, scope).map(|_| ())
+        }
+        // SAFETY: `addr_of` checked the index.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            dev::remote_arrive(self.addr_of(i), count, sem, scope, false)
+        }
+    }
+
+    /// `mbarrier.arrive_drop{.sem}{.scope}.shared::cluster.b64 _, [a], count`: an arrival of
+    /// `count` that also lowers the expected count of the next phases, on a block of the
+    /// cluster (sm_90).
+    #[inline(always)]
+    #[track_caller]
+    pub fn mbarrier_arrive_drop_cluster_with(&self, i: usize, count: u32, sem: crate::ArriveSem, scope: crate::MbarScope) -> Mem<()> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            host::check_alive(self.peer, self.rank, "mbarrier.arrive_drop.shared::cluster");
+            self.inner.host_arrive(i, "mbarrier.arrive_drop.shared::cluster", 90, count, false, true, None, sem, scope).map(|_| ())
+        }
+        // SAFETY: `addr_of` checked the index.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            dev::remote_arrive(self.addr_of(i), count, sem, scope, true)
+        }
+    }
+
+    /// `mbarrier.expect_tx.relaxed.cluster.shared::cluster.b64 [a], tx` on a block of the
+    /// cluster (sm_90).
+    #[inline(always)]
+    #[track_caller]
+    pub fn mbarrier_expect_tx_cluster(&self, i: usize, tx: u32) -> Mem<()> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            host::check_alive(self.peer, self.rank, "mbarrier.expect_tx.shared::cluster");
+            self.inner.host_tx(i, "mbarrier.expect_tx.relaxed.cluster.shared::cluster", tx, false)
+        }
+        // SAFETY: `addr_of` checked the index.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            core::arch::asm!("mbarrier.expect_tx.relaxed.cluster.shared::cluster.b64 [{a}], {t};", a = in(reg64) self.addr_of(i), t = in(reg32) tx, options(nostack))
+        }
+    }
+
+    /// `mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [a], tx` on a block of the
+    /// cluster (sm_90).
+    #[inline(always)]
+    #[track_caller]
+    pub fn mbarrier_complete_tx_cluster(&self, i: usize, tx: u32) -> Mem<()> {
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            host::check_alive(self.peer, self.rank, "mbarrier.complete_tx.shared::cluster");
+            self.inner.host_tx(i, "mbarrier.complete_tx.relaxed.cluster.shared::cluster", tx, true)
+        }
+        // SAFETY: `addr_of` checked the index.
+        #[cfg(target_arch = "nvptx64")]
+        unsafe {
+            core::arch::asm!("mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [{a}], {t};", a = in(reg64) self.addr_of(i), t = in(reg32) tx, options(nostack))
+        }
+    }
+}
+
 #[cfg(not(target_arch = "nvptx64"))]
 impl<T: GlobalValue> DsmemSlice<'_, T> {
     /// The checks of `red.async`/`st.async` (9.7.13.7): the destination and the mbarrier in one
@@ -886,6 +960,37 @@ pub mod dev {
         #[cfg(target_arch = "nvptx64")]
         unsafe fn red_async_max(a: u64, b: Self, bar: u64);
     }
+    /// A remote `mbarrier.arrive{_drop}{.sem}{.scope}.shared::cluster.b64 _, [a], count`.
+    /// Safety: `a` is the `.shared::cluster` address of an mbarrier of a block of the cluster.
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_90"))]
+    #[inline(always)]
+    pub(crate) unsafe fn remote_arrive(a: u64, count: u32, sem: crate::ArriveSem, scope: crate::MbarScope, drop: bool) {
+        use crate::{ArriveSem::*, MbarScope::*};
+        macro_rules! go {
+            ($f:literal, $q:literal) => {
+                core::arch::asm!(concat!("mbarrier.", $f, $q, ".shared::cluster.b64 _, [{a}], {c};"), a = in(reg64) a, c = in(reg32) count, options(nostack))
+            };
+        }
+        // `.relaxed` needs PTX 8.6; before it `.release`, which orders more.
+        let relaxed = cfg!(target_feature = "ptx86") && sem == Relaxed;
+        match (drop, relaxed, scope) {
+            (false, false, Cta) => go!("arrive", ".release.cta"),
+            (false, false, Cluster) => go!("arrive", ".release.cluster"),
+            (true, false, Cta) => go!("arrive_drop", ".release.cta"),
+            (true, false, Cluster) => go!("arrive_drop", ".release.cluster"),
+            #[cfg(target_feature = "ptx86")]
+            (false, true, Cta) => go!("arrive", ".relaxed.cta"),
+            #[cfg(target_feature = "ptx86")]
+            (false, true, Cluster) => go!("arrive", ".relaxed.cluster"),
+            #[cfg(target_feature = "ptx86")]
+            (true, true, Cta) => go!("arrive_drop", ".relaxed.cta"),
+            #[cfg(target_feature = "ptx86")]
+            (true, true, Cluster) => go!("arrive_drop", ".relaxed.cluster"),
+            #[cfg(not(target_feature = "ptx86"))]
+            (_, true, _) => {}
+        }
+    }
+
     /// `st.async` of one type, with the same safety contract.
     pub trait StAsyncAsm: Copy {
         #[cfg(target_arch = "nvptx64")]

@@ -488,7 +488,7 @@ mod host {
 
         /// `expect_tx` or `complete_tx` of `tx` bytes.
         #[track_caller]
-        pub(super) fn host_tx(&self, i: usize, op: &'static str, tx: u32, complete: bool) -> MemOp<()> {
+        pub(crate) fn host_tx(&self, i: usize, op: &'static str, tx: u32, complete: bool) -> MemOp<()> {
             let order = Order::Object { sem: Sem::Relaxed, scope: Scope::Cta };
             self.mbar(i, op, 90, Kind::Rmw, |_| order, |e, _| {
                 let e = e.ok_or_else(not_initialized)?;

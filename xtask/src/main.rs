@@ -711,8 +711,12 @@ fn check_cluster_forms(sm: &str, ptx: &str) -> Result<()> {
         "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.max.s32",
         "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u64",
         "st.async.shared::cluster.mbarrier::complete_tx::bytes.b32",
-        "mbarrier.arrive.release.cluster.shared::cluster.b64",
         "mbarrier.try_wait.parity.acquire.cluster.shared.b64",
+        "mbarrier.arrive_drop.release.cluster.shared::cluster.b64",
+        "mbarrier.arrive.release.cluster.shared::cluster.b64",
+        "mbarrier.expect_tx.relaxed.cluster.shared::cluster.b64",
+        "mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64",
+        "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64",
     ];
     let pdl = entry_body(ptx, "conf_pdl").ok_or_else(|| anyhow!("conf_pdl is missing from the {sm} PTX"))?;
     let in_pdl = ["griddepcontrol.launch_dependents;", "griddepcontrol.wait;"];
