@@ -483,13 +483,13 @@ plain {
     /// change nothing. It orders no memory. sm_90.
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
     fn griddepcontrol_launch_dependents(&self) -> crate::shared::Mem<()> {
-        fam::griddepcontrol(self, false)
+        fam::griddepcontrol_launch_dependents(self)
     }
     /// `griddepcontrol.wait`: waits until every grid this one depends on has completed and its
     /// memory operations are visible to this thread. sm_90.
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-    fn griddepcontrol_wait(&self) -> crate::shared::Mem<()> {
-        fam::griddepcontrol(self, true)
+    fn griddepcontrol_wait(&self) -> crate::cluster::GridWait {
+        fam::griddepcontrol_wait(self)
     }
     /// `barrier.cluster.arrive` then `barrier.cluster.wait`: CUDA's `cluster.sync()`. sm_90.
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]

@@ -137,7 +137,9 @@ impl ClusterRule {
 #[cfg(not(target_arch = "nvptx64"))]
 pub(crate) use host::{arrive, wait, ClusterLink};
 #[cfg(not(target_arch = "nvptx64"))]
-pub use host::ClusterWait;
+pub use host::{ClusterWait, GridDepWait};
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) use host::grid_dependency_wait;
 
 /// What `barrier_cluster_wait` and `cluster_sync` return: on the host a future (a scheduling
 /// point each time the barrier has not completed, which `#[warp_kernel]` awaits), on the GPU
@@ -147,6 +149,15 @@ pub type Wait = ClusterWait;
 /// What `barrier_cluster_wait` and `cluster_sync` return: on the GPU nothing.
 #[cfg(target_arch = "nvptx64")]
 pub type Wait = ();
+
+/// What `griddepcontrol_wait` returns: on the host a future that suspends the lane until the
+/// primary grid of its programmatic dependent launch has completed (at once outside one), which
+/// `#[warp_kernel]` awaits; on the GPU nothing.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type GridWait = host::GridDepWait;
+/// What `griddepcontrol_wait` returns: on the GPU nothing.
+#[cfg(target_arch = "nvptx64")]
+pub type GridWait = ();
 
 #[cfg(not(target_arch = "nvptx64"))]
 mod host {
@@ -174,6 +185,9 @@ mod host {
         cancel: Cell<Option<*const (dyn Fn() -> Option<u64> + 'static)>>,
         /// The block saw a `try_cancel` fail (`query_cancel`), after which another is undefined.
         pub(crate) cancel_failed: Cell<bool>,
+        /// In a programmatic dependent launch's primary grid: the block has triggered the
+        /// dependent (or completed).
+        pub(crate) pdl_triggered: Cell<bool>,
     }
 
     impl Default for ClusterLink {
@@ -186,6 +200,7 @@ mod host {
                 bar: RefCell::new(ClusterBarrier::default()),
                 cancel: Cell::new(None),
                 cancel_failed: Cell::new(false),
+                pdl_triggered: Cell::new(false),
             }
         }
     }
@@ -199,6 +214,7 @@ mod host {
             self.warps.set((warps.as_ptr(), warps.len()));
             self.done.set(false);
             self.cancel_failed.set(false);
+            self.pdl_triggered.set(false);
             if rank == 0 {
                 // Sized at its first use: a launch that never uses it allocates nothing.
                 self.bar.borrow_mut().sized = false;
@@ -438,6 +454,41 @@ mod host {
             drop(bar);
             regs.note_yield(MemWait { site: self.site, op: self.op, space: Space::Shared, index: 0, value: phase, mbarrier: None });
             core::task::Poll::Pending
+        }
+    }
+
+    /// `griddepcontrol.wait`: see [`super::GridWait`].
+    #[must_use = "await it (`#[warp_kernel]` does)"]
+    pub struct GridDepWait {
+        site: Site,
+        polls: u64,
+    }
+
+    #[track_caller]
+    pub(crate) fn grid_dependency_wait() -> GridDepWait {
+        crate::ordered::gate("griddepcontrol.wait", 90);
+        GridDepWait { site: std::panic::Location::caller(), polls: 0 }
+    }
+
+    impl core::future::Future for GridDepWait {
+        type Output = ();
+
+        fn poll(mut self: core::pin::Pin<&mut Self>, _: &mut core::task::Context<'_>) -> core::task::Poll<()> {
+            let Some((regs, lane)) = mem::current() else { return core::task::Poll::Ready(()) };
+            match crate::grid::pdl_wait_ready() {
+                None => {
+                    regs.races.grid_dependency_wait(&regs.block().races, regs.pos().warp_in_block, lane);
+                    core::task::Poll::Ready(())
+                }
+                Some(ready) => {
+                    // The primary grid progresses on its own thread: not a spin.
+                    self.polls += 1;
+                    let value = ready << 32 | (self.polls & 0xffff_ffff);
+                    regs.note_yield(MemWait { site: self.site, op: "griddepcontrol.wait", space: Space::Global, index: 0, value, mbarrier: None });
+                    std::thread::yield_now();
+                    core::task::Poll::Pending
+                }
+            }
         }
     }
 

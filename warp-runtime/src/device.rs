@@ -406,16 +406,16 @@ pub(crate) mod fam {
     }
     #[cfg(target_feature = "sm_90")]
     #[inline(always)]
-    pub fn griddepcontrol(_: &Warp<'_>, wait: bool) {
-        // SAFETY: grid dependency control; it touches no memory of Rust's (the wait orders the
-        // prerequisite grid's writes before what follows, as a memory clobber says).
-        unsafe {
-            if wait {
-                core::arch::asm!("griddepcontrol.wait;", options(nostack))
-            } else {
-                core::arch::asm!("griddepcontrol.launch_dependents;", options(nostack))
-            }
-        }
+    pub fn griddepcontrol_launch_dependents(_: &Warp<'_>) {
+        // SAFETY: grid dependency control; it touches no memory of Rust's.
+        unsafe { core::arch::asm!("griddepcontrol.launch_dependents;", options(nostack)) }
+    }
+    #[cfg(target_feature = "sm_90")]
+    #[inline(always)]
+    pub fn griddepcontrol_wait(_: &Warp<'_>) {
+        // SAFETY: waits for the prerequisite grids; the memory clobber orders their writes before
+        // what follows.
+        unsafe { core::arch::asm!("griddepcontrol.wait;", options(nostack)) }
     }
     #[cfg(target_feature = "sm_90")]
     #[inline(always)]

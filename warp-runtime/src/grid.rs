@@ -583,7 +583,7 @@ impl Grid {
         let footprint = crate::footprint::warp_footprint(kernel);
         let stack = crate::stack::needed(self.executor.current_lane_stack(), crate::stack::RESULT_COPIES * footprint.results, footprint.lane_future);
         // A programmatic dependent launch's grids share one detector, which reports at the end.
-        let shared = PDL_RACES.with(|p| p.borrow().clone());
+        let shared = PDL.with(|p| p.borrow().as_ref().map(|r| r.races.clone())).flatten();
         let races = shared.clone().or_else(|| self.races_of_launch());
         let races = races.as_ref();
         let result = |races: Option<&std::sync::Arc<crate::race::RunRaces>>| if shared.is_some() { Ok(()) } else { races.map_or(Ok(()), |r| r.result()) };
@@ -851,7 +851,9 @@ impl Grid {
                             }
                             if block_runs.iter().all(|r| r.finished()) {
                                 ctxs[slot].cluster.done.set(true);
+                                // The block's clocks first: the dependent may start at once after.
                                 ctxs[slot].races.finish(&regs[slot * wpb..(slot + 1) * wpb]);
+                                pdl_block_done(&ctxs[slot]);
                                 // A cluster's slots are freed together, when its last block
                                 // finishes: until then the others may still use this block's
                                 // shared memory (reported: it has exited).
@@ -955,8 +957,75 @@ impl Grid {
 }
 
 std::thread_local! {
-    /// The detector a programmatic dependent launch's two grids share, while it runs them.
-    static PDL_RACES: core::cell::RefCell<Option<std::sync::Arc<crate::race::RunRaces>>> = const { core::cell::RefCell::new(None) };
+    /// The programmatic dependent launch the grid running on this thread belongs to.
+    static PDL: core::cell::RefCell<Option<PdlRole>> = const { core::cell::RefCell::new(None) };
+}
+
+/// The state the two grids of a programmatic dependent launch share.
+pub(crate) struct PdlState {
+    /// Primary blocks that have triggered (`launch_dependents`) or completed.
+    ready: AtomicU64,
+    /// The primary grid has finished (completed or failed).
+    done: std::sync::atomic::AtomicBool,
+}
+
+/// This thread's grid in a programmatic dependent launch.
+#[derive(Clone)]
+struct PdlRole {
+    state: std::sync::Arc<PdlState>,
+    races: Option<std::sync::Arc<crate::race::RunRaces>>,
+    dependent: bool,
+}
+
+/// Whether the grid running on this thread is a programmatic dependent launch's dependent.
+pub(crate) fn pdl_dependent_here() -> bool {
+    PDL.with(|p| p.borrow().as_ref().is_some_and(|r| r.dependent))
+}
+
+/// `griddepcontrol.launch_dependents` by a thread of `block` (this thread's grid).
+pub(crate) fn pdl_trigger(block: &BlockCtx) {
+    PDL.with(|p| {
+        if let Some(r) = p.borrow().as_ref().filter(|r| !r.dependent) {
+            if !block.cluster.pdl_triggered.replace(true) {
+                r.state.ready.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    });
+}
+
+/// `block` (of this thread's grid) has finished.
+fn pdl_block_done(block: &BlockCtx) {
+    PDL.with(|p| {
+        if let Some(r) = p.borrow().as_ref().filter(|r| !r.dependent) {
+            if !block.cluster.pdl_triggered.replace(true) {
+                r.state.ready.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    });
+}
+
+/// Whether `griddepcontrol.wait` by the dependent grid running on this thread may return: the
+/// primary grid has finished (always, outside such a launch). `None` while it runs, with how
+/// far it has got.
+pub(crate) fn pdl_wait_ready() -> Option<u64> {
+    PDL.with(|p| match p.borrow().as_ref().filter(|r| r.dependent) {
+        Some(r) if !r.state.done.load(Ordering::SeqCst) => Some(r.state.ready.load(Ordering::SeqCst)),
+        _ => None,
+    })
+}
+
+/// Sets this thread's role for as long as it lives.
+struct PdlGuard;
+impl PdlGuard {
+    fn enter(role: PdlRole) -> PdlGuard {
+        PDL.with(|p| *p.borrow_mut() = Some(role));
+        PdlGuard
+    }
+}
+impl Drop for PdlGuard {
+    fn drop(&mut self) {
+        PDL.with(|p| *p.borrow_mut() = None);
+    }
 }
 
 /// A programmatic dependent launch (PDL, sm_90): `dependent` runs after `primary` in one stream
@@ -966,12 +1035,14 @@ std::thread_local! {
 /// completed; its [`griddepcontrol_wait`](crate::Warp::griddepcontrol_wait) waits until the
 /// primary grid has completed and its memory operations are visible (PTX ISA 9.7.13.13).
 ///
-/// On the CPU the dependent grid runs after the primary one, which is one of the orders a GPU
-/// allows; the race detector then checks the dependent grid's accesses against every order a GPU
-/// allows: the dependent's threads start knowing what the primary blocks that never triggered
-/// did (they completed before it could start), and only `griddepcontrol_wait` orders the rest of
-/// the primary grid before them. So a dependent that reads the primary's output before its wait
-/// is a race, reported with both accesses, even though this run read the final values.
+/// On the CPU the two grids run on two threads, each grid on one: the dependent starts once
+/// every primary block has triggered or completed, runs alongside the rest of the primary grid,
+/// and its `griddepcontrol_wait` suspends until the primary grid has completed. The race
+/// detector checks the dependent grid's accesses against every order a GPU allows: its threads
+/// start knowing what the primary blocks that never triggered did (they completed before it
+/// could start), and only `griddepcontrol_wait` orders the rest of the primary grid before them.
+/// So a dependent that reads the primary's output before its wait is a race, reported with both
+/// accesses, whatever this run read. The interleaving of the two grids depends on the OS.
 ///
 /// ```
 /// use warp_runtime::grid::{launch_dependent, Grid};
@@ -1016,23 +1087,44 @@ where
             return Err(g.launch_error(format!("a programmatic dependent launch on {target} ({which} grid): griddepcontrol needs sm_90 or higher")));
         }
     }
+    // Each grid on one CPU thread: the launch's role is this thread's.
+    let (primary, dependent) = ((*primary).cpu_threads(1), (*dependent).cpu_threads(1));
     let races = primary.executor.current_races().then(|| {
         let lockstep = !primary.executor.current_target().independent_scheduling();
         crate::race::RunRaces::new_primary(primary.grid, primary.block, primary.cluster, lockstep)
     });
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            PDL_RACES.with(|p| *p.borrow_mut() = None);
+    let state = std::sync::Arc::new(PdlState { ready: AtomicU64::new(0), done: std::sync::atomic::AtomicBool::new(false) });
+    let n = primary.block_count();
+    let role = |dependent| PdlRole { state: state.clone(), races: races.clone(), dependent };
+    let (first, second) = std::thread::scope(|scope| {
+        let primary_role = role(false);
+        let (state, k1) = (&state, &k1);
+        let run_primary = move || {
+            let _role = PdlGuard::enter(primary_role);
+            let r = primary.drive(k1, (0..n).map(|b| (b, ())), |_, _, _| {});
+            state.done.store(true, Ordering::SeqCst);
+            r
+        };
+        let handle = match std::thread::Builder::new().name("warpkit-pdl-primary".into()).spawn_scoped(scope, run_primary) {
+            Ok(h) => h,
+            Err(e) => return (Err(primary.launch_error(format!("could not start the primary grid's CPU thread: {e}"))), Ok(())),
+        };
+        // The dependent may start once every primary block has triggered or completed.
+        while state.ready.load(Ordering::SeqCst) < n && !state.done.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_micros(20));
         }
-    }
-    let _reset = Reset;
-    PDL_RACES.with(|p| *p.borrow_mut() = races.clone());
-    primary.drive(&k1, (0..primary.block_count()).map(|b| (b, ())), |_, _, _| {})?;
-    if let Some(r) = &races {
-        r.start_dependent(primary.block_count().min(u32::MAX as u64) as u32, dependent.grid, dependent.block);
-    }
-    dependent.drive(&k2, (0..dependent.block_count()).map(|b| (b, ())), |_, _, _| {})?;
+        if let Some(r) = &races {
+            r.start_dependent(n.min(u32::MAX as u64) as u32, dependent.grid, dependent.block);
+        }
+        let second = {
+            let _role = PdlGuard::enter(role(true));
+            dependent.drive(&k2, (0..dependent.block_count()).map(|b| (b, ())), |_, _, _| {})
+        };
+        let first = handle.join().unwrap_or_else(|_| Err(primary.launch_error("the primary grid's CPU thread panicked".into())));
+        (first, second)
+    });
+    first?;
+    second?;
     races.map_or(Ok(()), |r| r.result())
 }
 

@@ -214,16 +214,17 @@ pub(crate) mod fam {
         }
     }
     #[track_caller]
-    pub fn griddepcontrol(w: &Warp<'_>, wait: bool) -> crate::mem::MemOp<()> {
-        let op = if wait { "griddepcontrol.wait" } else { "griddepcontrol.launch_dependents" };
+    pub fn griddepcontrol_launch_dependents(w: &Warp<'_>) -> crate::mem::MemOp<()> {
+        let op = "griddepcontrol.launch_dependents";
         crate::ordered::gate(op, 90);
         let block = w.regs.block();
-        if wait {
-            w.regs.races.grid_dependency_wait(&block.races, w.regs.pos().warp_in_block, w.lane);
-        } else {
-            block.races.trigger();
-        }
+        block.races.trigger();
+        crate::grid::pdl_trigger(block);
         crate::mem::MemOp::new((), op, crate::mem::Space::Global, 0, 0, std::panic::Location::caller())
+    }
+    #[track_caller]
+    pub fn griddepcontrol_wait(_: &Warp<'_>) -> crate::cluster::GridWait {
+        crate::cluster::grid_dependency_wait()
     }
     #[track_caller]
     pub fn barrier_cluster_wait(_: &Warp<'_>, arrive_first: bool, aligned: bool) -> crate::cluster::Wait {

@@ -172,7 +172,6 @@ struct Dependent {
     grid: Dim3,
     block: Dim3,
     start: Arc<Vc>,
-    complete: Arc<Vc>,
 }
 
 #[derive(Default)]
@@ -220,8 +219,8 @@ impl RunRaces {
     pub(crate) fn start_dependent(&self, first: u32, grid: Dim3, block: Dim3) {
         if let Some(pdl) = &self.pdl {
             let mut p = pdl.lock().unwrap_or_else(|e| e.into_inner());
-            let (start, complete) = (Arc::new(p.untriggered.clone()), Arc::new(p.all.clone()));
-            p.dependent = Some(Dependent { first, grid, block, start, complete });
+            let start = Arc::new(p.untriggered.clone());
+            p.dependent = Some(Dependent { first, grid, block, start });
         }
     }
 
@@ -309,7 +308,8 @@ impl BlockRaces {
         self.triggered.set(false);
         if let Some(run) = run {
             // A dependent grid's blocks come after the primary grid's.
-            let block = run.dependent_first().unwrap_or(0) + block as u32;
+            let offset = if crate::grid::pdl_dependent_here() { run.dependent_first().unwrap_or(0) } else { 0 };
+            let block = offset + block as u32;
             self.block.set(block);
             self.generation.set(next_generation());
             self.threads.set(run.threads_of(block));
@@ -336,7 +336,7 @@ impl BlockRaces {
             }
         }
         let mut p = pdl.lock().unwrap_or_else(|e| e.into_inner());
-        if p.dependent.is_some() {
+        if p.dependent.as_ref().is_some_and(|d| self.block.get() >= d.first) {
             return; // a dependent grid's block
         }
         if !self.triggered.get() {
@@ -730,9 +730,10 @@ impl RegsRaces {
     /// `griddepcontrol.wait` by lane `lane` of a dependent grid: it acquires what every block of
     /// the primary grid did.
     pub(crate) fn grid_dependency_wait(&self, block: &BlockRaces, warp: u32, lane: u32) {
+        // The wait returns once the primary grid has completed: every block's clocks are in.
         let complete = block.run.borrow().as_ref().and_then(|r| {
             let p = r.pdl.as_ref()?.lock().unwrap_or_else(|e| e.into_inner());
-            p.dependent.as_ref().filter(|d| block.block.get() >= d.first).map(|d| d.complete.clone())
+            p.dependent.as_ref().filter(|d| block.block.get() >= d.first).map(|_| Arc::new(p.all.clone()))
         });
         if let Some(c) = complete {
             self.with(block, warp, |w| w.acquire(lane, &c));

@@ -128,3 +128,34 @@ fn griddepcontrol_needs_sm_90() {
         w.griddepcontrol_wait().await;
     }).unwrap();
 }
+
+/// The dependent starts while the primary still runs (once every primary block has triggered):
+/// here the primary waits for a flag that only the dependent sets, before its own wait, which
+/// completes only on a GPU (or here) that starts the dependent early.
+#[test]
+fn the_dependent_starts_once_every_primary_block_has_triggered() {
+    let flag = GlobalBuffer::<u32>::zeroed(1);
+    let out = GlobalBuffer::<u32>::zeroed(128);
+    let (f, o) = (flag.slice(), out.slice());
+    launch_dependent(
+        &sm90(2).spin_limit(1 << 40),
+        async |w: &Warp<'_>| {
+            w.griddepcontrol_launch_dependents().await;
+            if w.thread_rank() == 0 {
+                while f.load_volatile(0).await == 0 {}
+            }
+            o.store(w.global_id() as usize, 1);
+        },
+        &sm90(1),
+        async |w: &Warp<'_>| {
+            if w.thread_rank() == 0 {
+                f.store_volatile(0, 1);
+            }
+            w.griddepcontrol_wait().await;
+            // After the wait every primary write is visible and ordered.
+            let t = w.thread_rank() as usize;
+            assert_eq!((o.load(t), o.load(64 + t)), (1, 1));
+        },
+    )
+    .unwrap();
+}
