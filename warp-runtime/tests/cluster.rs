@@ -480,16 +480,18 @@ fn tensormap_cp_fenceproxy_copies_128_bytes_and_meets_the_warp() {
 /// `clusterlaunchcontrol.try_cancel` (sm_100) in the work-stealing shape of a persistent kernel:
 /// a block does its own block's work, then cancels clusters that have not started and does
 /// theirs, until a request fails. Every block's work is done exactly once, whichever block did
-/// it, with 2 blocks resident of 24, in clusters of 1 and of 2 (multicast, sm_100a).
+/// it, with 2 blocks resident of 24 per CPU thread, in clusters of 1 and of 2 (multicast,
+/// sm_100a), on 1 and 2 CPU threads.
 #[test]
 fn try_cancel_steals_the_work_of_clusters_that_have_not_started() {
-    for (cluster, target) in [(1u32, Target::new(100, warp_runtime::ArchSuffix::None)), (2, Target::SM_100A)] {
+    for (cluster, target, cpu) in [(1u32, Target::new(100, warp_runtime::ArchSuffix::None), 1), (2, Target::SM_100A, 1), (1, Target::new(100, warp_runtime::ArchSuffix::None), 2), (2, Target::SM_100A, 2)] {
         let done = GlobalBuffer::<u32>::zeroed(24);
         let by = GlobalBuffer::<u32>::zeroed(24);
         let (d, b) = (done.slice(), by.slice());
         Grid::blocks(24, 32)
             .cluster(cluster)
-            .resident_blocks(2)
+            .resident_blocks(2 * cpu)
+            .cpu_threads(cpu)
             .executor(Executor::new().target(target).races(true))
             .run(async |w: &Warp<'_>| {
                 let (resp, bar) = (w.shared_array::<u128, 1>(), w.shared_array::<u64, 1>());
@@ -526,7 +528,7 @@ fn try_cancel_steals_the_work_of_clusters_that_have_not_started() {
                 w.cluster_sync().await;
             })
             .unwrap();
-        assert_eq!(done.to_vec(), vec![1; 24], "clusters of {cluster}");
+        assert_eq!(done.to_vec(), vec![1; 24], "clusters of {cluster} on {cpu} CPU threads");
         let stolen = by.to_vec().iter().enumerate().filter(|&(i, &b)| b != i as u32).count();
         assert!(stolen > 0, "with 2 resident blocks of 24, some work is done by another block: {:?}", by.to_vec());
     }
