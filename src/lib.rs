@@ -218,6 +218,15 @@ pub mod __private {
     }
 
     #[cfg(not(target_arch = "nvptx64"))]
+    impl MemCall for warp_runtime::cluster::ClusterArrive {
+        type Future = warp_runtime::cluster::ClusterArrive;
+        #[inline(always)]
+        fn into_future(self) -> Self::Future {
+            self
+        }
+    }
+
+    #[cfg(not(target_arch = "nvptx64"))]
     impl MemCall for warp_runtime::cluster::GridDepWait {
         type Future = warp_runtime::cluster::GridDepWait;
         #[inline(always)]

@@ -426,25 +426,26 @@ plain {
         fam::is_explicit_cluster(self)
     }
     /// `barrier.cluster.arrive` (`.release`): this thread arrives at the cluster barrier without
-    /// waiting. Each thread arrives once per phase. sm_90.
+    /// waiting for the cluster (it waits for the other non-exited lanes of its warp to arrive).
+    /// Each thread arrives once per phase. sm_90.
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-    fn barrier_cluster_arrive(&self) -> crate::shared::Mem<()> {
+    fn barrier_cluster_arrive(&self) -> crate::cluster::Arrive {
         fam::barrier_cluster_arrive(self, true, false)
     }
     /// `barrier.cluster.arrive.relaxed`: an arrival that orders no memory. sm_90.
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-    fn barrier_cluster_arrive_relaxed(&self) -> crate::shared::Mem<()> {
+    fn barrier_cluster_arrive_relaxed(&self) -> crate::cluster::Arrive {
         fam::barrier_cluster_arrive(self, false, false)
     }
     /// `barrier.cluster.arrive.aligned`: every thread of the warp executes this same
     /// instruction. sm_90.
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-    fn barrier_cluster_arrive_aligned(&self) -> crate::shared::Mem<()> {
+    fn barrier_cluster_arrive_aligned(&self) -> crate::cluster::Arrive {
         fam::barrier_cluster_arrive(self, true, true)
     }
     /// `barrier.cluster.arrive.relaxed.aligned`. sm_90.
     #[cfg(any(not(target_arch = "nvptx64"), target_feature = "sm_90"))]
-    fn barrier_cluster_arrive_relaxed_aligned(&self) -> crate::shared::Mem<()> {
+    fn barrier_cluster_arrive_relaxed_aligned(&self) -> crate::cluster::Arrive {
         fam::barrier_cluster_arrive(self, false, true)
     }
     /// `barrier.cluster.wait` (`.acquire`): waits until every non-exited thread of the cluster

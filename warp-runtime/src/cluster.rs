@@ -65,8 +65,10 @@
 //! (`.acquire`) as a release and an acquire, and the complete-tx of `red.async`/`st.async` as a
 //! `.release.cluster` operation on the mbarrier, as 9.7.13.7 says.
 //!
-//! Not modelled: the warp-wide wait of `barrier.cluster` ("cause the executing thread to wait for
-//! all non-exited threads from its warp"): a lane arrives and waits on its own.
+//! `barrier.cluster.arrive` also waits for the other non-exited lanes of the warp to arrive
+//! ("cause the executing thread to wait for all non-exited threads from its warp"): a lane that
+//! never arrives leaves its warp-mates waiting, reported as a forward-progress deadlock. (The wait
+//! of `barrier.cluster.wait` for its warp is implied: the cluster's phase needs every lane.)
 
 #[cfg(not(target_arch = "nvptx64"))]
 use core::cell::{Cell, RefCell};
@@ -137,7 +139,16 @@ impl ClusterRule {
 #[cfg(not(target_arch = "nvptx64"))]
 pub(crate) use host::{arrive, wait, ClusterLink};
 #[cfg(not(target_arch = "nvptx64"))]
-pub use host::{ClusterWait, GridDepWait};
+pub use host::{ClusterArrive, ClusterWait, GridDepWait};
+
+/// What the `barrier_cluster_arrive*` methods return: on the host a future (the arrival, then a
+/// wait for the warp's other non-exited lanes to arrive too), which `#[warp_kernel]` awaits; on
+/// the GPU nothing.
+#[cfg(not(target_arch = "nvptx64"))]
+pub type Arrive = ClusterArrive;
+/// What the `barrier_cluster_arrive*` methods return: on the GPU nothing.
+#[cfg(target_arch = "nvptx64")]
+pub type Arrive = ();
 #[cfg(not(target_arch = "nvptx64"))]
 pub(crate) use host::grid_dependency_wait;
 
@@ -353,16 +364,59 @@ mod host {
         bar
     }
 
-    /// `barrier.cluster.arrive{.relaxed}{.aligned}` by the running lane.
+    /// `barrier.cluster.arrive{.relaxed}{.aligned}` by the running lane: see [`ClusterArrive`].
     #[track_caller]
-    pub(crate) fn arrive(release: bool, aligned: bool) -> MemOp<()> {
-        let site: Site = std::panic::Location::caller();
-        let (op, phase) = arrive_at(site, release, aligned);
-        MemOp::new((), op, Space::Shared, 0, phase as u64, site)
+    pub(crate) fn arrive(release: bool, aligned: bool) -> ClusterArrive {
+        let op = match (release, aligned) {
+            (true, false) => "barrier.cluster.arrive",
+            (false, false) => "barrier.cluster.arrive.relaxed",
+            (true, true) => "barrier.cluster.arrive.aligned",
+            (false, true) => "barrier.cluster.arrive.relaxed.aligned",
+        };
+        gate(op);
+        ClusterArrive { site: std::panic::Location::caller(), op, release, aligned, phase: None }
+    }
+
+    /// `barrier.cluster.arrive`: the lane arrives at its first poll, then, as the instruction
+    /// "cause[s] the executing thread to wait for all non-exited threads from its warp", it
+    /// waits until every non-exited lane of its warp has arrived in the same phase (or the phase
+    /// has completed). A lane that never comes leaves the others waiting, as on the GPU.
+    #[must_use = "await it (`#[warp_kernel]` does)"]
+    pub struct ClusterArrive {
+        site: Site,
+        op: &'static str,
+        release: bool,
+        aligned: bool,
+        /// The phase it arrived in, once it has.
+        phase: Option<u32>,
+    }
+
+    impl core::future::Future for ClusterArrive {
+        type Output = ();
+
+        fn poll(mut self: core::pin::Pin<&mut Self>, _: &mut core::task::Context<'_>) -> core::task::Poll<()> {
+            let phase = match self.phase {
+                Some(p) => p,
+                None => {
+                    let (_, p) = arrive_at(self.site, self.release, self.aligned);
+                    self.phase = Some(p);
+                    p
+                }
+            };
+            let Some((regs, _, ctx, group, slot)) = here() else { return core::task::Poll::Ready(()) };
+            let bar = barrier(group, ctx, regs);
+            let arrived = bar.arrived[slot];
+            if bar.phase != phase || arrived | !regs.live_lanes() == u32::MAX {
+                return core::task::Poll::Ready(());
+            }
+            drop(bar);
+            regs.note_yield(MemWait { site: self.site, op: self.op, space: Space::Shared, index: 0, value: arrived as u64, mbarrier: None });
+            core::task::Poll::Pending
+        }
     }
 
     /// The arrival of [`arrive`] made at `site`; returns the instruction and the phase.
-    fn arrive_at(site: Site, release: bool, aligned: bool) -> (&'static str, u32) {
+    pub(super) fn arrive_at(site: Site, release: bool, aligned: bool) -> (&'static str, u32) {
         let op = match (release, aligned) {
             (true, false) => "barrier.cluster.arrive",
             (false, false) => "barrier.cluster.arrive.relaxed",

@@ -198,7 +198,7 @@ pub(crate) mod fam {
         w.regs.pos().explicit_cluster
     }
     #[track_caller]
-    pub fn barrier_cluster_arrive(_: &Warp<'_>, release: bool, aligned: bool) -> crate::mem::MemOp<()> {
+    pub fn barrier_cluster_arrive(_: &Warp<'_>, release: bool, aligned: bool) -> crate::cluster::Arrive {
         crate::cluster::arrive(release, aligned)
     }
     /// `cp.async.commit_group` / `wait_group` / `wait_all`: the copies completed when issued.

@@ -684,3 +684,40 @@ fn a_cta_wait_acquires_the_local_arrivals_whichever_arrives_last() {
         assert!(matches!(err, WarpError::Race { .. }), "remote last: {remote_last}: {err}");
     }
 }
+
+/// `barrier.cluster.arrive` waits for the warp's other non-exited lanes ("cause the executing
+/// thread to wait for all non-exited threads from its warp"): lanes that publish a flag only
+/// after arriving, to a lane that arrives only after seeing it, hang, as on the GPU.
+#[test]
+fn an_arrival_waits_for_the_rest_of_its_warp() {
+    let flag = GlobalBuffer::<u32>::zeroed(1);
+    let f = flag.slice();
+    let err = Grid::blocks(2, 32)
+        .cluster(2)
+        .executor(sm90())
+        .spin_limit(2_000)
+        .run(async |w: &Warp<'_>| {
+            if w.lane_id() == 0 {
+                while f.load_volatile(0).await == 0 {}
+                w.barrier_cluster_arrive().await;
+            } else {
+                w.barrier_cluster_arrive().await;
+                f.store_volatile(0, 1);
+            }
+            w.barrier_cluster_wait().await;
+        })
+        .unwrap_err();
+    assert!(matches!(err, WarpError::ForwardProgress { .. }), "{err}");
+    assert!(err.to_string().contains("barrier.cluster.arrive"), "{err}");
+    // Lanes that have exited do not count.
+    Grid::blocks(2, 32)
+        .cluster(2)
+        .executor(sm90())
+        .run(async |w: &Warp<'_>| {
+            if w.lane_id() < 16 {
+                return;
+            }
+            w.cluster_sync().await;
+        })
+        .unwrap();
+}
