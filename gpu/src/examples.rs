@@ -163,6 +163,8 @@ enum Ex {
     RedAsync,
     ClusterReduce,
     CpAsync,
+    /// Not in `ALL`: `tensormap_row` runs it last.
+    Tensormap,
 }
 
 const ALL: [Ex; 40] = [
@@ -251,6 +253,7 @@ impl Ex {
             Ex::RedAsync => "conf_red_async",
             Ex::ClusterReduce => "cluster_reduce_entry",
             Ex::CpAsync => "conf_cp_async",
+            Ex::Tensormap => "conf_tensormap",
         }
     }
 
@@ -297,6 +300,7 @@ impl Ex {
             Ex::RedAsync => "red.async (11 forms) + st.async + remote arrive",
             Ex::ClusterReduce => "example cluster_reduce: DSMEM + barrier.cluster",
             Ex::CpAsync => "cp.async 4/8/16 B + cp.async.mbarrier.arrive{,.noinc}",
+            Ex::Tensormap => "tensormap.cp_fenceproxy (4 scopes)",
         }
     }
 
@@ -728,6 +732,12 @@ fn gen_case(r: &mut Rng, ex: Ex) -> Case {
             let launch = LaunchConfig::blocks(blocks, 32).cluster_dims(c);
             blocks_case(launch, vec![x, zeros(Elem::U32, clusters as usize * cluster::RED_ASYNC_WORDS)], vec![b(0), b(1)])
         }
+        Ex::Tensormap => {
+            let (blocks, warps) = (1 + r.below(8), 1 + r.below(8));
+            let n = (blocks * warps * 32) as usize;
+            let x = host((0..n).map(|_| r.u32()));
+            blocks_case(LaunchConfig::blocks(blocks, 32 * warps), vec![x, zeros(Elem::U32, n), zeros(Elem::U32, n)], vec![b(0), b(1), b(2)])
+        }
         Ex::CpAsync => {
             let blocks = 1 + r.below(8) as usize;
             let x = host((0..blocks * mbarrier::CP_X).map(|_| r.u32()));
@@ -964,6 +974,7 @@ fn run_case(side: &Side<'_>, ex: Ex, c: &Case) -> Result<Outputs, CudaError> {
         Ex::RedAsync => go::<cluster::conf_red_async>(side, ex, c, (c.v(0), c.v(1))),
         Ex::ClusterReduce => go::<cluster_reduce::cluster_reduce_entry>(side, ex, c, (c.v(0), c.v(1))),
         Ex::CpAsync => go::<mbarrier::conf_cp_async>(side, ex, c, (c.v(0), c.v(1), c.v(2))),
+        Ex::Tensormap => go::<cluster::conf_tensormap>(side, ex, c, (c.v(0), c.v(1), c.v(2))),
     }
 }
 
@@ -1135,58 +1146,6 @@ pub(crate) fn pdl_row(side: &Side<'_>, seed: u64, scale: usize, show: usize, fli
     (row, false)
 }
 
-/// `conf_tensormap` (`tensormap.cp_fenceproxy`): run last, apart from the other rows. Returns
-/// the row and whether a GPU call failed.
-pub(crate) fn tensormap_row(side: &Side<'_>, seed: u64, scale: usize, show: usize, flip: bool) -> (Row, bool) {
-    let mut rng = Rng::seed_from_u64(seed ^ 0x7e45_0000_0000_0000);
-    let mut row = empty_row("tensormap.cp_fenceproxy (4 scopes)", "conf_tensormap", side);
-    let mut failed = false;
-    for _ in 0..48 * scale {
-        let r = &mut rng;
-        let (blocks, warps) = (1 + r.below(8), 1 + r.below(8));
-        let n = (blocks * warps * 32) as usize;
-        let x = host((0..n).map(|_| r.u32()));
-        let case = blocks_case_of(LaunchConfig::blocks(blocks, 32 * warps), vec![x, zeros(Elem::U32, n), zeros(Elem::U32, n)], vec![P::Buf(0), P::Buf(1), P::Buf(2)]);
-        let out = match side {
-            Side::Cpu => Outputs { gpu: None, cpu: <cluster::conf_tensormap as EntryKernel>::run_host(&case.cfg(), Target::SM_90, (case.v(0), case.v(1), case.v(2))) },
-            Side::Both(m) => match m.differential(case.cfg()).cpu_target(Target::SM_90).outputs::<cluster::conf_tensormap>((case.v(0), case.v(1), case.v(2))) {
-                Ok((gpu, cpu)) => Outputs { gpu: Some(gpu), cpu },
-                Err(e) => {
-                    row.note = Some(format!("GPU error: {e}"));
-                    failed = true;
-                    break;
-                }
-            },
-        };
-        row.cases += 1;
-        let Some(mut gpu) = out.gpu else {
-            match out.cpu {
-                Ok(_) => row.agree += 1,
-                Err(e) => {
-                    row.disagree += 1;
-                    row.shown.push(format!("    conf_tensormap: CPU runtime reported: {e}"));
-                }
-            }
-            continue;
-        };
-        if flip {
-            if let Some(v) = gpu.last_mut().and_then(|b| b.bits.first_mut()) {
-                *v ^= 1;
-            }
-        }
-        let comparison = compare("conf_tensormap", "", &case.cfg(), Target::SM_90, &gpu, out.cpu, &[]);
-        if comparison.agrees() {
-            row.agree += 1;
-        } else {
-            row.disagree += 1;
-            if row.shown.len() < show {
-                row.shown.push(format!("    conf_tensormap: {comparison}"));
-            }
-        }
-    }
-    (row, failed)
-}
-
 /// A row of no cases yet.
 fn empty_row(name: &str, kernel: &str, side: &Side<'_>) -> Row {
     Row {
@@ -1201,12 +1160,19 @@ fn empty_row(name: &str, kernel: &str, side: &Side<'_>) -> Row {
     }
 }
 
-/// A case of `launch`'s shape (see `gen_case`).
-fn blocks_case_of(launch: LaunchConfig, bufs: Vec<HostBuf>, params: Vec<P>) -> Case {
-    Case { threads: launch.gpu_threads() as usize, bufs, params, launch: Some(launch) }
+pub(crate) fn run(side: Side<'_>, seed: u64, scale: usize, show: usize, flip: bool) -> (Vec<Row>, bool) {
+    run_rows(side, seed, scale, show, flip, &ALL)
 }
 
-pub(crate) fn run(side: Side<'_>, seed: u64, scale: usize, show: usize, flip: bool) -> (Vec<Row>, bool) {
+/// `conf_tensormap` (`tensormap.cp_fenceproxy`): run last, apart from the other rows (an address
+/// the GPU refused would end the context). Returns its row and whether a GPU call failed.
+pub(crate) fn tensormap_row(side: Side<'_>, seed: u64, scale: usize, show: usize, flip: bool) -> (Row, bool) {
+    let (mut rows, failed) = run_rows(side, seed, scale, show, flip, &[Ex::Tensormap]);
+    (rows.remove(0), failed)
+}
+
+/// The rows of `exs`, each `ex.cases(scale)` random cases (see `run`).
+fn run_rows(side: Side<'_>, seed: u64, scale: usize, show: usize, flip: bool, exs: &[Ex]) -> (Vec<Row>, bool) {
     let mut rng = Rng::seed_from_u64(seed ^ 0xe8a3_91c5_0000_0000);
     let mut rows = Vec::new();
     let mut failed = false;
@@ -1214,7 +1180,7 @@ pub(crate) fn run(side: Side<'_>, seed: u64, scale: usize, show: usize, flip: bo
         Side::Both(m) => format!("{} ({})", m.gpu().name(), m.gpu().sm()),
         Side::Cpu => String::new(),
     };
-    for ex in ALL {
+    for &ex in exs {
         let mut row = empty_row(ex.name(), ex.kernel(), &side);
         let mut nan_payloads = 0;
         for _ in 0..ex.cases(scale) {
@@ -1464,19 +1430,24 @@ mod tests {
     /// `conf_tensormap` on the CPU: each thread's word of another warp's copy.
     #[test]
     fn cpu_tensormap_row_follows_its_definition() {
-        let (row, _) = tensormap_row(&Side::Cpu, 3, 1, 3, false);
+        let (row, _) = tensormap_row(Side::Cpu, 3, 1, 3, false);
         assert!(row.disagree == 0 && row.agree == 48, "{:?}", row.shown);
-        let x: Vec<u32> = (0..192u32).map(|i| i * 7 + 3).collect();
-        let c = blocks_case_of(LaunchConfig::blocks(2, 96), vec![host(x.clone()), zeros(Elem::U32, 192), zeros(Elem::U32, 192)], vec![P::Buf(0), P::Buf(1), P::Buf(2)]);
-        let out = <cluster::conf_tensormap as EntryKernel>::run_host(&c.cfg(), Target::SM_90, (c.v(0), c.v(1), c.v(2))).unwrap();
-        let e: Vec<u32> = out[2].bits.iter().map(|&v| v as u32).collect();
-        for b in 0..2 {
-            for t in 0..96 {
-                let (wi, l) = (t / 32, t % 32);
-                assert_eq!(e[b * 96 + t], x[b * 96 + ((wi + 1) % 3) * 32 + 31 - l]);
+        let mut r = Rng::seed_from_u64(4);
+        for _ in 0..4 {
+            let c = gen_case(&mut r, Ex::Tensormap);
+            let (x, cfg): (Vec<u32>, LaunchConfig) = (c.v(0), c.cfg());
+            let out = cpu(Ex::Tensormap, &c).unwrap();
+            let e: Vec<u32> = out[2].bits.iter().map(|&v| v as u32).collect();
+            let warps = cfg.block_dim().x as usize / 32;
+            for b in 0..cfg.grid_dim().x as usize {
+                let base = b * warps * 32;
+                for t in 0..warps * 32 {
+                    let (wi, l) = (t / 32, t % 32);
+                    assert_eq!(e[base + t], x[base + ((wi + 1) % warps) * 32 + 31 - l]);
+                }
             }
+            assert_eq!(out[1].bits.iter().map(|&v| v as u32).collect::<Vec<_>>(), x);
         }
-        assert_eq!(out[1].bits.iter().map(|&v| v as u32).collect::<Vec<_>>(), x);
     }
 
     /// `conf_pdl` on the CPU: the dependent's output is the formula over the primary's, and

@@ -1174,7 +1174,7 @@ fn main() -> ExitCode {
     failed_launch |= atom_failed;
 
     // tensormap.cp_fenceproxy last: an address the GPU refused would end the context.
-    let (tm, tm_failed) = examples::tensormap_row(&examples::Side::Both(&gpu.sm90), seed, scale, show, FLIP.load(std::sync::atomic::Ordering::Relaxed));
+    let (tm, tm_failed) = examples::tensormap_row(examples::Side::Both(&gpu.sm90), seed, scale, show, FLIP.load(std::sync::atomic::Ordering::Relaxed));
     rows.push(tm);
     failed_launch |= tm_failed;
 
@@ -1291,7 +1291,7 @@ fn cpu_only(seed: u64, scale: usize) -> ExitCode {
     }
     let (mut example_rows, _) = examples::run(examples::Side::Cpu, seed, scale, 3, false);
     example_rows.push(examples::pdl_row(&examples::Side::Cpu, seed, scale, 3, false).0);
-    example_rows.push(examples::tensormap_row(&examples::Side::Cpu, seed, scale, 3, false).0);
+    example_rows.push(examples::tensormap_row(examples::Side::Cpu, seed, scale, 3, false).0);
     let (atom_rows, _) = atomics::run(examples::Side::Cpu, seed, scale, 3, false);
     println!("cpu-only: atom/red: {} rows, {} cases", atom_rows.len(), atom_rows.iter().map(|r| r.cases).sum::<usize>());
     example_rows.extend(atom_rows);

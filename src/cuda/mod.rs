@@ -39,7 +39,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, DriverError, PushKernelArg,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DeviceRepr, DriverError,
     ValidAsZeroBits,
 };
 use cudarc::nvrtc::Ptx;
@@ -374,8 +374,6 @@ struct SliceArg {
     len: u64,
 }
 
-// SAFETY: two 64-bit integers, the layout of the kernel parameter.
-unsafe impl DeviceRepr for SliceArg {}
 
 impl<'a> RawArg<'a> {
     /// The device pointer to the buffer's first element (a `*const T`/`*mut T` parameter).
@@ -480,42 +478,16 @@ impl Kernel {
     /// Queues the kernel with untyped arguments: each `RawArg` must be what the kernel's parameter
     /// at its position is (a pointer, a `GlobalSlice`, a scalar of that type).
     pub fn launch_raw(&self, config: &LaunchConfig, args: &[RawArg<'_>]) -> Result<(), CudaError> {
-        let mut b = self.stream.launch_builder(&self.function);
-        for a in args {
-            match &a.value {
-                ArgValue::Bool(x) => b.arg(x),
-                ArgValue::U8(x) => b.arg(x),
-                ArgValue::I8(x) => b.arg(x),
-                ArgValue::U16(x) => b.arg(x),
-                ArgValue::I16(x) => b.arg(x),
-                ArgValue::Usize(x) => b.arg(x),
-                ArgValue::Isize(x) => b.arg(x),
-                ArgValue::U32(x) => b.arg(x),
-                ArgValue::I32(x) => b.arg(x),
-                ArgValue::U64(x) => b.arg(x),
-                ArgValue::I64(x) => b.arg(x),
-                ArgValue::F32(x) => b.arg(x),
-                ArgValue::F64(x) => b.arg(x),
-                ArgValue::Slice(x) => b.arg(x),
-            };
-        }
-        let (g, t) = (config.grid_dim(), config.block_dim());
-        if config.cluster_dim().is_some() || config.is_programmatic_dependent() {
-            drop(b);
-            return self.launch_ex(config, args);
-        }
-        let cfg = cudarc::driver::LaunchConfig { grid_dim: (g.x, g.y, g.z), block_dim: (t.x, t.y, t.z), shared_mem_bytes: config.shared_bytes() };
-        // SAFETY: the argument list is the caller's claim about the kernel's parameters; for
-        // `Module::launch` it comes from the kernel's own signature.
-        unsafe { b.launch(cfg) }.map_err(CudaError::driver(format!("launching `{}` ({} x {})", self.name, g, config.block_dim())))?;
-        Ok(())
+        self.launch_ex(config, args)
     }
 
-    /// A launch with launch attributes: `cuLaunchKernelEx` with the cluster dimension and the
-    /// programmatic stream serialization attributes (cudarc's launch builder has none).
+    /// Every launch: `cuLaunchKernelEx`, with the cluster dimension and the programmatic stream
+    /// serialization attributes when the launch has them (cudarc's launch builder has no launch
+    /// attributes).
     fn launch_ex(&self, config: &LaunchConfig, args: &[RawArg<'_>]) -> Result<(), CudaError> {
         use cudarc::driver::sys;
         let (g, t) = (config.grid_dim(), config.block_dim());
+        self.stream.context().bind_to_thread().map_err(CudaError::driver(format!("making the context of `{}` current", self.name)))?;
         // Each argument's bytes, kept alive for the call; the driver reads them through pointers.
         let mut values: Vec<ArgValue> = args.iter().map(|a| a.value).collect();
         let mut ptrs: Vec<*mut core::ffi::c_void> = values

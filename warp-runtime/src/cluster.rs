@@ -330,7 +330,7 @@ mod host {
 
     #[cold]
     #[track_caller]
-    fn fault(rule: ClusterRule, op: &'static str, detail: String) -> ! {
+    pub(super) fn fault(rule: ClusterRule, op: &'static str, detail: String) -> ! {
         fault_at(rule, op, detail, std::panic::Location::caller())
     }
 
@@ -488,14 +488,8 @@ mod host {
             let pending = bar.pending[t];
             if pending == 0 {
                 drop(bar);
-                let site = self.site;
-                let e = LaneFault::Cluster {
-                    rule: ClusterRule::WaitWithoutArrive,
-                    op: self.op,
-                    detail: "the thread has no arrival pending: it would wait for itself to arrive, and never return".into(),
-                    site,
-                };
-                mem::fault(e);
+                let detail = "the thread has no arrival pending: it would wait for itself to arrive, and never return";
+                fault_at(ClusterRule::WaitWithoutArrive, self.op, detail.into(), self.site);
             }
             bar.try_complete(group);
             // The phase it arrived in (`pending - 1`) has completed when the barrier moved past it.
@@ -569,11 +563,6 @@ mod host {
         }
     }
 
-    #[track_caller]
-    pub(super) fn async_fault(rule: ClusterRule, op: &'static str, detail: String) -> ! {
-        fault(rule, op, detail)
-    }
-
     /// `clusterlaunchcontrol.try_cancel` of the running lane into `resp[i]`, completing 16 bytes
     /// on `bar[bar_i]`, in its own block or (multicast) every block of its cluster.
     #[track_caller]
@@ -624,18 +613,12 @@ mod host {
 /// [`SharedSlice`]), and mbarriers in it take remote arrivals and `red.async`/`st.async`
 /// completions.
 pub struct DsmemSlice<'w, T: GlobalValue> {
-    /// The same elements in the owning block's shared memory.
-    #[cfg(not(target_arch = "nvptx64"))]
+    /// The elements: on the host, the same elements in the owning block's shared memory; on the
+    /// GPU, a view at the `.shared::cluster` address `mapa` gave (whose checked `addr_of` the
+    /// `.shared::cluster` instructions use).
     inner: SharedSlice<'w, T>,
     #[cfg(not(target_arch = "nvptx64"))]
     peer: Option<&'w crate::block::BlockCtx>,
-    /// The `.shared::cluster` address of the first element.
-    #[cfg(target_arch = "nvptx64")]
-    addr: u64,
-    #[cfg(target_arch = "nvptx64")]
-    len: usize,
-    #[cfg(target_arch = "nvptx64")]
-    _memory: core::marker::PhantomData<&'w [T]>,
     rank: u32,
 }
 
@@ -684,7 +667,8 @@ impl<'w, T: GlobalValue + crate::shared::dev::SharedAsm> SharedSlice<'w, T> {
             let d: u64;
             // SAFETY: maps a `.shared` address of this block; reads no memory.
             unsafe { core::arch::asm!("mapa.shared::cluster.u64 {d}, {a}, {r};", d = out(reg64) d, a = in(reg64) self.base_addr(), r = in(reg32) rank, options(pure, nomem, nostack)) };
-            DsmemSlice { addr: d, len: self.len(), _memory: core::marker::PhantomData, rank }
+            // SAFETY: `d` is the address of this view's elements in block `rank`'s shared memory.
+            DsmemSlice { inner: unsafe { SharedSlice::from_shared_addr(d, self.len()) }, rank }
         }
     }
 }
@@ -693,10 +677,7 @@ impl<'w, T: GlobalValue> DsmemSlice<'w, T> {
     /// The number of elements.
     #[inline(always)]
     pub fn len(&self) -> usize {
-        #[cfg(not(target_arch = "nvptx64"))]
-        return self.inner.len_host();
-        #[cfg(target_arch = "nvptx64")]
-        return self.len;
+        self.inner.elements()
     }
 
     /// Whether the view is empty.
@@ -711,14 +692,11 @@ impl<'w, T: GlobalValue> DsmemSlice<'w, T> {
         self.rank
     }
 
+    /// The `.shared::cluster` address of element `i` (`trap` when out of range).
     #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     fn addr_of(&self, i: usize) -> u64 {
-        if i >= self.len {
-            // SAFETY: `trap` aborts the kernel.
-            unsafe { core::arch::asm!("trap;", options(noreturn, nostack)) }
-        }
-        self.addr + (i * T::BYTES) as u64
+        self.inner.addr_of(i)
     }
 
 }
@@ -913,11 +891,11 @@ impl<T: GlobalValue> DsmemSlice<'_, T> {
     fn check_async(&self, op: &'static str, bar: &DsmemSlice<'_, u64>) {
         host::gate(op);
         if bar.rank != self.rank {
-            host::async_fault(ClusterRule::AsyncDifferentCtas, op, format!("the destination is in block rank {} and the mbarrier in block rank {}", self.rank, bar.rank));
+            host::fault(ClusterRule::AsyncDifferentCtas, op, format!("the destination is in block rank {} and the mbarrier in block rank {}", self.rank, bar.rank));
         }
         let own = host::own_rank();
         if self.rank == own {
-            host::async_fault(ClusterRule::AsyncOwnCta, op, format!("the destination and the mbarrier are in block rank {own}, the executing thread's own"));
+            host::fault(ClusterRule::AsyncOwnCta, op, format!("the destination and the mbarrier are in block rank {own}, the executing thread's own"));
         }
         host::check_alive(self.peer, self.rank, op);
     }
@@ -1295,12 +1273,7 @@ pub fn query_cancel_first_ctaid(response: u128) -> crate::Dim3 {
     #[cfg(not(target_arch = "nvptx64"))]
     {
         if response >> 127 & 1 == 0 {
-            crate::mem::fault(crate::mem::LaneFault::Cluster {
-                rule: ClusterRule::FirstCtaidOfFailure,
-                op: "clusterlaunchcontrol.query_cancel.get_first_ctaid",
-                detail: "the response is of a try_cancel that failed".into(),
-                site: std::panic::Location::caller(),
-            });
+            host::fault(ClusterRule::FirstCtaidOfFailure, "clusterlaunchcontrol.query_cancel.get_first_ctaid", "the response is of a try_cancel that failed".into());
         }
         crate::Dim3::new(response as u32, (response >> 32) as u32, (response >> 64) as u32)
     }

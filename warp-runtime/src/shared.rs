@@ -230,7 +230,7 @@ mod host {
         /// A `cp.async` of the running thread: `bytes` bytes `bits` to byte `at` (element `index`
         /// of its view), written when the thread waits for it.
         pub(crate) fn defer_copy(&self, at: usize, bytes: usize, bits: u128, index: usize, site: Site) {
-            let Some(thread) = thread() else { return self.write_at("cp.async (write)", at, bytes, bits, index, site) };
+            let Some(thread) = thread() else { return self.write_at("cp.async (write)", at, bytes, bits, index, Order::Weak, site) };
             self.copies.borrow_mut().pending.push(PendingCopy { thread, group: 0, at, bytes, bits, index, site });
         }
 
@@ -260,18 +260,21 @@ mod host {
                 mine
             };
             for p in done {
-                self.write_at("cp.async (write)", p.at, p.bytes, p.bits, p.index, p.site);
+                self.write_at("cp.async (write)", p.at, p.bytes, p.bits, p.index, Order::Weak, p.site);
             }
         }
 
-        /// A plain store of `bytes` bytes `bits` at byte `at` by the running thread, made at
-        /// `site` (element `index` of the view, for reports).
-        fn write_at(&self, op: &'static str, at: usize, bytes: usize, bits: u128, index: usize, site: Site) {
+        /// A store of order `order` of `bytes` bytes `bits` at byte `at` by the running thread,
+        /// made at `site` (element `index` of the view, for reports): the one place a store to
+        /// shared memory happens.
+        #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
+        fn write_at(&self, op: &'static str, at: usize, bytes: usize, bits: u128, index: usize, order: Order, site: Site) {
             if !self.is_written(at, bytes) || self.read_bits(at, bytes) != bits {
                 mem::wrote();
             }
             let loc = Loc { shadow: &self.shadow, space: Space::Shared, first: at / 4, units: (at + bytes).div_ceil(4) - at / 4, index };
-            race::access(loc, Access { op, kind: Kind::Store, order: Order::Weak }, site, || (self.write_bits(at, bytes, bits), bits as u64));
+            race::access(loc, Access { op, kind: Kind::Store, order }, site, || (self.write_bits(at, bytes, bits), bits as u64));
         }
 
         /// The bytes of dynamic shared memory.
@@ -414,7 +417,7 @@ mod host {
 
         /// The number of elements.
         #[inline(always)]
-        pub(crate) fn len_host(&self) -> usize {
+        pub(crate) fn elements(&self) -> usize {
             self.len
         }
 
@@ -480,12 +483,7 @@ mod host {
         pub(crate) fn write(&self, op: &'static str, i: usize, value: T, order: Order) {
             let at = self.offset_of(op, i);
             self.arena.mbarriers.check_plain(op, at, T::BYTES, i);
-            let bits = value.to_bits128();
-            if !self.arena.is_written(at, T::BYTES) || self.arena.read_bits(at, T::BYTES) != bits {
-                mem::wrote();
-            }
-            let access = Access { op, kind: Kind::Store, order };
-            race::access(self.race_loc(i), access, std::panic::Location::caller(), || (self.arena.write_bits(at, T::BYTES, bits), bits as u64));
+            self.arena.write_at(op, at, T::BYTES, value.to_bits128(), i, order, std::panic::Location::caller());
         }
 
         /// The one place every host `atom`/`red` on shared memory happens: checks the form
@@ -667,6 +665,12 @@ impl<'w, T: GlobalValue> SharedSlice<'w, T> {
     #[inline(always)]
     pub unsafe fn from_shared_addr(addr: u64, len: usize) -> SharedSlice<'w, T> {
         SharedSlice { addr, len, _memory: PhantomData }
+    }
+
+    /// The number of elements (as `len`, without its bound on `T`; nvptx64).
+    #[inline(always)]
+    pub(crate) fn elements(&self) -> usize {
+        self.len
     }
 
     /// The `.shared` address of the first element (unchecked: a view may be empty).
