@@ -147,6 +147,9 @@ pub mod __private {
     pub use core;
     #[cfg(not(target_arch = "nvptx64"))]
     pub use warp_runtime::{Intrinsic, Warp};
+    /// The warp-wide forms' runtime (`#[warp_kernel]`'s second code generator).
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub use warp_runtime::wide;
     #[cfg(target_arch = "nvptx64")]
     pub use warp_runtime::Warp;
     /// `#[warp_kernel(entry)]`'s host type of the kernel.

@@ -2,6 +2,9 @@
 //! report's call site must be the user's intrinsic call (file, line and column), which the macro
 //! keeps by rewriting the call in place.
 
+#[path = "common/both.rs"]
+mod both;
+use both::both;
 use warpkit::prelude::*;
 use warpkit::{BarrierRule, LaneState, Site};
 
@@ -36,7 +39,7 @@ const NOT_IN_MASK_LINE: u32 = line!() - 2;
 /// "The behavior of vote.sync is undefined if the executing thread is not in the membermask."
 #[test]
 fn not_in_membermask_reports_the_call_site() {
-    let err = Executor::new().run(not_in_mask).unwrap_err();
+    let err = both().run(not_in_mask).unwrap_err();
     let WarpError::NotInMembermask { lanes, report, .. } = &err else { panic!("{err}") };
     assert_eq!(lanes.0, !1);
     assert_site(waiting_site(&report.lanes[5]), NOT_IN_MASK_LINE, ".ballot(");
@@ -55,7 +58,7 @@ const READ_EXITED_LINE: u32 = line!() - 4;
 /// "Sourcing from an inactive thread or one not in membermask is undefined."
 #[test]
 fn invalid_shfl_source_reports_the_call_site() {
-    let err = Executor::new().run(read_exited).unwrap_err();
+    let err = both().run(read_exited).unwrap_err();
     let WarpError::InvalidShflSource { faults, report, .. } = &err else { panic!("{err}") };
     assert_eq!(faults.len(), 16);
     assert!(faults.iter().all(|f| f.exited && f.source == f.lane + 16));
@@ -75,7 +78,7 @@ const DIVERGENT_LINE: u32 = line!() - 5;
 /// Lanes of one membermask at different instructions: none can complete.
 #[test]
 fn divergent_reports_both_call_sites() {
-    let err = Executor::new().run(divergent).unwrap_err();
+    let err = both().run(divergent).unwrap_err();
     let WarpError::Divergent { conflicts, report } = &err else { panic!("{err}") };
     assert!(!conflicts.is_empty());
     assert_site(waiting_site(&report.lanes[0]), DIVERGENT_LINE, "w.ballot(");
@@ -96,12 +99,12 @@ const TWO_SITES_LINE: u32 = line!() - 5;
 /// instruction in convergence."
 #[test]
 fn not_converged_on_sm_60_reports_both_call_sites() {
-    let err = Executor::new().target(Target::SM_60).run(two_sites).unwrap_err();
+    let err = both().target(Target::SM_60).run(two_sites).unwrap_err();
     let WarpError::NotConverged { report, .. } = &err else { panic!("{err}") };
     assert_site(waiting_site(&report.lanes[3]), TWO_SITES_LINE, "w.ballot(");
     assert_site(waiting_site(&report.lanes[20]), TWO_SITES_LINE + 2, "w.ballot(");
     // The same kernel is fine with independent thread scheduling.
-    assert_eq!(Executor::new().run(two_sites).unwrap()[0], 0xffff);
+    assert_eq!(both().run(two_sites).unwrap()[0], 0xffff);
 }
 
 #[warp_kernel]
@@ -120,7 +123,7 @@ const CYCLE_LINE: u32 = line!() - 2;
 /// Nothing can complete and no two lanes disagree: a deadlock.
 #[test]
 fn deadlock_reports_the_waiting_call_sites() {
-    let err = Executor::new().run(cycle).unwrap_err();
+    let err = both().run(cycle).unwrap_err();
     let WarpError::Deadlock { waiting, edges, report } = &err else { panic!("{err}") };
     assert_eq!(waiting.0, 0b111);
     assert_eq!(edges.len(), 3);
@@ -142,7 +145,7 @@ const PANIC_LINE: u32 = line!() - 4;
 /// A panicking lane is reported with its id and location; the host does not abort.
 #[test]
 fn lane_panicked_reports_the_lane_and_location() {
-    let err = Executor::new().run(panics).unwrap_err();
+    let err = both().run(panics).unwrap_err();
     let WarpError::LanePanicked { lane, message, location, .. } = &err else { panic!("{err}") };
     assert_eq!((*lane, message.as_str()), (5, "lane five gives up"));
     assert!(location.ends_with(&format!("diagnostics.rs:{PANIC_LINE}:9")), "{location}");
@@ -158,7 +161,7 @@ const GROUPS_LINE: u32 = line!() - 2;
 /// the handle's fallbacks, which compute the same results).
 #[test]
 fn unsupported_reports_the_call_site() {
-    let err = Executor::new().target(Target::SM_60).run(groups).unwrap_err();
+    let err = both().target(Target::SM_60).run(groups).unwrap_err();
     let WarpError::Unsupported { report, .. } = &err else { panic!("{err}") };
     assert_site(waiting_site(&report.lanes[0]), GROUPS_LINE, "w.match_any(");
 }
@@ -173,7 +176,7 @@ const LEGACY_LINE: u32 = line!() - 2;
 /// for .target sm_70 or higher."
 #[test]
 fn vote_removed_reports_the_call_site() {
-    let err = Executor::new().run(legacy).unwrap_err();
+    let err = both().run(legacy).unwrap_err();
     let WarpError::VoteRemoved { report, .. } = &err else { panic!("{err}") };
     assert_site(waiting_site(&report.lanes[0]), LEGACY_LINE, "w.vote_legacy(");
 }
@@ -195,7 +198,7 @@ fn outer(w: &Warp) -> u32 {
 /// Through a helper, the site is the intrinsic in the helper, not the helper's call.
 #[test]
 fn sites_inside_helpers_point_at_the_helper_intrinsic() {
-    let err = Executor::new().run(outer).unwrap_err();
+    let err = both().run(outer).unwrap_err();
     let WarpError::InvalidShflSource { report, .. } = &err else { panic!("{err}") };
     assert_site(waiting_site(&report.lanes[0]), INNER_LINE, "w.shfl_down(");
 }
@@ -231,7 +234,7 @@ fn unawaited_then_return(w: &Warp) -> u32 {
 /// (whose post replaces the first in the lane's registers) or returns with it pending.
 #[test]
 fn unawaited_instruction_reports_its_call_site() {
-    let errs = [Executor::new().run(unawaited_then_another).unwrap_err(), Executor::new().run(unawaited_then_return).unwrap_err()];
+    let errs = [both().run(unawaited_then_another).unwrap_err(), both().run(unawaited_then_return).unwrap_err()];
     for err in &errs {
         let WarpError::NotAwaited { lanes, unawaited, .. } = err else { panic!("{err}") };
         assert_eq!(lanes.0, u32::MAX);
@@ -262,13 +265,13 @@ fn xor_in_both_arms(w: &Warp) -> u32 {
 /// both arms wait at the same line of the helper.
 #[test]
 fn sm_60_a_helper_called_from_both_arms_is_not_converged() {
-    let err = Executor::new().target(Target::SM_60).run(xor_in_both_arms).unwrap_err();
+    let err = both().target(Target::SM_60).run(xor_in_both_arms).unwrap_err();
     let WarpError::NotConverged { lanes, report, .. } = &err else { panic!("{err}") };
     assert_eq!(lanes.0, u32::MAX);
     assert_site(waiting_site(&report.lanes[0]), XOR_ONE_LINE, "w.shfl_xor(");
     assert_site(waiting_site(&report.lanes[1]), XOR_ONE_LINE, "w.shfl_xor(");
     // With independent thread scheduling the two instructions complete together.
-    let out = Executor::new().target(Target::SM_70).run(xor_in_both_arms).unwrap();
+    let out = both().target(Target::SM_70).run(xor_in_both_arms).unwrap();
     assert_eq!((out[0], out[1]), (2, 1));
 }
 
@@ -324,12 +327,12 @@ const BALLOT_AFTER_RETURN_LINE: u32 = line!() - 2;
 /// waits only for "all non-exited threads corresponding to membermask".
 #[test]
 fn sm_60_full_mask_ballot_after_lanes_returned() {
-    let err = Executor::new().target(Target::SM_60).run(async |w: &Warp<'_>| ballot_after_return(w, 16).await).unwrap_err();
+    let err = both().target(Target::SM_60).run(async |w: &Warp<'_>| ballot_after_return(w, 16).await).unwrap_err();
     let WarpError::NotConverged { mask, lanes, report, .. } = &err else { panic!("{err}") };
     assert_eq!((*mask, lanes.0), (u32::MAX, 0xffff_0000));
     assert_eq!(report.lanes[0], LaneState::Exited);
     assert_site(waiting_site(&report.lanes[16]), BALLOT_AFTER_RETURN_LINE, "w.ballot(");
     // No lane returned: converged.
-    assert_eq!(Executor::new().target(Target::SM_60).run(async |w: &Warp<'_>| ballot_after_return(w, 0).await).unwrap()[5], u32::MAX);
-    assert_eq!(Executor::new().target(Target::SM_70).run(async |w: &Warp<'_>| ballot_after_return(w, 16).await).unwrap()[16], 0xffff_0000);
+    assert_eq!(both().target(Target::SM_60).run(async |w: &Warp<'_>| ballot_after_return(w, 0).await).unwrap()[5], u32::MAX);
+    assert_eq!(both().target(Target::SM_70).run(async |w: &Warp<'_>| ballot_after_return(w, 16).await).unwrap()[16], 0xffff_0000);
 }

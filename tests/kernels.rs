@@ -1,6 +1,9 @@
 //! End-to-end kernels written with `#[warp_kernel]`, run on the lockstep runtime, each compared
 //! lane by lane with a plain sequential reference.
 
+#[path = "common/both.rs"]
+mod both;
+use both::both;
 use warpkit::prelude::*;
 
 const LANES: [u32; 32] = {
@@ -34,7 +37,7 @@ fn shuffles(w: &Warp, x: u32) -> [u32; 4] {
 #[test]
 fn shfl_convenience_forms_read_the_lane_the_mode_names() {
     let x = inputs();
-    let out = Executor::new().run(async |w: &Warp<'_>| shuffles(w, x[w.lane_id() as usize]).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| shuffles(w, x[w.lane_id() as usize]).await).unwrap();
     for l in 0..32usize {
         let up = if l >= 3 { x[l - 3] } else { x[l] };
         let down = if l + 5 < 32 { x[l + 5] } else { x[l] };
@@ -51,7 +54,7 @@ fn shuffles_pred(w: &Warp, x: u64) -> [(u64, bool); 4] {
 #[test]
 fn shfl_pred_forms_return_the_in_range_predicate_for_8_byte_values() {
     let x = LANES.map(|l| (l as u64) << 40 | 0xdead_0000 | l as u64);
-    let out = Executor::new().run(async |w: &Warp<'_>| shuffles_pred(w, x[w.lane_id() as usize]).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| shuffles_pred(w, x[w.lane_id() as usize]).await).unwrap();
     for l in 0..32usize {
         let up = if l >= 1 { (x[l - 1], true) } else { (x[l], false) };
         let down = if l < 31 { (x[l + 1], true) } else { (x[l], false) };
@@ -69,7 +72,7 @@ fn shuffles_sync(w: &Warp, x: f32) -> [f32; 4] {
 #[test]
 fn shfl_sync_forms_stay_inside_their_width_segment() {
     let x = LANES.map(|l| l as f32 * 1.5);
-    let out = Executor::new().run(async |w: &Warp<'_>| shuffles_sync(w, x[w.lane_id() as usize]).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| shuffles_sync(w, x[w.lane_id() as usize]).await).unwrap();
     for l in 0..32usize {
         let base = l & !7;
         let r = l - base;
@@ -88,7 +91,7 @@ fn raw_shfl(w: &Warp, x: i32) -> (i32, bool) {
 /// The raw form keeps any `b`: "bval = b[4:0]".
 #[test]
 fn raw_shfl_uses_b_modulo_32() {
-    let out = Executor::new().run(async |w: &Warp<'_>| raw_shfl(w, -(w.lane_id() as i32)).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| raw_shfl(w, -(w.lane_id() as i32)).await).unwrap();
     for l in 0..32i32 {
         let expect = if l < 31 { (-(l + 1), true) } else { (-l, false) };
         assert_eq!(out[l as usize], expect, "lane {l}");
@@ -111,7 +114,7 @@ fn tile_sum(w: &Warp, x: u32) -> (u32, u32, u32) {
 #[test]
 fn tiles_reduce_within_their_lanes() {
     let x = inputs();
-    let out = Executor::new().run(async |w: &Warp<'_>| tile_sum(w, x[w.lane_id() as usize]).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| tile_sum(w, x[w.lane_id() as usize]).await).unwrap();
     for l in 0..32usize {
         let base = l & !3;
         let sum: u32 = x[base..base + 4].iter().sum();
@@ -136,7 +139,7 @@ fn vote_reference(preds: [bool; 32]) -> (u32, bool, bool, bool, bool, bool, u32)
 #[test]
 fn votes_agree_with_the_ballot_reference() {
     for preds in [LANES.map(|l| l % 3 == 0), [true; 32], [false; 32], LANES.map(|l| l == 31)] {
-        let out = Executor::new().run(async |w: &Warp<'_>| votes(w, preds[w.lane_id() as usize]).await).unwrap();
+        let out = both().run(async |w: &Warp<'_>| votes(w, preds[w.lane_id() as usize]).await).unwrap();
         assert!(out.iter().all(|&o| o == vote_reference(preds)), "{preds:?}");
     }
 }
@@ -149,7 +152,7 @@ fn legacy_vote(w: &Warp) -> u32 {
 /// The deprecated `vote.ballot` without `.sync` exists below sm_70.
 #[test]
 fn vote_legacy_runs_on_sm_60() {
-    let out = Executor::new().target(Target::SM_60).run(legacy_vote).unwrap();
+    let out = both().target(Target::SM_60).run(legacy_vote).unwrap();
     assert!(out.iter().all(|&b| b == 0b1_1111));
 }
 
@@ -167,7 +170,7 @@ fn match_any_and_all_group_equal_values() {
     let x = LANES.map(|l| l % 5);
     // Lanes differ only in the high word: `.b64` must see the difference.
     let y = LANES.map(|l| ((l % 2) as u64) << 32 | 7);
-    let out = Executor::new()
+    let out = both()
         .run(async |w: &Warp<'_>| matches(w, x[w.lane_id() as usize], y[w.lane_id() as usize]).await)
         .unwrap();
     for l in 0..32usize {
@@ -175,7 +178,7 @@ fn match_any_and_all_group_equal_values() {
         let same_y = (0..32).filter(|&k| y[k] == y[l]).fold(0u32, |m, k| m | 1 << k);
         assert_eq!(out[l], (same_x, (0, false), same_y, (0, false)), "lane {l}");
     }
-    let out = Executor::new().run(async |w: &Warp<'_>| matches(w, 9, 1 << 40).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| matches(w, 9, 1 << 40).await).unwrap();
     assert!(out.iter().all(|&o| o == (u32::MAX, (u32::MAX, true), u32::MAX, (u32::MAX, true))));
 }
 
@@ -200,7 +203,7 @@ fn redux_ints(w: &Warp, u: u32, i: i32) -> [u32; 8] {
 fn redux_integer_forms_match_the_sequential_fold() {
     let u = LANES.map(|l| input(l).wrapping_mul(0x0100_0001) | 0x8000_0000);
     let i = LANES.map(|l| input(l) as i32 - 500);
-    let out = Executor::new()
+    let out = both()
         .run(async |w: &Warp<'_>| redux_ints(w, u[w.lane_id() as usize], i[w.lane_id() as usize]).await)
         .unwrap();
     let expect = [
@@ -235,7 +238,7 @@ fn redux_floats(w: &Warp, x: f32) -> [f32; 8] {
 #[test]
 fn redux_f32_forms_skip_or_propagate_nan() {
     let x = LANES.map(|l| (l as f32 - 20.5) * if l % 2 == 0 { 1.0 } else { -1.0 });
-    let out = Executor::new().run(async |w: &Warp<'_>| redux_floats(w, x[w.lane_id() as usize]).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| redux_floats(w, x[w.lane_id() as usize]).await).unwrap();
     let min = x.iter().copied().fold(f32::INFINITY, f32::min);
     let max = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let amin = x.iter().map(|v| v.abs()).fold(f32::INFINITY, f32::min);
@@ -243,7 +246,7 @@ fn redux_f32_forms_skip_or_propagate_nan() {
     assert!(out.iter().all(|o| *o == [min, max, amin, amax, min, max, amin, amax]), "{:?}", out[0]);
 
     let with_nan = LANES.map(|l| if l == 7 { f32::NAN } else { l as f32 });
-    let out = Executor::new().run(async |w: &Warp<'_>| redux_floats(w, with_nan[w.lane_id() as usize]).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| redux_floats(w, with_nan[w.lane_id() as usize]).await).unwrap();
     let canonical = f32::from_bits(0x7fff_ffff);
     for o in out {
         assert_eq!((o[0], o[1], o[2], o[3]), (0.0, 31.0, 0.0, 31.0));
@@ -270,7 +273,7 @@ fn branches(w: &Warp) -> (u32, u32) {
 /// group over that mask reduces over just those lanes (intrinsics in both arms, partial masks).
 #[test]
 fn divergent_if_with_partial_masks_in_both_arms() {
-    let out = Executor::new().run(branches).unwrap();
+    let out = both().run(branches).unwrap();
     let taken = (0..32).filter(|l| l % 3 == 1).fold(0u32, |m, l| m | 1 << l);
     let sum = |mask: u32| (0..32).filter(|l| mask >> l & 1 == 1).sum::<u32>();
     for l in 0..32 {
@@ -290,7 +293,7 @@ fn elect_and_lanemasks(w: &Warp) -> ((u32, bool), (u32, bool), [u32; 5]) {
 /// "elect.sync elects the lowest-numbered lane of membermask"; `%lanemask_*` registers.
 #[test]
 fn elect_picks_the_lowest_lane_and_lane_masks_match_their_definition() {
-    let out = Executor::new().run(elect_and_lanemasks).unwrap();
+    let out = both().run(elect_and_lanemasks).unwrap();
     for l in 0..32u32 {
         let bit = 1u32 << l;
         let odd = if l % 2 == 1 { (1, l == 1) } else { (99, false) };
@@ -317,7 +320,7 @@ fn per_lane_trip_count(w: &Warp) -> Vec<u32> {
 /// Loops whose trip count differs per lane: lanes that left the loop are not in `activemask`.
 #[test]
 fn loops_with_per_lane_trip_counts() {
-    let out = Executor::new().run(per_lane_trip_count).unwrap();
+    let out = both().run(per_lane_trip_count).unwrap();
     for l in 0..32u32 {
         let expect: Vec<u32> = (0..l % 4).map(|i| (0..32).filter(|k| k % 4 > i).count() as u32).collect();
         assert_eq!(out[l as usize], expect, "lane {l}");
@@ -337,7 +340,7 @@ fn early_exit(w: &Warp, x: u32) -> Option<u32> {
 /// "wait until all non-exited threads in membermask have executed" the instruction.
 #[test]
 fn early_exit_of_some_lanes() {
-    let out = Executor::new().run(async |w: &Warp<'_>| early_exit(w, w.lane_id()).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| early_exit(w, w.lane_id()).await).unwrap();
     for l in 0..32u32 {
         assert_eq!(out[l as usize], (l < 16).then_some(0xffff + (0..16).sum::<u32>()), "lane {l}");
     }
@@ -396,7 +399,7 @@ fn check_total(w: &Warp, total: u32) -> Result<u32, Overflow> {
 #[test]
 fn control_flow_forms_all_work() {
     let data: Vec<u32> = (0..32).map(|l| (l * 7) % 40).collect();
-    let out = Executor::new().run(async |w: &Warp<'_>| control_flow(w, &data, 1000).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| control_flow(w, &data, 1000).await).unwrap();
     let mut x = data.clone();
     let mut rounds = 0;
     while x.iter().any(|&v| v > 10) {
@@ -409,11 +412,11 @@ fn control_flow_forms_all_work() {
     // Every lane's `acc` differs, so `uni` fails and `?` propagates the error from the helper.
     assert!(out.iter().all(|o| *o == Err(Overflow(0))));
     // A limit every lane exceeds takes the early `return` in the match arm.
-    let out = Executor::new().run(async |w: &Warp<'_>| control_flow(w, &data, 0).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| control_flow(w, &data, 0).await).unwrap();
     assert!(out.iter().all(|o| *o == Err(Overflow(u32::MAX))));
     // Equal values everywhere: `uni` holds and the total comes back.
     let same = vec![6u32; 32];
-    let out = Executor::new().run(async |w: &Warp<'_>| control_flow(w, &same, 1000).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| control_flow(w, &same, 1000).await).unwrap();
     assert!(out.iter().all(|o| *o == Ok(Stats { rounds: 0, total: 30 })));
 }
 
@@ -459,7 +462,7 @@ where
 #[test]
 fn helpers_calling_helpers_with_generics() {
     let x: [u16; 32] = LANES.map(|l| (input(l) % 100) as u16);
-    let out = Executor::new().run(async |w: &Warp<'_>| prefix_share(w, x[w.lane_id() as usize]).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| prefix_share(w, x[w.lane_id() as usize]).await).unwrap();
     let total: u32 = x.iter().map(|&v| v as u32).sum();
     for l in 0..32 {
         let prefix: u32 = x[..=l].iter().map(|&v| v as u32).sum();
@@ -510,7 +513,7 @@ impl Histogram<'_> {
 fn warp_methods_in_impl_blocks() {
     let data = inputs();
     let h = Histogram { bins: 5, data: &data };
-    let out = Executor::new().run(async |w: &Warp<'_>| h.all_bins(w).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| h.all_bins(w).await).unwrap();
     assert!(out.iter().all(|o| o.as_deref() == Some(&h.reference()[..])));
 }
 
@@ -542,7 +545,7 @@ fn ordinary_calls(w: &Warp, data: &[u32]) -> (bool, u32, u32, u32, u32) {
 #[test]
 fn ordinary_calls_stay_ordinary() {
     let data = inputs();
-    let out = Executor::new().run(async |w: &Warp<'_>| ordinary_calls(w, &data).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| ordinary_calls(w, &data).await).unwrap();
     let any_big = data.iter().any(|&v| v > 900);
     for l in 0..32u32 {
         assert_eq!(out[l as usize], (any_big, l.min(3), 7, 7, u32::MAX), "lane {l}");
@@ -570,7 +573,7 @@ fn warp_sum_tile(t: &Warp, x: u32) -> u32 {
 #[test]
 fn tile_handles_pass_to_helpers() {
     let x = inputs();
-    let out = Executor::new().run(async |w: &Warp<'_>| tiled(w, x[w.lane_id() as usize]).await).unwrap();
+    let out = both().run(async |w: &Warp<'_>| tiled(w, x[w.lane_id() as usize]).await).unwrap();
     for l in 0..32 {
         let base = l & !7;
         assert_eq!(out[l], x[base..base + 8].iter().sum::<u32>(), "lane {l}");
@@ -590,9 +593,9 @@ fn lane_count(w: &Warp) -> u32 {
 
 #[test]
 fn a_warp_fn_is_a_kernel() {
-    assert_eq!(Executor::new().run(lane_sum).unwrap(), [496; 32]);
+    assert_eq!(both().run(lane_sum).unwrap(), [496; 32]);
     // A partial warp: the lanes that were never launched count as exited.
-    let partial = Executor::new().run_partial(0xff, lane_count).unwrap();
+    let partial = both().run_partial(0xff, lane_count).unwrap();
     assert_eq!(partial[0], Some(8));
     assert_eq!(partial[8], None);
 }
@@ -708,7 +711,7 @@ fn describe(w: &Warp) -> String {
 
 #[test]
 fn a_handle_can_be_formatted_in_a_kernel() {
-    let out = Executor::new().run(describe).unwrap();
+    let out = both().run(describe).unwrap();
     assert!(out[3].starts_with("Warp { lane: 3,") && out[3].ends_with("width: 8 }"), "{}", out[3]);
 }
 
@@ -741,7 +744,7 @@ fn am_in_both_arms(w: &Warp) -> u32 {
 #[test]
 fn a_helper_called_from_both_arms_is_two_instructions() {
     for target in [Target::SM_60, Target::SM_70, Target::SM_90] {
-        let out = Executor::new().target(target).run(am_in_both_arms).unwrap();
+        let out = both().target(target).run(am_in_both_arms).unwrap();
         for l in 0..32 {
             assert_eq!(out[l], if l % 2 == 0 { 0x5555_5555 } else { 0xaaaa_aaaa }, "lane {l} on {target}");
         }
@@ -762,7 +765,7 @@ fn legacy_ballot_in_both_arms(w: &Warp) -> u32 {
 /// all active threads in a warp": through a helper called from both arms, each arm's threads.
 #[test]
 fn a_legacy_vote_helper_called_from_both_arms_votes_per_arm() {
-    let out = Executor::new().target(Target::SM_60).run(legacy_ballot_in_both_arms).unwrap();
+    let out = both().target(Target::SM_60).run(legacy_ballot_in_both_arms).unwrap();
     for l in 0..32 {
         assert_eq!(out[l], if l < 12 { 0x0000_0fff } else { 0xffff_f000 }, "lane {l}");
     }
@@ -795,7 +798,7 @@ fn twice_in_one_arm(w: &Warp) -> [(u32, u32); 2] {
 #[test]
 fn a_helper_called_twice_in_one_arm_is_two_instructions_in_order() {
     for target in [Target::SM_70, Target::SM_90] {
-        let out = Executor::new().target(target).run(twice_in_one_arm).unwrap();
+        let out = both().target(target).run(twice_in_one_arm).unwrap();
         for l in 0..32 {
             let arm = if l < 8 { 0x0000_00ff } else { 0xffff_ff00 };
             assert_eq!(out[l], [(arm, 1), (arm, 2)], "lane {l} on {target}");
@@ -817,7 +820,7 @@ fn am_in_a_loop(w: &Warp) -> Vec<u32> {
 /// of each arm's call is executed by the lanes of that arm still in the loop.
 #[test]
 fn a_helper_called_in_a_loop_is_one_instruction_per_call_site() {
-    let out = Executor::new().run(am_in_a_loop).unwrap();
+    let out = both().run(am_in_a_loop).unwrap();
     for l in 0..32u32 {
         let want: Vec<u32> = (0..l % 4).map(|i| lanes_where(|k| k % 4 > i && k % 2 == l % 2)).collect();
         assert_eq!(out[l as usize], want, "lane {l}");
@@ -838,7 +841,7 @@ fn nested_helpers(w: &Warp) -> u32 {
 /// arms, each executed by the lanes congruent mod 4.
 #[test]
 fn nested_helpers_are_one_instruction_per_call_path() {
-    let out = Executor::new().run(nested_helpers).unwrap();
+    let out = both().run(nested_helpers).unwrap();
     for l in 0..32u32 {
         assert_eq!(out[l as usize], 0x1111_1111 << (l % 4), "lane {l}");
     }
@@ -861,7 +864,7 @@ fn after_the_arms(w: &Warp) -> (u32, u32, u32) {
 #[test]
 fn a_calls_path_ends_when_the_helper_returns() {
     for target in [Target::SM_60, Target::SM_90] {
-        let out = Executor::new().target(target).run(after_the_arms).unwrap();
+        let out = both().target(target).run(after_the_arms).unwrap();
         for l in 0..32 {
             let arm = if l % 2 == 0 { 0x5555_5555 } else { 0xaaaa_aaaa };
             assert_eq!(out[l], (arm, u32::MAX, 0b111), "lane {l} on {target}");

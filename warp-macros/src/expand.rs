@@ -32,6 +32,7 @@ pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     check::check(&cx, &kernel);
     let entry = kernel.entry.is_some();
     let points: HashSet<usize> = kernel.suspension_points().into_iter().map(|p| p as usize).collect();
+    let wide_handle = crate::wide::supported(&kernel);
     drop(kernel);
     match cx.check() {
         Ok(()) => {
@@ -40,7 +41,8 @@ pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
             let device = if entry { device_entry(&device_item) } else { device(&device_item) };
             let entry_type = if entry { crate::entry::host_type(&item) } else { TokenStream::new() };
             // `item` has not moved since the analysis: the addresses in `points` are its nodes.
-            let host = host(&mut item, &points);
+            let prologue = wide_handle.and_then(|h| crate::wide::prologue(&item, &points, &h));
+            let host = host(&mut item, &points, prologue);
             quote!(#host #device #entry_type)
         }
         Err(err) => {
@@ -56,16 +58,28 @@ pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
 //         async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
 //             let mut v = x; v += w.shfl_down(v, 16).await; helper(w, v).await
 //         }
-fn host(item: &mut ItemFn, points: &HashSet<usize>) -> TokenStream {
+//         With a warp-wide form (`wide.rs`), the body starts with its offer, and the parameters
+//         after the handle are bound again (with their `mut`) for the per-lane body.
+fn host(item: &mut ItemFn, points: &HashSet<usize>, prologue: Option<crate::wide::Prologue>) -> TokenStream {
     AwaitSuspensions { points }.visit_block_mut(&mut item.block);
     let ItemFn { attrs, vis, sig, block } = &*item;
-    let sig = host_signature(sig);
+    let mut sig = host_signature(sig);
+    if prologue.is_some() {
+        for arg in sig.inputs.iter_mut().skip(1) {
+            if let FnArg::Typed(pt) = arg {
+                if let syn::Pat::Ident(p) = &mut *pt.pat {
+                    p.mutability = None;
+                }
+            }
+        }
+    }
+    let prologue = prologue.map(|p| p.tokens);
     let (outer, inner) = split_attrs(attrs);
     let stmts = &block.stmts;
     quote! {
         #[cfg(not(target_arch = "nvptx64"))]
         #(#outer)*
-        #vis #sig { #(#inner)* #(#stmts)* }
+        #vis #sig { #(#inner)* #prologue #(#stmts)* }
     }
 }
 

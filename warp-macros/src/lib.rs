@@ -14,6 +14,7 @@ mod entry;
 mod expand;
 mod intrinsics;
 mod krate;
+mod wide;
 #[cfg(test)]
 mod fuzz;
 #[cfg(test)]

@@ -118,6 +118,8 @@ pub struct Executor {
     races: Option<bool>,
     /// The id of the [`Tracer`](crate::trace::Tracer) runs record into.
     trace: Option<u64>,
+    /// Whether kernels may run warp-wide ([`crate::wide`]).
+    wide: bool,
 }
 
 impl Default for Executor {
@@ -132,6 +134,7 @@ impl Default for Executor {
             isolated: false,
             races: None,
             trace: None,
+            wide: crate::wide::default_on(),
         }
     }
 }
@@ -214,6 +217,20 @@ impl Executor {
     /// The tracer runs record into, if any.
     pub(crate) fn tracer_id(&self) -> Option<u64> {
         self.trace
+    }
+
+    /// Lets kernels that `#[warp_kernel]` gave a warp-wide form run it (the default; see
+    /// [`crate::wide`]), or, with `false`, runs every kernel per lane. Both give the same values
+    /// and the same reports; the per-lane executor is the reference. The environment variable
+    /// `WARPKIT_WIDE=0` turns the default off.
+    pub fn wide(mut self, on: bool) -> Executor {
+        self.wide = on;
+        self
+    }
+
+    /// Whether kernels may run warp-wide.
+    pub fn current_wide(&self) -> bool {
+        self.wide
     }
 
     /// Whether runs check for races.
@@ -387,7 +404,7 @@ impl Executor {
         let mut lanes = core::pin::pin!(Lanes::<F>::new());
         let mut outs = Outs::new();
         let tracer = crate::trace::RunTracer::begin(self.trace);
-        let mut run = WarpRun::new(regs, self.target, self.order, launched).traced(tracer.as_ref());
+        let mut run = WarpRun::new(regs, self.target, self.order, launched).traced(tracer.as_ref()).wide(self.wide, self.time_limit);
         // Made at the first barrier: a kernel without one does not pay for it.
         let mut barriers: Option<Barriers> = None;
         let mut idle_steps = 0;

@@ -110,6 +110,8 @@ host! {
     pub use mem::{load_point, store_point, AccessPoint, LaneFault, LoadPoint, MemOp, Space};
     pub mod race;
     pub mod trace;
+    pub mod wide;
+    pub use wide::wide_runs;
     pub use schedule::Schedule;
     pub use target::{ArchSuffix, ParseTargetError, Target};
 }

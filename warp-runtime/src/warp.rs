@@ -133,6 +133,11 @@ pub struct Regs {
     /// steps that the trace shows (races).
     tracing: Cell<bool>,
     trace_events: core::cell::RefCell<Vec<crate::trace::TraceEvent>>,
+    /// Whether the run driving these registers takes warp-wide forms ([`crate::wide`]).
+    wide: Cell<bool>,
+    /// Lanes that offered a warp-wide form in the current step, and their offers.
+    offered: Cell<u32>,
+    offers: Cell<[*const crate::wide::Offer; 32]>,
 }
 
 /// The instruction word of a request: the [`Op::code`] in bits 0..12, then the parts of
@@ -280,7 +285,30 @@ impl Regs {
             target: Cell::new(Target::default()),
             tracing: Cell::new(false),
             trace_events: core::cell::RefCell::new(Vec::new()),
+            wide: Cell::new(false),
+            offered: Cell::new(0),
+            offers: Cell::new([core::ptr::null(); 32]),
         }
+    }
+
+    /// Whether the run driving these registers takes warp-wide forms.
+    #[inline(always)]
+    pub(crate) fn wide_allowed(&self) -> bool {
+        self.wide.get()
+    }
+
+    /// Lane `lane` waits at `offer` (see [`crate::wide`]).
+    #[inline(always)]
+    pub(crate) fn post_offer(&self, lane: u32, offer: *const crate::wide::Offer) {
+        let l = lane as usize & 31;
+        at(&self.offers, l).set(offer);
+        self.offered.set(self.offered.get() | 1 << l);
+    }
+
+    /// The lane that runs now.
+    #[inline(always)]
+    pub(crate) fn set_current(&self, lane: u32) {
+        self.current.set(lane);
     }
 
     /// The lanes that have not returned (and were launched), as of the warp's last step.
@@ -308,6 +336,7 @@ impl Regs {
         self.path.set([PATH_ENTRY; 32]);
         self.site.iter().for_each(|c| c.set(no_site()));
         self.exited.set(0);
+        self.offered.set(0);
         self.pos.set(pos);
         self.races.reset();
     }
@@ -648,12 +677,15 @@ pub(crate) struct WarpRun<'r> {
     trace: core::cell::RefCell<Option<Box<crate::trace::WarpTracer>>>,
     /// Whether `trace` holds a recorder (tested once per step, without borrowing it).
     tracing: bool,
+    /// How long one warp-wide run of a kernel may take ([`crate::wide`]).
+    wide_limit: Option<std::time::Duration>,
 }
 
 impl<'r> WarpRun<'r> {
     pub(crate) fn new(regs: &'r Regs, target: Target, order: crate::LaneOrder, launched: u32) -> WarpRun<'r> {
         regs.target.set(target);
         regs.tracing.set(false);
+        regs.wide.set(false);
         WarpRun {
             regs,
             target,
@@ -671,7 +703,22 @@ impl<'r> WarpRun<'r> {
             writes: 0,
             trace: core::cell::RefCell::new(None),
             tracing: false,
+            wide_limit: None,
         }
+    }
+
+    /// Takes the warp-wide forms kernels offer when `on` ([`crate::wide`]), unless the target
+    /// lacks independent thread scheduling (lockstep hazards are checked per step) or the warp
+    /// is traced (a trace shows every lane's steps); `time_limit` bounds one warp-wide run.
+    pub(crate) fn wide(mut self, on: bool, time_limit: Option<std::time::Duration>) -> WarpRun<'r> {
+        self.wide_limit = time_limit;
+        self.regs.wide.set(on && self.target.independent_scheduling() && !self.tracing);
+        self
+    }
+
+    /// The order lanes run in within a step (`None`: ascending).
+    pub(crate) fn order_ref(&self) -> &Option<[u8; 32]> {
+        &self.order
     }
 
     /// Records this warp's steps into `tracer` (`None`: not traced).
@@ -682,6 +729,9 @@ impl<'r> WarpRun<'r> {
         self.tracing = trace.is_some();
         self.trace = core::cell::RefCell::new(trace);
         self.regs.tracing.set(self.tracing);
+        if self.tracing {
+            self.regs.wide.set(false);
+        }
         self.regs.trace_events.borrow_mut().clear();
         self
     }
@@ -812,9 +862,15 @@ impl<'r> WarpRun<'r> {
             let e = self.caught(lane, caught);
             return self.ended(Err(e));
         }
+        let offered = regs.offered.replace(0);
+        if offered != 0 {
+            if let Err(e) = self.offers(offered) {
+                return self.ended(Err(e));
+            }
+        }
         // A lane that suspended without posting a request awaits a future that is not an
-        // instruction (a memory operation's scheduling point, or a foreign future): it is polled
-        // again next step.
+        // instruction (a memory operation's scheduling point, or a foreign future), or waits at
+        // a warp-wide offer: it is polled again next step.
         self.blocked = runnable & !self.exited & !posted;
         let misused = twice | (self.exited & !exited_before & posted);
         if misused != 0 {
@@ -870,6 +926,58 @@ impl<'r> WarpRun<'r> {
             return Ok(Step::Yield { spinning });
         }
         Ok(Step::Running)
+    }
+
+    /// The lanes of `offered` wait at a kernel's warp-wide offer ([`crate::wide`]): runs the
+    /// warp-wide form when they are every live lane and offered one form at one call, and
+    /// declines their offers otherwise. Either way they are polled again next step.
+    #[cold]
+    #[inline(never)]
+    fn offers(&mut self, offered: u32) -> Result<(), WarpError> {
+        let regs = self.regs;
+        let offers = regs.offers.get();
+        if offered != !self.exited || !crate::wide::same_offers(regs, offered, &offers) {
+            crate::wide::decline(offered, &offers);
+            return Ok(());
+        }
+        let limit = self.wide_limit;
+        match catch_lane_panic(|| crate::wide::run_offers(self, offered, offers, limit)) {
+            Ok(result) => result,
+            Err(caught) => {
+                let lane = regs.current.get();
+                self.exited |= 1 << lane;
+                self.panicked = Some(lane);
+                self.waiting |= nonzero(&regs.key) & !self.exited;
+                regs.exited.set(self.exited);
+                Err(self.caught(lane, caught))
+            }
+        }
+    }
+
+    /// In a warp-wide run, completes the instruction every live lane has just issued, as a
+    /// step completes it (see [`crate::wide::WideCtx::settle`]).
+    pub(crate) fn settle_wide(&mut self) -> Result<(), WarpError> {
+        let regs = self.regs;
+        regs.exited.set(self.exited);
+        regs.step.set(regs.step.get().wrapping_add(1));
+        let posted = nonzero(&regs.key) & !self.exited;
+        let twice = regs.twice.replace(0);
+        self.waiting |= posted;
+        if twice != 0 {
+            return Err(self.not_awaited(twice, twice));
+        }
+        if self.waiting == 0 {
+            return Ok(());
+        }
+        let (completed, at_barrier) = self.resolve()?;
+        if completed != self.waiting {
+            // The per-lane engine would let the completed lanes go on while the others wait;
+            // a warp-wide run cannot, and reports what those lanes wait for now.
+            return Err(if at_barrier != 0 { self.barrier_stuck(at_barrier) } else { self.stuck() });
+        }
+        regs.clear(completed);
+        self.waiting = 0;
+        Ok(())
     }
 
     /// Whether every lane has returned (or was never launched).
@@ -1282,14 +1390,14 @@ fn returned<F: Future>(futs: Pin<&mut Lanes<F>>, lane: u32, r: F::Output, outs: 
 }
 
 /// The lanes to poll in one step, in order.
-struct Seq {
+pub(crate) struct Seq {
     lanes: [u8; 32],
     n: usize,
 }
 
 impl Seq {
     #[inline(always)]
-    fn new(runnable: u32, order: &Option<[u8; 32]>) -> Seq {
+    pub(crate) fn new(runnable: u32, order: &Option<[u8; 32]>) -> Seq {
         if runnable == FULL && order.is_none() {
             return Seq { lanes: IDENTITY, n: 32 };
         }
@@ -1308,6 +1416,18 @@ impl Seq {
     #[inline(always)]
     fn lanes(&self) -> &[u8] {
         &self.lanes[..self.n.min(32)]
+    }
+
+    /// How many lanes.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.n.min(32)
+    }
+
+    /// The `i`th lane.
+    #[inline(always)]
+    pub(crate) fn at(&self, i: usize) -> u32 {
+        self.lanes[i & 31] as u32
     }
 }
 

@@ -1,0 +1,1175 @@
+//! The second code generator: a kernel's warp-wide form (see `warp_runtime::wide`).
+//!
+//! A kernel gets one when every suspension point in its body is a warp instruction (no CTA
+//! barrier, memory scheduling point or warp-function call) that sits in control flow this
+//! module proves warp-uniform: straight-line code, and `for`/`while`/`if` whose iterable or
+//! condition is built from uniform values only (literals, constants, and `let`s of such that
+//! per-lane code never changes). Everything else keeps only the per-lane form.
+//!
+//! The form is a closure over the warp (`WideBody`): the kernel's parameters and every `let`
+//! of the body's uniform level become `Lanes` (one value per lane), uniform `let`s stay scalars,
+//! and each stretch of statements between two warp instructions becomes one loop over the live
+//! lanes in the run's lane order, in which the statements run as written for that lane (with its
+//! own handle), ending with the lane issuing the next instruction through its handle; then
+//! `settle` completes the instruction in the engine, and the next stretch starts by reading each
+//! lane's result.
+//!
+//! ```text
+//! Input:  fn warp_sum(w: &Warp, x: u32) -> u32 {
+//!             let mut v = x;
+//!             for offset in [16, 8, 4, 2, 1] { v += w.shfl_down(v, offset); }
+//!             v
+//!         }
+//! Output (the body of the closure, simplified):
+//!         let mut x = Lanes::new();            // each lane's argument
+//!         let mut v = Lanes::new();
+//!         for l in lanes { v.set(l, x[l]); }
+//!         for offset in [16, 8, 4, 2, 1] {
+//!             let mut t = Lanes::new();
+//!             for l in lanes { t.set(l, w_l.shfl_down(v[l], offset)); }
+//!             settle()?;
+//!             for l in lanes { v[l] += t.take(l).result(); }
+//!         }
+//!         for l in lanes { ret(l, v[l]); }
+//! ```
+
+use std::collections::HashSet;
+
+use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::visit_mut::{self, VisitMut};
+use syn::{Block, Expr, FnArg, ItemFn, Pat, ReturnType, Stmt, Type};
+
+/// The handle's name when the kernel's uses of handles are all ones the form supports: warp
+/// instructions other than CTA barriers (which need the block scheduler) and handles derived
+/// with `tile`/`group`; no warp-function calls, memory scheduling points or loads and stores.
+pub fn supported(kernel: &crate::ast::Kernel<'_>) -> Option<syn::Ident> {
+    use crate::ast::{Context, Passing, UseKind};
+    let handle = kernel.handle.as_ref()?;
+    if handle.position != 0 || handle.passing != Passing::Shared || !kernel.extra_handles.is_empty() {
+        return None;
+    }
+    let ok = kernel.uses.iter().all(|u| match &u.kind {
+        UseKind::Intrinsic { call, .. } => matches!(u.context, Context::Body) && instruction(&call.method.to_string()),
+        UseKind::Derive { .. } => matches!(u.context, Context::Body),
+        _ => false,
+    });
+    ok.then(|| handle.ident.cloned()).flatten()
+}
+
+/// The warp instructions a warp-wide form issues: not the CTA barriers, which suspend the warp in
+/// its block's scheduler, nor `tensormap.cp_fenceproxy`, which suspends at a memory operation.
+fn instruction(method: &str) -> bool {
+    !(method.starts_with("bar_") || method.starts_with("barrier_") || method.starts_with("sync_threads") || method == "tensormap_cp_fenceproxy")
+}
+
+/// What the host expansion puts at the top of the kernel's body: the offer of the warp-wide form
+/// and, when the offer is declined, the parameters bound again for the per-lane body.
+pub struct Prologue {
+    pub tokens: TokenStream,
+}
+
+/// The warp-wide prologue of `item`, or `None` when the kernel does not qualify. `points` are the
+/// addresses of the body's suspension points; `eligible`: every use of the handle is a warp
+/// instruction of the kinds the form supports (decided by the caller from the analysis).
+pub fn prologue(item: &ItemFn, points: &HashSet<usize>, handle: &syn::Ident) -> Option<Prologue> {
+    if item.sig.receiver().is_some() || item.sig.asyncness.is_some() || item.sig.constness.is_some() {
+        return None;
+    }
+    // Parameters after the handle: plain identifiers with nameable types.
+    let mut names = Vec::new();
+    let mut pats = Vec::new();
+    let mut types = Vec::new();
+    for (i, arg) in item.sig.inputs.iter().enumerate() {
+        let FnArg::Typed(pt) = arg else { return None };
+        if i == 0 {
+            continue;
+        }
+        let Pat::Ident(p) = &*pt.pat else { return None };
+        if p.by_ref.is_some() || p.subpat.is_some() || mentions_impl(&pt.ty) {
+            return None;
+        }
+        names.push(p.ident.clone());
+        pats.push((*pt.pat).clone());
+        types.push((*pt.ty).clone());
+    }
+    let ret: Type = match &item.sig.output {
+        ReturnType::Default => syn::parse_quote!(()),
+        ReturnType::Type(_, ty) => {
+            if mentions_impl(ty) {
+                return None;
+            }
+            (**ty).clone()
+        }
+    };
+    let unit = matches!(&ret, Type::Tuple(t) if t.elems.is_empty());
+    // A `macro_rules!` defined in the body is not visible at its top, where the form is.
+    if item.block.stmts.iter().any(|s| matches!(s, Stmt::Item(syn::Item::Macro(_)))) {
+        return None;
+    }
+    let krate = crate::krate::facade_at(Span::call_site());
+    let mut tainted = HashSet::new();
+    let body = loop {
+        let mut g = Gen::new(points, handle.clone(), krate.clone(), tainted.clone());
+        g.push_scope();
+        let params = g.params(&names);
+        let block = g.fn_block(&item.block, unit);
+        if !g.ok {
+            return None;
+        }
+        if g.tainted.len() > tainted.len() {
+            tainted = g.tainted;
+            continue;
+        }
+        break quote!(#params #block);
+    };
+    let w = handle;
+    let args = syn::Ident::new("__warpkit_args", Span::mixed_site());
+    let out = syn::Ident::new("__warpkit_out", Span::mixed_site());
+    let wide = syn::Ident::new("__warpkit_wide", Span::mixed_site());
+    let tokens = quote! {
+        let mut #args = ::core::mem::ManuallyDrop::new((#(#names,)*));
+        let mut #out: ::core::option::Option<#ret> = ::core::option::Option::None;
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        let #wide: #krate::__private::wide::WideBody<(#(#types,)*), #ret> = |__wk, __wk_args, __wk_outs| {
+            #body
+            ::core::result::Result::Ok(())
+        };
+        if #krate::__private::wide::offer(#w, #wide, &mut #args, &mut #out).await {
+            #[allow(clippy::all)]
+            return match #out {
+                ::core::option::Option::Some(__warpkit_r) => __warpkit_r,
+                ::core::option::Option::None => ::core::unreachable!("a warp-wide run returns every lane's result"),
+            };
+        }
+        #[allow(unused_mut)]
+        let (#(#pats,)*) = ::core::mem::ManuallyDrop::into_inner(#args);
+    };
+    if std::env::var_os("WARPKIT_DEBUG_WIDE").is_some() {
+        eprintln!("{tokens}");
+    }
+    Some(Prologue { tokens })
+}
+
+fn mentions_impl(ty: &Type) -> bool {
+    ty.to_token_stream().into_iter().any(|t| matches!(&t, TokenTree::Ident(i) if i == "impl")) || contains_impl_deep(ty.to_token_stream())
+}
+
+fn contains_impl_deep(ts: TokenStream) -> bool {
+    ts.into_iter().any(|t| match t {
+        TokenTree::Ident(i) => i == "impl",
+        TokenTree::Group(g) => contains_impl_deep(g.stream()),
+        _ => false,
+    })
+}
+
+/// How a name in scope is bound.
+#[derive(Clone)]
+enum Bind {
+    /// A uniform scalar: the same in every lane.
+    Uniform,
+    /// A per-lane variable: the `Lanes` of this name.
+    Wide(syn::Ident),
+}
+
+struct Gen<'p> {
+    points: &'p HashSet<usize>,
+    handle: syn::Ident,
+    krate: TokenStream,
+    scopes: Vec<Vec<(String, Bind)>>,
+    next: usize,
+    /// False once the body uses something the form does not support.
+    ok: bool,
+    /// Names that per-lane code changes: never uniform.
+    tainted: HashSet<String>,
+    /// The current stretch: declarations before its loop, and the statements in it.
+    hoisted: Vec<TokenStream>,
+    pending: Vec<TokenStream>,
+    /// The uniform-level code of the block being generated.
+    out: Vec<TokenStream>,
+    /// Hoisted instructions (by address) and the `Lanes` of their futures.
+    temps: Vec<(usize, syn::Ident)>,
+}
+
+/// What [`Gen::order`] found so far in an expression.
+struct Order<'e> {
+    points: Vec<&'e Expr>,
+    /// A variable was read before the next instruction (outside instructions' operands).
+    reads: bool,
+    /// Something other than a literal or a read was evaluated before the next instruction.
+    dirty: bool,
+    ok: bool,
+}
+
+impl Default for Order<'_> {
+    fn default() -> Self {
+        Order { points: Vec::new(), reads: false, dirty: false, ok: true }
+    }
+}
+
+fn expr_attrs(e: &Expr) -> &[syn::Attribute] {
+    match e {
+        Expr::MethodCall(m) => &m.attrs,
+        Expr::Call(c) => &c.attrs,
+        Expr::Assign(a) => &a.attrs,
+        Expr::Binary(b) => &b.attrs,
+        Expr::ForLoop(f) => &f.attrs,
+        Expr::While(w) => &w.attrs,
+        Expr::If(i) => &i.attrs,
+        Expr::Block(b) => &b.attrs,
+        Expr::Macro(m) => &m.attrs,
+        _ => &[],
+    }
+}
+
+/// `(ts)`, spanned as `at`: an error about the value (a type a shuffle does not take) points at
+/// the user's tokens, as in the per-lane form.
+fn verbatim_at(ts: TokenStream, at: &Expr) -> Expr {
+    use syn::spanned::Spanned;
+    let span = at.span();
+    let mut g = Group::new(Delimiter::Parenthesis, ts);
+    g.set_span(span);
+    Expr::Verbatim(TokenTree::Group(g).into())
+}
+
+/// A read of a variable, a field of one or a constant: nothing that runs code.
+fn simple_read(e: &Expr) -> bool {
+    match e {
+        Expr::Path(_) | Expr::Lit(_) => true,
+        Expr::Field(f) => simple_read(&f.base),
+        Expr::Paren(p) => simple_read(&p.expr),
+        Expr::Reference(r) => r.mutability.is_none() && simple_read(&r.expr),
+        _ => false,
+    }
+}
+
+/// Whether evaluating `e` may change a variable: an assignment, a `&mut`, or code that runs.
+fn mutating(e: &Expr) -> bool {
+    struct M(bool);
+    impl<'ast> syn::visit::Visit<'ast> for M {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            match e {
+                Expr::Assign(_) | Expr::Macro(_) | Expr::Call(_) | Expr::Closure(_) | Expr::Block(_) | Expr::Unsafe(_) => self.0 = true,
+                Expr::MethodCall(_) => self.0 = true,
+                Expr::Binary(b) if is_compound(&b.op) => self.0 = true,
+                Expr::Reference(r) if r.mutability.is_some() => self.0 = true,
+                _ => {}
+            }
+            syn::visit::visit_expr(self, e);
+        }
+    }
+    let mut m = M(false);
+    syn::visit::Visit::visit_expr(&mut m, e);
+    m.0
+}
+
+impl<'p> Gen<'p> {
+    fn new(points: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
+        Gen { points, handle, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new() }
+    }
+
+    fn push_scope(&mut self) {
+        self.scopes.push(Vec::new());
+    }
+    fn pop_scope(&mut self) {
+        self.scopes.pop();
+    }
+    fn bind(&mut self, name: &str, b: Bind) {
+        if let Some(s) = self.scopes.last_mut() {
+            s.push((name.to_string(), b));
+        }
+    }
+    fn resolve(&self, name: &str) -> Option<&Bind> {
+        self.scopes.iter().rev().find_map(|s| s.iter().rev().find(|(n, _)| n == name).map(|(_, b)| b))
+    }
+    fn fresh(&mut self, what: &str) -> syn::Ident {
+        self.next += 1;
+        format_ident!("__wk_{}_{}", self.next, what.trim_start_matches("r#"))
+    }
+    fn is_point(&self, e: &Expr) -> bool {
+        self.points.contains(&(e as *const Expr as usize))
+    }
+    /// Whether `e` holds a suspension point anywhere.
+    fn has_point(&self, e: &Expr) -> bool {
+        struct Find<'a, 'p>(&'a Gen<'p>, bool);
+        impl<'ast> syn::visit::Visit<'ast> for Find<'_, '_> {
+            fn visit_expr(&mut self, e: &'ast Expr) {
+                if self.0.is_point(e) {
+                    self.1 = true;
+                }
+                syn::visit::visit_expr(self, e);
+            }
+        }
+        let mut f = Find(self, false);
+        syn::visit::Visit::visit_expr(&mut f, e);
+        f.1
+    }
+    /// Each lane's arguments into per-lane variables.
+    fn params(&mut self, names: &[syn::Ident]) -> TokenStream {
+        let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh(&n.to_string())).collect();
+        for (n, v) in names.iter().zip(&vars) {
+            self.bind(&n.to_string(), Bind::Wide(v.clone()));
+        }
+        let lanes = self.lanes_ty();
+        let locals: Vec<syn::Ident> = names.iter().map(|n| format_ident!("__wk_a_{}", n.to_string().trim_start_matches("r#"))).collect();
+        quote! {
+            let __wk_hs = __wk.handles();
+            #(let mut #vars = #lanes::new();)*
+            for __wk_l in __wk.lanes() {
+                let (#(#locals,)*) = __wk_args.take(__wk_l);
+                #(#vars.set(__wk_l, #locals);)*
+            }
+        }
+    }
+
+    fn lanes_ty(&self) -> TokenStream {
+        let k = &self.krate;
+        quote!(#k::__private::wide::Lanes)
+    }
+
+    /// Ends the current stretch: its loop over the live lanes.
+    fn flush(&mut self) {
+        let hoisted = core::mem::take(&mut self.hoisted);
+        let pending = core::mem::take(&mut self.pending);
+        self.out.extend(hoisted);
+        if pending.is_empty() {
+            return;
+        }
+        let w = &self.handle;
+        self.out.push(quote! {
+            '__wk_lanes: for __wk_l in __wk.lanes() {
+                __wk.enter(__wk_l);
+                let #w = &__wk_hs[__wk_l as usize];
+                #(#pending)*
+            }
+        });
+    }
+
+    /// The function's body: its statements, then each lane's result.
+    fn fn_block(&mut self, block: &Block, unit: bool) -> TokenStream {
+        let n = block.stmts.len();
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            let last = i + 1 == n;
+            if last {
+                if let Stmt::Expr(e, None) = stmt {
+                    self.tail(e);
+                    continue;
+                }
+            }
+            self.stmt(stmt);
+        }
+        if unit && !matches!(block.stmts.last(), Some(Stmt::Expr(_, None))) {
+            self.pending.push(quote!(__wk.ret(__wk_outs, __wk_l, ());));
+        }
+        self.flush();
+        let out = core::mem::take(&mut self.out);
+        quote!(#(#out)*)
+    }
+
+    /// A uniform-level block (of a uniform `if`, `for` or `while`): its code, in a scope.
+    fn nested_block(&mut self, block: &Block) -> TokenStream {
+        self.flush();
+        let saved = core::mem::take(&mut self.out);
+        self.push_scope();
+        for stmt in &block.stmts {
+            if let Stmt::Item(_) = stmt {
+                self.ok = false;
+            }
+            self.stmt(stmt);
+        }
+        self.flush();
+        self.pop_scope();
+        let out = core::mem::replace(&mut self.out, saved);
+        quote!({ #(#out)* })
+    }
+
+    /// The body's last expression: each lane's result.
+    fn tail(&mut self, e: &Expr) {
+        let Some(e) = self.hoist(e) else { return };
+        self.pending.push(quote!(__wk.ret(__wk_outs, __wk_l, #e);));
+    }
+
+    /// Issues, in every lane and in order, the warp instructions of `e`, each ending a stretch
+    /// and settled; returns `e` as lane code reading their results. `None` (and the form is given
+    /// up) when they cannot be issued ahead of the rest of `e` without changing what it does.
+    fn hoist(&mut self, e: &Expr) -> Option<TokenStream> {
+        if !self.has_point(e) {
+            return Some(self.lane_expr(e));
+        }
+        let mut order = Order::default();
+        self.order(e, &mut order);
+        if !order.ok {
+            self.ok = false;
+            return None;
+        }
+        for pt in order.points {
+            let Expr::MethodCall(m) = pt else {
+                self.ok = false;
+                return None;
+            };
+            let mut call = m.clone();
+            *call.receiver = verbatim_at(self.emit(&m.receiver), &m.receiver);
+            for (new, old) in call.args.iter_mut().zip(m.args.iter()) {
+                *new = verbatim_at(self.emit(old), old);
+            }
+            let t = self.fresh("issued");
+            let lanes = self.lanes_ty();
+            self.hoisted.push(quote!(let mut #t = #lanes::new();));
+            // The call itself, in the lane's stretch (per-lane names as in `lane_expr`).
+            let call = self.lane_tokens(Expr::MethodCall(call));
+            self.pending.push(quote!(#t.set(__wk_l, #call);));
+            self.flush();
+            self.out.push(quote!(__wk.settle()?;));
+            // Each lane reads its result first thing in the next stretch, as it does when it
+            // resumes (the next instruction overwrites the result registers).
+            // Read through the instruction's `Future` bound, spanned as the `.await` of the
+            // per-lane form (the value argument): a value type the instruction does not take is
+            // one error, reported once.
+            let r = self.fresh("result");
+            let span = {
+                use syn::spanned::Spanned;
+                crate::intrinsics::value_arg(&m.method.to_string()).and_then(|i| m.args.iter().nth(i)).map_or(m.method.span(), |a| a.span())
+            };
+            let krate = &self.krate;
+            let t_at = syn::Ident::new(&t.to_string(), span);
+            let r = syn::Ident::new(&r.to_string(), span);
+            self.hoisted.push(quote_spanned!(span=> let mut #r = #lanes::new();));
+            let read = quote_spanned!(span=> #krate::__private::wide::result(#t_at.take(__wk_l)));
+            self.pending.push(quote!(#r.set(__wk_l, #read);));
+            self.temps.push((pt as *const Expr as usize, r));
+        }
+        Some(self.emit(e))
+    }
+
+    /// `e` as lane code, its hoisted instructions replaced by their results.
+    fn emit(&mut self, e: &Expr) -> TokenStream {
+        let at = e as *const Expr as usize;
+        if let Some((_, t)) = self.temps.iter().find(|(a, _)| *a == at) {
+            // Spanned as the instruction: a type error in using its result points at it.
+            use syn::spanned::Spanned;
+            let span = e.span();
+            let t = syn::Ident::new(&t.to_string(), span);
+            return quote_spanned!(span=> #t.take(__wk_l));
+        }
+        if !self.has_point(e) {
+            return self.lane_expr(e);
+        }
+        let mut c = e.clone();
+        match (e, &mut c) {
+            (Expr::Paren(o), Expr::Paren(n)) => *n.expr = verbatim_at(self.emit(&o.expr), &o.expr),
+            (Expr::Group(o), Expr::Group(n)) => *n.expr = verbatim_at(self.emit(&o.expr), &o.expr),
+            (Expr::Unary(o), Expr::Unary(n)) => *n.expr = verbatim_at(self.emit(&o.expr), &o.expr),
+            (Expr::Cast(o), Expr::Cast(n)) => *n.expr = verbatim_at(self.emit(&o.expr), &o.expr),
+            (Expr::Reference(o), Expr::Reference(n)) => *n.expr = verbatim_at(self.emit(&o.expr), &o.expr),
+            (Expr::Field(o), Expr::Field(n)) => *n.base = verbatim_at(self.emit(&o.base), &o.base),
+            (Expr::Binary(o), Expr::Binary(n)) => {
+                *n.left = verbatim_at(self.emit(&o.left), &o.left);
+                *n.right = verbatim_at(self.emit(&o.right), &o.right);
+            }
+            (Expr::Assign(o), Expr::Assign(n)) => {
+                *n.left = verbatim_at(self.emit(&o.left), &o.left);
+                *n.right = verbatim_at(self.emit(&o.right), &o.right);
+            }
+            (Expr::Index(o), Expr::Index(n)) => {
+                *n.expr = verbatim_at(self.emit(&o.expr), &o.expr);
+                *n.index = verbatim_at(self.emit(&o.index), &o.index);
+            }
+            (Expr::Array(o), Expr::Array(n)) => {
+                for (n, o) in n.elems.iter_mut().zip(o.elems.iter()) {
+                    *n = verbatim_at(self.emit(o), o);
+                }
+            }
+            (Expr::Tuple(o), Expr::Tuple(n)) => {
+                for (n, o) in n.elems.iter_mut().zip(o.elems.iter()) {
+                    *n = verbatim_at(self.emit(o), o);
+                }
+            }
+            (Expr::Call(o), Expr::Call(n)) => {
+                *n.func = verbatim_at(self.emit(&o.func), &o.func);
+                for (n, o) in n.args.iter_mut().zip(o.args.iter()) {
+                    *n = verbatim_at(self.emit(o), o);
+                }
+            }
+            (Expr::MethodCall(o), Expr::MethodCall(n)) => {
+                *n.receiver = verbatim_at(self.emit(&o.receiver), &o.receiver);
+                for (n, o) in n.args.iter_mut().zip(o.args.iter()) {
+                    *n = verbatim_at(self.emit(o), o);
+                }
+            }
+            (Expr::Struct(o), Expr::Struct(n)) => {
+                for (n, o) in n.fields.iter_mut().zip(o.fields.iter()) {
+                    n.colon_token.get_or_insert_with(Default::default);
+                    n.expr = verbatim_at(self.emit(&o.expr), &o.expr);
+                }
+            }
+            _ => self.ok = false,
+        }
+        // The parts were rewritten for the lane already; what is left is the node itself.
+        c.to_token_stream()
+    }
+
+    /// The warp instructions of `e` in the order a lane issues them, checking that issuing each
+    /// ahead of the parts of `e` evaluated before it changes nothing: those parts are literals,
+    /// or reads of variables that the instruction's operands do not change.
+    fn order<'e>(&self, e: &'e Expr, o: &mut Order<'e>) {
+        if !o.ok {
+            return;
+        }
+        if self.is_point(e) {
+            let Expr::MethodCall(m) = e else {
+                o.ok = false;
+                return;
+            };
+            let operands = core::iter::once(&*m.receiver).chain(m.args.iter());
+            if o.dirty || (o.reads && operands.clone().any(mutating)) {
+                o.ok = false;
+                return;
+            }
+            // The operands run in the instruction's own stretch, in order.
+            let (dirty, reads) = (o.dirty, o.reads);
+            for a in operands {
+                self.order(a, o);
+            }
+            (o.dirty, o.reads) = (dirty, reads);
+            o.points.push(e);
+            return;
+        }
+        if !self.has_point(e) {
+            match e {
+                Expr::Lit(_) => {}
+                _ if simple_read(e) => o.reads = true,
+                _ => o.dirty = true,
+            }
+            return;
+        }
+        match e {
+            Expr::Paren(p) => self.order(&p.expr, o),
+            Expr::Group(g) => self.order(&g.expr, o),
+            Expr::Unary(u) => self.order(&u.expr, o),
+            Expr::Cast(c) => self.order(&c.expr, o),
+            Expr::Reference(r) => self.order(&r.expr, o),
+            Expr::Field(f) => self.order(&f.base, o),
+            Expr::Binary(b) if !matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
+                if is_compound(&b.op) {
+                    // `place op= value`: the place must be a plain one, read after the value.
+                    if self.has_point(&b.left) || !simple_read(&b.left) {
+                        o.ok = false;
+                    }
+                    self.order(&b.right, o);
+                } else {
+                    self.order(&b.left, o);
+                    self.order(&b.right, o);
+                }
+            }
+            // The assigned value is evaluated first, then the place.
+            Expr::Assign(a) => {
+                if self.has_point(&a.left) || !simple_read(&a.left) {
+                    o.ok = false;
+                }
+                self.order(&a.right, o);
+            }
+            Expr::Index(i) => {
+                self.order(&i.expr, o);
+                self.order(&i.index, o);
+            }
+            Expr::Array(a) => a.elems.iter().for_each(|e| self.order(e, o)),
+            Expr::Tuple(t) => t.elems.iter().for_each(|e| self.order(e, o)),
+            Expr::Call(c) => {
+                self.order(&c.func, o);
+                c.args.iter().for_each(|e| self.order(e, o));
+            }
+            Expr::MethodCall(m) => {
+                self.order(&m.receiver, o);
+                m.args.iter().for_each(|e| self.order(e, o));
+            }
+            Expr::Struct(s) if s.rest.is_none() => s.fields.iter().for_each(|f| self.order(&f.expr, o)),
+            _ => o.ok = false,
+        }
+    }
+
+    fn lane_tokens(&mut self, e: Expr) -> TokenStream {
+        let mut e = e;
+        let mut r = LaneRewrite { g: self, scopes: vec![Vec::new()], loops: Vec::new(), closure: 0 };
+        r.visit_expr_mut(&mut e);
+        e.to_token_stream()
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        if !self.ok {
+            return;
+        }
+        // A statement that `#[cfg]` may remove is not one the form can reorder around.
+        let attrs: &[syn::Attribute] = match stmt {
+            Stmt::Local(l) => &l.attrs,
+            Stmt::Macro(m) => &m.attrs,
+            Stmt::Expr(e, _) => expr_attrs(e),
+            Stmt::Item(_) => &[],
+        };
+        if attrs.iter().any(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr")) {
+            self.ok = false;
+            return;
+        }
+        match stmt {
+            Stmt::Item(_) => {} // visible from the form, which is in the same body
+            Stmt::Macro(m) => {
+                let tokens = self.lane_macro_tokens(m.mac.tokens.clone());
+                let mut m = m.clone();
+                m.mac.tokens = tokens;
+                self.pending.push(m.to_token_stream());
+            }
+            Stmt::Local(local) => self.local(local),
+            Stmt::Expr(e, semi) => self.expr_stmt(e, semi.is_some()),
+        }
+    }
+
+    fn local(&mut self, local: &syn::Local) {
+        let Some(init) = &local.init else {
+            self.ok = false;
+            return;
+        };
+        if init.diverge.is_some() {
+            self.ok = false;
+            return;
+        }
+        if self.has_point(&init.expr) {
+            if let Some(e) = self.hoist(&init.expr) {
+                self.per_lane_let(&local.pat, e);
+            }
+            return;
+        }
+        // A uniform `let`: a plain identifier, a uniform value, never changed per lane.
+        if let Some(name) = plain_ident(&local.pat) {
+            if !self.tainted.contains(&name) && self.uniform(&init.expr) {
+                self.flush();
+                let e = &init.expr;
+                let pat = &local.pat;
+                self.out.push(quote!(let #pat = #e;));
+                self.bind(&name, Bind::Uniform);
+                return;
+            }
+        }
+        let e = self.lane_expr(&init.expr);
+        self.per_lane_let(&local.pat, e);
+    }
+
+    /// `let pat = value;` in each lane, `pat`'s names becoming per-lane variables.
+    fn per_lane_let(&mut self, pat: &Pat, value: TokenStream) {
+        let mut names = Vec::new();
+        if !pattern_names(pat, &mut names) {
+            self.ok = false;
+            return;
+        }
+        let lanes = self.lanes_ty();
+        let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh(&n.to_string())).collect();
+        for v in &vars {
+            self.hoisted.push(quote!(let mut #v = #lanes::new();));
+        }
+        let mut plain = pat.clone();
+        strip_mut(&mut plain);
+        self.pending.push(quote!({ let #plain = #value; #(#vars.set(__wk_l, #names);)* }));
+        for (n, v) in names.iter().zip(vars) {
+            self.bind(&n.to_string(), Bind::Wide(v));
+        }
+    }
+
+    fn expr_stmt(&mut self, e: &Expr, semi: bool) {
+        if !self.has_point(e) {
+            // A uniform assignment stays a scalar one, at the uniform level.
+            if let Some((name, rhs)) = assignment(e) {
+                if matches!(self.resolve(&name), Some(Bind::Uniform)) && self.uniform(rhs) {
+                    self.flush();
+                    self.out.push(quote!(#e;));
+                    return;
+                }
+            }
+            let e2 = self.lane_expr(e);
+            self.pending.push(quote!(#e2;));
+            return;
+        }
+        match e {
+            Expr::ForLoop(f) if f.attrs.is_empty() && !self.has_point(&f.expr) => {
+                let Some(name) = plain_ident(&f.pat).filter(|n| !self.tainted.contains(n)) else {
+                    self.ok = false;
+                    return;
+                };
+                if !self.uniform_iter(&f.expr) {
+                    self.ok = false;
+                    return;
+                }
+                self.flush();
+                self.push_scope();
+                self.bind(&name, Bind::Uniform);
+                let body = self.nested_block(&f.body);
+                self.pop_scope();
+                let (label, pat, iter) = (&f.label, &f.pat, &f.expr);
+                self.out.push(quote!(#label for #pat in #iter #body));
+            }
+            Expr::While(wl) if wl.attrs.is_empty() && !self.has_point(&wl.cond) && self.uniform(&wl.cond) => {
+                self.flush();
+                let body = self.nested_block(&wl.body);
+                let (label, cond) = (&wl.label, &wl.cond);
+                self.out.push(quote!(#label while #cond #body));
+            }
+            Expr::If(_) => {
+                let t = self.uniform_if(e);
+                if let Some(t) = t {
+                    self.out.push(t);
+                }
+            }
+            Expr::Block(b) if b.attrs.is_empty() && b.label.is_none() => {
+                let body = self.nested_block(&b.block);
+                self.out.push(body);
+            }
+            _ => {
+                if let Some(e) = self.hoist(e) {
+                    self.pending.push(quote!(#e;));
+                }
+            }
+        }
+        let _ = semi;
+    }
+
+    /// `if c { .. } else if d { .. } else { .. }` with uniform conditions.
+    fn uniform_if(&mut self, e: &Expr) -> Option<TokenStream> {
+        let Expr::If(i) = e else {
+            self.ok = false;
+            return None;
+        };
+        if !i.attrs.is_empty() || self.has_point(&i.cond) || !self.uniform(&i.cond) {
+            self.ok = false;
+            return None;
+        }
+        self.flush();
+        let then = self.nested_block(&i.then_branch);
+        let cond = &i.cond;
+        let els = match &i.else_branch {
+            None => quote!(),
+            Some((_, e)) => match &**e {
+                Expr::Block(b) if b.attrs.is_empty() && b.label.is_none() => {
+                    let b = self.nested_block(&b.block);
+                    quote!(else #b)
+                }
+                Expr::If(_) => {
+                    let inner = self.uniform_if(e)?;
+                    quote!(else #inner)
+                }
+                _ => {
+                    self.ok = false;
+                    return None;
+                }
+            },
+        };
+        Some(quote!(if #cond #then #els))
+    }
+
+    /// Whether `e` is the same in every lane: built from literals, constants and uniform names
+    /// with operators that read nothing else.
+    fn uniform(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Lit(_) => true,
+            Expr::Path(p) if p.qself.is_none() => match p.path.get_ident() {
+                Some(ident) => match self.resolve(&ident.to_string()) {
+                    Some(Bind::Uniform) => true,
+                    Some(_) => false,
+                    // A constant (by the naming convention), not a function or a unit value.
+                    None => ident.to_string().chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'),
+                },
+                None => p.path.segments.len() > 1 && p.path.segments.iter().all(|s| s.arguments.is_none()),
+            },
+            Expr::Paren(p) => self.uniform(&p.expr),
+            Expr::Group(g) => self.uniform(&g.expr),
+            Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_) | syn::UnOp::Not(_)) && self.uniform(&u.expr),
+            Expr::Binary(b) => !is_compound(&b.op) && self.uniform(&b.left) && self.uniform(&b.right),
+            Expr::Cast(c) => self.uniform(&c.expr),
+            Expr::Array(a) => a.elems.iter().all(|e| self.uniform(e)),
+            Expr::Tuple(t) => t.elems.iter().all(|e| self.uniform(e)),
+            _ => false,
+        }
+    }
+
+    /// A `for` loop's iterable that every lane walks alike: a uniform array, or a range with
+    /// uniform ends.
+    fn uniform_iter(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Range(r) => r.start.as_ref().is_none_or(|s| self.uniform(s)) && r.end.as_ref().is_some_and(|s| self.uniform(s)),
+            Expr::Paren(p) => self.uniform_iter(&p.expr),
+            _ => self.uniform(e),
+        }
+    }
+
+    /// `e` as code of one lane (`__wk_l`) in a stretch's loop.
+    fn lane_expr(&mut self, e: &Expr) -> TokenStream {
+        let mut e = e.clone();
+        let mut r = LaneRewrite { g: self, scopes: vec![Vec::new()], loops: Vec::new(), closure: 0 };
+        r.visit_expr_mut(&mut e);
+        e.to_token_stream()
+    }
+
+    /// Tokens of a macro call in a stretch: each per-lane variable as its lane's value.
+    fn lane_macro_tokens(&mut self, ts: TokenStream) -> TokenStream {
+        let mut r = LaneRewrite { g: self, scopes: vec![Vec::new()], loops: Vec::new(), closure: 0 };
+        r.macro_tokens(ts)
+    }
+}
+
+/// Rewrites lane code: per-lane variables to their lane's value, `return` to the lane's result.
+struct LaneRewrite<'g, 'p> {
+    g: &'g mut Gen<'p>,
+    /// Names bound inside the code (they shadow the generator's).
+    scopes: Vec<Vec<String>>,
+    /// Labels of the loops the code is inside (`None`: unlabeled).
+    loops: Vec<Option<String>>,
+    /// Depth of closures and async blocks.
+    closure: usize,
+}
+
+impl LaneRewrite<'_, '_> {
+    fn local(&self, name: &str) -> bool {
+        self.scopes.iter().any(|s| s.iter().any(|n| n == name))
+    }
+    fn bind_pat(&mut self, pat: &Pat) {
+        let mut names = Vec::new();
+        collect_bindings(pat, &mut names);
+        if let Some(s) = self.scopes.last_mut() {
+            s.extend(names);
+        }
+    }
+    /// The lane's value of `name`, if it is a per-lane variable here.
+    fn wide(&self, name: &str) -> Option<syn::Ident> {
+        if self.local(name) {
+            return None;
+        }
+        match self.g.resolve(name) {
+            Some(Bind::Wide(v)) => Some(v.clone()),
+            _ => None,
+        }
+    }
+    fn uniform_name(&self, name: &str) -> bool {
+        !self.local(name) && matches!(self.g.resolve(name), Some(Bind::Uniform))
+    }
+    /// A uniform name that this lane code may change: it is not uniform after all.
+    fn taint(&mut self, e: &Expr) {
+        if let Some(name) = root_ident(e) {
+            if self.uniform_name(&name) {
+                self.g.tainted.insert(name);
+            }
+        }
+    }
+
+    fn macro_tokens(&mut self, ts: TokenStream) -> TokenStream {
+        let mut out = Vec::new();
+        let tokens: Vec<TokenTree> = ts.into_iter().collect();
+        for (i, t) in tokens.iter().enumerate() {
+            match t {
+                TokenTree::Ident(id) => {
+                    let name = id.to_string();
+                    let after_dot = i > 0 && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
+                    let before_path = matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!' || p.as_char() == ':');
+                    if self.uniform_name(&name) {
+                        // What the macro does with it is invisible: it may change it.
+                        self.g.tainted.insert(name.clone());
+                    }
+                    match self.wide(&name) {
+                        Some(v) if !after_dot && !before_path => {
+                            let span = id.span();
+                            let v = syn::Ident::new(&v.to_string(), span);
+                            let g = Group::new(Delimiter::Parenthesis, quote_spanned!(span=> #v[__wk_l]));
+                            out.push(TokenTree::Group(g));
+                        }
+                        _ => out.push(t.clone()),
+                    }
+                }
+                TokenTree::Group(g) => {
+                    let inner = self.macro_tokens(g.stream());
+                    let mut ng = Group::new(g.delimiter(), inner);
+                    ng.set_span(g.span());
+                    out.push(TokenTree::Group(ng));
+                }
+                TokenTree::Literal(l) => {
+                    // `{name}` in a format string names a variable the form renamed.
+                    let text = l.to_string();
+                    if text.contains('{') && text.starts_with(|c| c == '"' || c == 'r') {
+                        self.g.ok = false;
+                    }
+                    out.push(t.clone());
+                }
+                _ => out.push(t.clone()),
+            }
+        }
+        out.into_iter().collect()
+    }
+}
+
+impl VisitMut for LaneRewrite<'_, '_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        match e {
+            Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => {
+                if let Some(ident) = p.path.get_ident() {
+                    if let Some(v) = self.wide(&ident.to_string()) {
+                        // Spanned as the use: errors about the value point at it.
+                        let span = ident.span();
+                        let v = syn::Ident::new(&v.to_string(), span);
+                        *e = syn::parse_quote_spanned!(span=> #v[__wk_l]);
+                    }
+                }
+                return;
+            }
+            Expr::Return(r) if self.closure == 0 => {
+                if let Some(v) = &mut r.expr {
+                    self.visit_expr_mut(v);
+                }
+                let v = r.expr.as_ref().map_or_else(|| quote!(()), |v| v.to_token_stream());
+                *e = syn::parse_quote!({ __wk.ret(__wk_outs, __wk_l, #v); continue '__wk_lanes; });
+                return;
+            }
+            Expr::Try(_) | Expr::Await(_) | Expr::Yield(_) => {
+                if self.closure == 0 {
+                    self.g.ok = false;
+                }
+            }
+            Expr::Async(_) => {
+                self.g.ok = false;
+                return;
+            }
+            Expr::Break(b) if self.closure == 0 => {
+                let target = b.label.as_ref().map(|l| l.ident.to_string());
+                let inside = match &target {
+                    None => !self.loops.is_empty(),
+                    Some(l) => self.loops.iter().any(|x| x.as_deref() == Some(l.as_str())),
+                };
+                if !inside {
+                    // Leaves a uniform loop (or a labeled block) from per-lane code.
+                    self.g.ok = false;
+                }
+            }
+            Expr::Continue(c) if self.closure == 0 => {
+                let target = c.label.as_ref().map(|l| l.ident.to_string());
+                let inside = match &target {
+                    None => !self.loops.is_empty(),
+                    Some(l) => self.loops.iter().any(|x| x.as_deref() == Some(l.as_str())),
+                };
+                if !inside {
+                    self.g.ok = false;
+                }
+            }
+            Expr::Assign(a) => self.taint(&a.left),
+            Expr::Binary(b) if is_compound(&b.op) => self.taint(&b.left),
+            Expr::Reference(r) if r.mutability.is_some() => self.taint(&r.expr),
+            Expr::MethodCall(m) => self.taint(&m.receiver),
+            Expr::Closure(c) => {
+                if c.capture.is_some() {
+                    self.g.ok = false;
+                    return;
+                }
+                self.closure += 1;
+                self.scopes.push(Vec::new());
+                for p in &c.inputs {
+                    self.bind_pat(p);
+                }
+                // Any uniform name a closure mentions may change through it.
+                let mut names = Vec::new();
+                idents_in(c.body.to_token_stream(), &mut names);
+                for n in names {
+                    if self.uniform_name(&n) {
+                        self.g.tainted.insert(n);
+                    }
+                }
+                self.visit_expr_mut(&mut c.body);
+                self.scopes.pop();
+                self.closure -= 1;
+                return;
+            }
+            Expr::ForLoop(f) => {
+                self.visit_expr_mut(&mut f.expr);
+                self.scopes.push(Vec::new());
+                self.bind_pat(&f.pat);
+                self.loops.push(f.label.as_ref().map(|l| l.name.ident.to_string()));
+                self.visit_block_mut(&mut f.body);
+                self.loops.pop();
+                self.scopes.pop();
+                return;
+            }
+            Expr::While(wl) => {
+                self.scopes.push(Vec::new());
+                self.visit_expr_mut(&mut wl.cond);
+                self.loops.push(wl.label.as_ref().map(|l| l.name.ident.to_string()));
+                self.visit_block_mut(&mut wl.body);
+                self.loops.pop();
+                self.scopes.pop();
+                return;
+            }
+            Expr::Loop(l) => {
+                self.loops.push(l.label.as_ref().map(|l| l.name.ident.to_string()));
+                self.visit_block_mut(&mut l.body);
+                self.loops.pop();
+                return;
+            }
+            Expr::Block(b) if b.label.is_some() => {
+                self.loops.push(b.label.as_ref().map(|l| l.name.ident.to_string()));
+                self.visit_block_mut(&mut b.block);
+                self.loops.pop();
+                return;
+            }
+            Expr::If(i) => {
+                self.scopes.push(Vec::new());
+                self.visit_expr_mut(&mut i.cond);
+                self.visit_block_mut(&mut i.then_branch);
+                self.scopes.pop();
+                if let Some((_, els)) = &mut i.else_branch {
+                    self.visit_expr_mut(els);
+                }
+                return;
+            }
+            Expr::Let(l) => {
+                self.visit_expr_mut(&mut l.expr);
+                self.bind_pat(&l.pat);
+                return;
+            }
+            Expr::Match(m) => {
+                self.visit_expr_mut(&mut m.expr);
+                for arm in &mut m.arms {
+                    self.scopes.push(Vec::new());
+                    self.bind_pat(&arm.pat);
+                    if let Some((_, g)) = &mut arm.guard {
+                        self.visit_expr_mut(g);
+                    }
+                    self.visit_expr_mut(&mut arm.body);
+                    self.scopes.pop();
+                }
+                return;
+            }
+            Expr::Macro(m) => {
+                let ts = self.macro_tokens(m.mac.tokens.clone());
+                m.mac.tokens = ts;
+                return;
+            }
+            Expr::Struct(s) => {
+                // `S { x }` with `x` per-lane: `S { x: x[l] }`.
+                for f in &mut s.fields {
+                    if f.colon_token.is_none() {
+                        if let syn::Member::Named(n) = &f.member {
+                            if self.wide(&n.to_string()).is_some() {
+                                f.colon_token = Some(Default::default());
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        visit_mut::visit_expr_mut(self, e);
+    }
+
+    fn visit_block_mut(&mut self, b: &mut Block) {
+        self.scopes.push(Vec::new());
+        visit_mut::visit_block_mut(self, b);
+        self.scopes.pop();
+    }
+
+    fn visit_local_mut(&mut self, l: &mut syn::Local) {
+        if let Some(init) = &mut l.init {
+            self.visit_expr_mut(&mut init.expr);
+            if let Some((_, d)) = &mut init.diverge {
+                self.visit_expr_mut(d);
+            }
+        }
+        self.bind_pat(&l.pat);
+    }
+
+    fn visit_stmt_macro_mut(&mut self, m: &mut syn::StmtMacro) {
+        let ts = self.macro_tokens(m.mac.tokens.clone());
+        m.mac.tokens = ts;
+    }
+
+    // Nested items are their own code.
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+fn is_compound(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(op, AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_) | BitXorAssign(_) | BitAndAssign(_) | BitOrAssign(_) | ShlAssign(_) | ShrAssign(_))
+}
+
+/// `name = rhs` or `name op= rhs`, for a plain name.
+fn assignment(e: &Expr) -> Option<(String, &Expr)> {
+    let (left, right) = match e {
+        Expr::Assign(a) => (&a.left, &a.right),
+        Expr::Binary(b) if is_compound(&b.op) => (&b.left, &b.right),
+        _ => return None,
+    };
+    match &**left {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| (i.to_string(), &**right)),
+        _ => None,
+    }
+}
+
+/// The variable an assignment target or receiver starts from (`x` of `x.a[i]`).
+fn root_ident(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        Expr::Field(f) => root_ident(&f.base),
+        Expr::Index(i) => root_ident(&i.expr),
+        Expr::Paren(p) => root_ident(&p.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => root_ident(&u.expr),
+        _ => None,
+    }
+}
+
+/// The identifier of `x`, `mut x` or `x: T`.
+fn plain_ident(pat: &Pat) -> Option<String> {
+    match pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.to_string()),
+        Pat::Type(t) => plain_ident(&t.pat),
+        _ => None,
+    }
+}
+
+/// The names a `let` pattern binds, for the patterns the form supports (identifiers, `_`, tuples
+/// and type ascriptions of those); false for others.
+fn pattern_names(pat: &Pat, names: &mut Vec<syn::Ident>) -> bool {
+    match pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+            names.push(p.ident.clone());
+            true
+        }
+        Pat::Wild(_) => true,
+        Pat::Tuple(t) => t.elems.iter().all(|p| pattern_names(p, names)),
+        Pat::Type(t) => pattern_names(&t.pat, names),
+        Pat::Paren(p) => pattern_names(&p.pat, names),
+        _ => false,
+    }
+}
+
+fn strip_mut(pat: &mut Pat) {
+    match pat {
+        Pat::Ident(p) => p.mutability = None,
+        Pat::Tuple(t) => t.elems.iter_mut().for_each(strip_mut),
+        Pat::Type(t) => strip_mut(&mut t.pat),
+        Pat::Paren(p) => strip_mut(&mut p.pat),
+        _ => {}
+    }
+}
+
+/// Every identifier a pattern may bind (over-approximated: an enum variant's or a constant's
+/// name counts too, which only makes a shadow of it).
+fn collect_bindings(pat: &Pat, names: &mut Vec<String>) {
+    struct C<'a>(&'a mut Vec<String>);
+    impl<'ast> syn::visit::Visit<'ast> for C<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_expr(&mut self, _: &'ast Expr) {}
+    }
+    syn::visit::Visit::visit_pat(&mut C(names), pat);
+}
+
+fn idents_in(ts: TokenStream, out: &mut Vec<String>) {
+    for t in ts {
+        match t {
+            TokenTree::Ident(i) => out.push(i.to_string()),
+            TokenTree::Group(g) => idents_in(g.stream(), out),
+            _ => {}
+        }
+    }
+}

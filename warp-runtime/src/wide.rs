@@ -1,0 +1,372 @@
+//! Warp-wide execution: one pass over the warp's lanes per stretch of code, instead of 32 lane
+//! futures.
+//!
+//! `#[warp_kernel]` gives a kernel whose warp instructions all sit in control flow it proves
+//! warp-uniform a second form, the *warp-wide* form: the kernel's per-lane values become
+//! [`Lanes`] (one slot per lane), the values it proves uniform stay scalars, each stretch of code
+//! between two warp instructions runs as a loop over the live lanes (in the run's lane order),
+//! and each warp instruction is issued by every live lane through its own handle and completed
+//! by the same engine, with the same checks and reports, as in the per-lane executor.
+//!
+//! The runtime chooses the form before the kernel's body runs. The host `async fn` of such a
+//! kernel first *offers* its warp-wide form ([`offer`]): each lane suspends at the offer before
+//! running any of the body. When every live lane of the warp offers the same kernel at the same
+//! call (the same call site through the same warp-function calls), the engine runs the warp-wide
+//! form once for all of them, and each lane's future then returns its lane's result. Otherwise
+//! (some lanes elsewhere, a traced run, a target below sm_70, or [`Executor::wide`]
+//! (crate::Executor::wide) off) the offer is declined and every lane runs the per-lane body: the
+//! per-lane executor stays the reference, and nothing in the body has run twice.
+//!
+//! [`wide_runs`] counts the kernels that ran warp-wide on this thread, so that a test or a user
+//! can see which path ran.
+
+use core::cell::Cell;
+use core::future::Future;
+use core::mem::{ManuallyDrop, MaybeUninit};
+use core::pin::Pin;
+use core::task::{Context, Poll};
+
+use crate::error::WarpError;
+use crate::handle::Warp;
+use crate::warp::{Regs, WarpRun};
+
+/// A warp-wide form, as the macro writes it: the body over the lanes' arguments, storing each
+/// lane's result.
+pub type WideBody<A, R> = fn(&mut WideCtx<'_, '_>, &mut Lanes<A>, &mut Lanes<R>) -> Result<(), WarpError>;
+
+std::thread_local! {
+    static WIDE_RUNS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Whether executors let kernels run warp-wide unless told otherwise: yes, unless the
+/// environment variable `WARPKIT_WIDE` is `0`.
+pub(crate) fn default_on() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("WARPKIT_WIDE").map_or(true, |v| v.trim() != "0"))
+}
+
+/// How many kernel calls ran warp-wide on this thread so far (each counts once per warp). A test
+/// reads it before and after a run to see which path the run took.
+pub fn wide_runs() -> u64 {
+    WIDE_RUNS.with(Cell::get)
+}
+
+/// One value per lane: a per-lane variable of a warp-wide form. A slot is set when its lane
+/// defines the variable; reading a lane's slot that was never set panics (the generated code
+/// never does).
+pub struct Lanes<T> {
+    slots: [MaybeUninit<T>; 32],
+    set: u32,
+}
+
+impl<T> Default for Lanes<T> {
+    fn default() -> Lanes<T> {
+        Lanes::new()
+    }
+}
+
+impl<T> Lanes<T> {
+    /// No lane's value set.
+    #[inline(always)]
+    pub const fn new() -> Lanes<T> {
+        Lanes { slots: [const { MaybeUninit::uninit() }; 32], set: 0 }
+    }
+
+    /// Sets lane `lane`'s value (dropping the one it had).
+    #[inline(always)]
+    pub fn set(&mut self, lane: u32, value: T) {
+        let l = lane as usize & 31;
+        if self.set >> l & 1 == 1 {
+            // SAFETY: the bit says the slot holds a value; it is replaced once.
+            unsafe { self.slots[l].assume_init_drop() };
+        }
+        self.slots[l].write(value);
+        self.set |= 1 << l;
+    }
+
+    /// Takes lane `lane`'s value out.
+    #[inline(always)]
+    pub fn take(&mut self, lane: u32) -> T {
+        let l = lane as usize & 31;
+        assert!(self.set >> l & 1 == 1, "warp-wide form: lane {l}'s value read before it was set");
+        self.set &= !(1 << l);
+        // SAFETY: the bit said the slot holds a value, and it is now clear: read once.
+        unsafe { self.slots[l].assume_init_read() }
+    }
+
+    /// The lanes whose value is set.
+    pub fn lanes(&self) -> u32 {
+        self.set
+    }
+}
+
+impl<T> core::ops::Index<u32> for Lanes<T> {
+    type Output = T;
+    #[inline(always)]
+    fn index(&self, lane: u32) -> &T {
+        let l = lane as usize & 31;
+        assert!(self.set >> l & 1 == 1, "warp-wide form: lane {l}'s value read before it was set");
+        // SAFETY: the bit says the slot holds a value.
+        unsafe { self.slots[l].assume_init_ref() }
+    }
+}
+
+impl<T> core::ops::IndexMut<u32> for Lanes<T> {
+    #[inline(always)]
+    fn index_mut(&mut self, lane: u32) -> &mut T {
+        let l = lane as usize & 31;
+        assert!(self.set >> l & 1 == 1, "warp-wide form: lane {l}'s value read before it was set");
+        // SAFETY: the bit says the slot holds a value.
+        unsafe { self.slots[l].assume_init_mut() }
+    }
+}
+
+impl<T> Drop for Lanes<T> {
+    fn drop(&mut self) {
+        for l in crate::semantics::lanes(self.set) {
+            self.set &= !(1 << l);
+            // SAFETY: the bit said the slot holds a value; it is cleared first.
+            unsafe { self.slots[l as usize].assume_init_drop() };
+        }
+    }
+}
+
+/// The result of an instruction the engine has completed ([`WideCtx::settle`]): its future is
+/// ready. Through the `Future` bound, so that a value type an instruction does not take is the
+/// error the per-lane form's `.await` gives.
+#[inline(always)]
+pub fn result<F: Future + Unpin>(mut f: F) -> F::Output {
+    let mut cx = Context::from_waker(core::task::Waker::noop());
+    // An instruction's future is pending until polled once (as the lane suspends), then ready.
+    for _ in 0..2 {
+        if let Poll::Ready(v) = Pin::new(&mut f).poll(&mut cx) {
+            return v;
+        }
+    }
+    unreachable!("a settled instruction's future is ready")
+}
+
+/// What an offer became.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum State {
+    Pending,
+    Declined,
+    Ran,
+}
+
+/// A lane's offer of a kernel's warp-wide form: lives in the lane's (pinned) future while the
+/// lane waits at the offer.
+pub(crate) struct Offer {
+    /// Runs the warp-wide form for the lanes of `ctx` (monomorphized for the kernel's argument
+    /// and result types): `entry::<A, R>`.
+    entry: unsafe fn(&mut WideCtx<'_, '_>, *const ()) -> Result<(), WarpError>,
+    /// The kernel's [`WideBody`], erased.
+    body: *const (),
+    /// The lane's arguments (`*mut ManuallyDrop<A>`), taken by the run.
+    args: *mut (),
+    /// Where the lane's result goes (`*mut Option<R>`).
+    out: *mut (),
+    /// The lane's handle (its group's membermask and segment width).
+    handle: (u32, u32, u32, u64),
+    state: Cell<State>,
+}
+
+impl Offer {
+    /// Whether two lanes offered the same form.
+    fn same(&self, other: &Offer) -> bool {
+        core::ptr::fn_addr_eq(self.entry, other.entry) && self.body == other.body
+    }
+}
+
+/// A kernel's offer of its warp-wide form, awaited at the top of its host `async fn`: `true`
+/// when the form ran (the result is in `out`), `false` when the lane must run the per-lane body
+/// (its arguments are still in `args`).
+pub fn offer<'a, A, R>(w: &Warp<'a>, body: WideBody<A, R>, args: &'a mut ManuallyDrop<A>, out: &'a mut Option<R>) -> OfferFuture<'a> {
+    OfferFuture {
+        regs: w.regs,
+        lane: w.lane,
+        offer: Offer {
+            entry: entry::<A, R>,
+            body: body as *const (),
+            args: args as *mut ManuallyDrop<A> as *mut (),
+            out: out as *mut Option<R> as *mut (),
+            handle: (w.lane, w.mask, w.width, w.base),
+            state: Cell::new(State::Pending),
+        },
+        posted: false,
+        _pin: core::marker::PhantomPinned,
+    }
+}
+
+/// The future of [`offer`].
+#[must_use = "an offer does nothing unless awaited"]
+pub struct OfferFuture<'a> {
+    regs: &'a Regs,
+    lane: u32,
+    offer: Offer,
+    posted: bool,
+    _pin: core::marker::PhantomPinned,
+}
+
+impl Future for OfferFuture<'_> {
+    type Output = bool;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<bool> {
+        // SAFETY: nothing is moved out; the offer's address stays valid while the future is
+        // pinned, which is what the registers hold.
+        let this = unsafe { self.get_unchecked_mut() };
+        if !this.posted {
+            // Outside a run of this warp (a future polled by some other executor), or where
+            // the run does not take warp-wide forms: the per-lane body, with no suspension.
+            let here = crate::mem::current().is_some_and(|(r, l)| core::ptr::eq(r, this.regs) && l == this.lane);
+            if !here || !this.regs.wide_allowed() {
+                return Poll::Ready(false);
+            }
+            this.posted = true;
+            this.regs.post_offer(this.lane, &this.offer as *const Offer);
+            return Poll::Pending;
+        }
+        match this.offer.state.get() {
+            State::Ran => Poll::Ready(true),
+            // Declined (or, never seen by an engine: the per-lane body).
+            _ => Poll::Ready(false),
+        }
+    }
+}
+
+/// `Offer::entry`: takes every offering lane's arguments, runs the form, and writes each lane's
+/// result where its future reads it.
+///
+/// # Safety
+/// `body` is a `WideBody<A, R>`, and every offer of `ctx` was made by [`offer::<A, R>`] with it,
+/// its future still pinned and waiting.
+unsafe fn entry<A, R>(ctx: &mut WideCtx<'_, '_>, body: *const ()) -> Result<(), WarpError> {
+    // SAFETY: the caller's contract.
+    let body: WideBody<A, R> = unsafe { core::mem::transmute::<*const (), WideBody<A, R>>(body) };
+    let mut args = Lanes::<A>::new();
+    for lane in crate::semantics::lanes(ctx.offered) {
+        let offer = ctx.offer(lane);
+        // SAFETY: the offer's `args` is the lane's `ManuallyDrop<A>`, which its future gives up
+        // once the offer ran (it then reads only `out`).
+        args.set(lane, unsafe { ManuallyDrop::take(&mut *(offer.args as *mut ManuallyDrop<A>)) });
+    }
+    for lane in crate::semantics::lanes(ctx.offered) {
+        ctx.offer(lane).state.set(State::Ran);
+    }
+    let mut outs = Lanes::<R>::new();
+    let result = body(ctx, &mut args, &mut outs);
+    for lane in crate::semantics::lanes(outs.lanes()) {
+        let value = outs.take(lane);
+        // SAFETY: the offer's `out` is the lane's `Option<R>`, not otherwise borrowed while the
+        // lane waits.
+        unsafe { *(ctx.offer(lane).out as *mut Option<R>) = Some(value) };
+    }
+    result
+}
+
+/// The warp-wide form's view of its warp: the live lanes, their handles, and the engine that
+/// completes the instructions they issue.
+pub struct WideCtx<'c, 'r> {
+    run: &'c mut WarpRun<'r>,
+    /// The lanes that offered (every live lane when the run started).
+    offered: u32,
+    offers: [*const Offer; 32],
+    /// Settles since the last look at the clock, and the run's deadline.
+    clock: u32,
+    deadline: Option<crate::exec::Deadline>,
+}
+
+impl<'c, 'r> WideCtx<'c, 'r> {
+    fn offer(&self, lane: u32) -> &Offer {
+        // SAFETY: the offers of `offered` are pinned in their waiting futures for the whole run.
+        unsafe { &*self.offers[lane as usize & 31] }
+    }
+
+    /// The live lanes, in the run's lane order: a stretch's loop.
+    #[inline(always)]
+    pub fn lanes(&self) -> impl Iterator<Item = u32> + use<> {
+        let seq = crate::warp::Seq::new(!self.run.exited, self.run.order_ref());
+        let n = seq.len();
+        (0..n).map(move |i| seq.at(i))
+    }
+
+    /// Lane `lane` runs now (for its memory accesses and, if it panics, the report).
+    #[inline(always)]
+    pub fn enter(&self, lane: u32) {
+        self.run.regs.set_current(lane);
+    }
+
+    /// Each lane's handle, as the kernel received it (lanes that did not offer get the
+    /// warp's).
+    #[inline(always)]
+    pub fn handles(&self) -> [Warp<'r>; 32] {
+        let regs = self.run.regs;
+        core::array::from_fn(|l| {
+            if self.offered >> l & 1 == 1 {
+                let (lane, mask, width, base) = self.offer(l as u32).handle;
+                Warp { regs, lane, mask, width, base }
+            } else {
+                Warp::new(regs, l as u32)
+            }
+        })
+    }
+
+    /// Lane `lane` returns `value`.
+    #[inline(always)]
+    pub fn ret<R>(&mut self, outs: &mut Lanes<R>, lane: u32, value: R) {
+        outs.set(lane, value);
+        self.run.exited |= 1 << (lane & 31);
+    }
+
+    /// Completes the warp instruction every live lane has just issued, as the engine completes
+    /// it after a step; each lane then reads its result from its instruction's future
+    /// ([`Intrinsic::result`](crate::Intrinsic::result)).
+    #[inline]
+    pub fn settle(&mut self) -> Result<(), WarpError> {
+        self.clock -= 1;
+        if self.clock == 0 {
+            self.clock = crate::exec::CLOCK_EVERY;
+            if let Some((d, elapsed)) = self.deadline.as_ref().and_then(|d| Some((d, d.passed()?))) {
+                let blocks = vec![crate::block::block_report(core::slice::from_ref(&*self.run))];
+                let detail = "the warp ran warp-wide (a uniform loop that does not end?)".to_string();
+                return Err(WarpError::TimeLimit { limit: d.limit(), elapsed, detail, blocks });
+            }
+        }
+        self.run.settle_wide()
+    }
+}
+
+/// Runs the warp-wide form that the lanes of `offered` (every live lane of `run`) offered.
+pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Offer; 32], time_limit: Option<std::time::Duration>) -> Result<(), WarpError> {
+    let first = offered.trailing_zeros();
+    // SAFETY: the lanes of `offered` posted these offers in this step and wait at them.
+    let (entry, body) = unsafe { ((*offers[first as usize]).entry, (*offers[first as usize]).body) };
+    let exited = run.exited;
+    let mut ctx = WideCtx { run, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: crate::exec::Deadline::start(time_limit) };
+    WIDE_RUNS.with(|c| c.set(c.get() + 1));
+    // SAFETY: `same_offers` checked that every lane offered this entry and body.
+    let result = unsafe { entry(&mut ctx, body) };
+    // The lanes return from their futures in the next step, each with its result.
+    ctx.run.exited = exited;
+    result
+}
+
+/// Whether the offers of the lanes of `offered` are all one form, offered at one call.
+pub(crate) fn same_offers(regs: &Regs, offered: u32, offers: &[*const Offer; 32]) -> bool {
+    let first = offered.trailing_zeros() as usize;
+    // SAFETY: the lanes of `offered` posted these offers in this step and wait at them.
+    let a = unsafe { &*offers[first] };
+    crate::semantics::lanes(offered).all(|l| {
+        let b = unsafe { &*offers[l as usize] };
+        a.same(b) && regs.path_at(l as usize) == regs.path_at(first)
+    })
+}
+
+/// Declines the offers of the lanes of `offered`: they run the per-lane body.
+pub(crate) fn decline(offered: u32, offers: &[*const Offer; 32]) {
+    for l in crate::semantics::lanes(offered) {
+        // SAFETY: as in `same_offers`.
+        unsafe { (*offers[l as usize]).state.set(State::Declined) };
+    }
+}
