@@ -1,0 +1,88 @@
+//! Warp-wide forms against the per-lane executor (issue 15), measured in the same run.
+//!
+//! - `warp_sum`: the converged 5-step `shfl_down` sum through `Executor::run_with` on a
+//!   `#[warp_kernel]` fn, warp-wide and per lane, and the same sum in sequential Rust. Targets:
+//!   50 ns per warp with SIMD, 150 ns portable; the ratio to sequential Rust is printed.
+//! - `empty`: a kernel that only returns its argument, per lane: the cost of a run itself
+//!   (registers, block, lane futures), the floor under any kernel started through `run_with`.
+//!
+//! Each figure is checked against sequential Rust first, and each warp-wide row asserts that the
+//! run took the warp-wide path.
+//!
+//! `cargo bench -p warpkit-testsuite --bench wide`
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use warpkit::prelude::*;
+
+mod common;
+use common::{random_u32, Recorder};
+
+#[warp_kernel]
+fn warp_sum(w: &Warp, x: u32) -> u32 {
+    let mut v = x;
+    for offset in [16, 8, 4, 2, 1] {
+        v = v.wrapping_add(w.shfl_down(v, offset));
+    }
+    v
+}
+
+/// No instruction: what running a kernel costs, with and without the warp-wide form.
+#[warp_kernel]
+fn identity(_w: &Warp, x: u32) -> u32 {
+    x
+}
+
+/// The same tree in plain Rust: lane `l` adds lane `l + offset`, or its own value when that is
+/// past lane 31 (`shfl.sync.down` with the clamp 31 leaves `d` the lane's own `a`).
+fn sequential(x: &[u32; 32]) -> [u32; 32] {
+    let mut v = *x;
+    for offset in [16, 8, 4, 2, 1] {
+        let prev = v;
+        for l in 0..32 {
+            let src = if l + offset < 32 { l + offset } else { l };
+            v[l] = v[l].wrapping_add(prev[src]);
+        }
+    }
+    v
+}
+
+fn bench(c: &mut Criterion) {
+    let data: [u32; 32] = random_u32(32, 15).try_into().unwrap();
+    let wide = Executor::new().races(false);
+    let per_lane = wide.wide(false);
+    let before = warpkit::wide_runs();
+    assert_eq!(wide.run_with(&data, warp_sum).unwrap(), sequential(&data));
+    assert_eq!(warpkit::wide_runs(), before + 1, "warp_sum runs warp-wide");
+    assert_eq!(per_lane.run_with(&data, warp_sum).unwrap(), sequential(&data));
+    assert_eq!(warpkit::wide_runs(), before + 1, "warp_sum with wide(false) runs per lane");
+
+    let rec = Recorder::default();
+    let mut g = rec.group(c, "wide");
+    g.bench("warp_sum/wide", || wide.run_with(black_box(&data), warp_sum).unwrap());
+    g.bench("warp_sum/per_lane", || per_lane.run_with(black_box(&data), warp_sum).unwrap());
+    g.bench("warp_sum/sequential", || sequential(black_box(&data)));
+    g.bench("empty/per_lane", || per_lane.run_with(black_box(&data), identity).unwrap());
+    g.bench("empty/wide", || wide.run_with(black_box(&data), identity).unwrap());
+    g.finish();
+
+    let ns = |id: &str| rec.ns("wide", id);
+    if let (Some(w), Some(p), Some(s), Some(e)) = (ns("warp_sum/wide"), ns("warp_sum/per_lane"), ns("warp_sum/sequential"), ns("empty/per_lane")) {
+        println!("| warp_sum | ns per warp | x sequential |");
+        println!("|---|---|---|");
+        println!("| warp-wide (portable: no SIMD path yet) | {w:.0} | {:.0}x |", w / s);
+        println!("| per lane | {p:.0} | {:.0}x |", p / s);
+        println!("| sequential Rust | {s:.1} | 1x |");
+        println!("| a kernel without instructions, per lane (the cost of a run) | {e:.0} | {:.0}x |", e / s);
+        if let Some(ew) = ns("empty/wide") {
+            println!("| a kernel without instructions, warp-wide | {ew:.0} | {:.0}x |", ew / s);
+        }
+        println!("warp_sum: warp-wide {w:.0} ns/warp, {:.2}x the per-lane executor's {p:.0}; targets 50 ns (SIMD), 150 ns (portable)", w / p);
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = common::criterion();
+    targets = bench
+}
+criterion_main!(benches);

@@ -1,0 +1,166 @@
+//! The warp-wide forms against the per-lane executor (issue 15): every kernel here and the
+//! examples' warp functions run both ways on proptest-generated inputs, partial warps, lane
+//! orders and targets, and must give the same values and the same reports
+//! (`tests/common/both.rs` compares them). Kernels the macro gives a warp-wide form are checked
+//! to take it.
+
+use proptest::prelude::*;
+use warpkit::prelude::*;
+
+#[path = "../../tests/common/both.rs"]
+mod both;
+use both::{both, Both};
+
+#[allow(dead_code)]
+#[path = "../../examples/reduce.rs"]
+mod reduce;
+#[allow(dead_code)]
+#[path = "../../examples/scan.rs"]
+mod scan;
+#[allow(dead_code)]
+#[path = "../../examples/segmented_reduce.rs"]
+mod segmented_reduce;
+#[allow(dead_code)]
+#[path = "../../examples/bitonic_sort.rs"]
+mod bitonic_sort;
+
+// ---- kernels the form supports, each with something per lane between its instructions.
+
+/// Uniform loops, per-lane branches between instructions, a tuple of two instructions.
+#[warp_kernel]
+fn mixed(w: &Warp, x: u32) -> (u32, u32) {
+    let mut v = x;
+    let mut steps = 0u32;
+    for offset in [1, 2, 4] {
+        let other = w.shfl_xor(v, offset);
+        if other > v {
+            v = other - v;
+        } else {
+            v ^= other.rotate_left(offset);
+        }
+        steps += 1;
+    }
+    let mut k = 16;
+    while k > 0 {
+        v = v.wrapping_add(w.shfl_down(v, k));
+        k /= 2;
+    }
+    (w.redux_add(v & 0xff), w.ballot(v % 3 == 0) ^ steps)
+}
+
+/// Some lanes return early: later instructions run without them, and reading one of them is
+/// the engine's report.
+#[warp_kernel]
+fn early_return(w: &Warp, x: u32) -> u32 {
+    if x % 5 == 0 {
+        return x;
+    }
+    let v = w.shfl_idx(x, x % 32);
+    v ^ w.activemask()
+}
+
+/// A lane panics between two instructions.
+#[warp_kernel]
+fn panics(w: &Warp, x: u32) -> u32 {
+    let v = w.shfl_up(x, 1);
+    if v == 77 {
+        panic!("lane got 77");
+    }
+    w.redux_max(v)
+}
+
+/// Per-lane membermasks: groups of lanes vote among themselves.
+#[warp_kernel]
+fn per_lane_masks(w: &Warp, x: u32) -> (u32, u32) {
+    let mask = if x % 2 == 0 { 0x5555_5555 } else { 0xaaaa_aaaa };
+    let g = w.group(mask);
+    let t = w.tile(8);
+    (g.ballot(x > 1000), t.shfl_down(x, 1))
+}
+
+/// Values moved as two words, `match`, `elect`, and a uniform `if`.
+#[warp_kernel]
+fn wide_values(w: &Warp, x: u64) -> (u64, u32, (u32, bool)) {
+    let limit = 3;
+    let mut s = x;
+    if limit > 2 {
+        s = w.shfl_xor(s, 16);
+    }
+    (s, w.match_any(s & 0xf), w.elect())
+}
+
+fn targets() -> impl Strategy<Value = Target> {
+    prop_oneof![Just(Target::SM_70), Just(Target::SM_80), Just(Target::SM_90), Just(Target::default())]
+}
+
+fn orders() -> impl Strategy<Value = LaneOrder> {
+    prop_oneof![Just(LaneOrder::Ascending), Just(LaneOrder::Descending), any::<u64>().prop_map(LaneOrder::Seeded)]
+}
+
+fn lanes<T: core::fmt::Debug + Copy>(v: Vec<T>) -> [T; 32] {
+    v.try_into().unwrap()
+}
+
+/// A partial warp: lanes `0..n` launched (`n` in 1..=32), as past the end of a grid.
+fn partial(n: u32) -> u32 {
+    if n >= 32 { u32::MAX } else { (1 << n) - 1 }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    #[test]
+    fn local_kernels_agree(xs in proptest::collection::vec(0u32..2000, 32), n in 1u32..=32, target in targets(), order in orders()) {
+        let ex: Both = both().target(target).order(order).races(false);
+        let x = lanes(xs);
+        let _ = ex.run_with(&x, mixed);
+        let _ = ex.run_with(&x, early_return);
+        let _ = ex.run_with(&x, panics);
+        let _ = ex.run_with(&x, per_lane_masks);
+        let _ = ex.run_with(&x.map(|v| (v as u64) << 20 | v as u64), wide_values);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| mixed(w, x[w.lane_id() as usize]).await);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| early_return(w, x[w.lane_id() as usize]).await);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| panics(w, 70 + x[w.lane_id() as usize] % 10).await);
+    }
+
+    #[test]
+    fn examples_agree(xs in proptest::collection::vec(any::<u32>(), 32), heads in any::<u32>(), last in 0u32..32, n in 1u32..=32, order in orders()) {
+        let ex = both().order(order).races(false);
+        let x = lanes(xs);
+        let _ = ex.run(async |w: &Warp<'_>| reduce::reduce_u32(w, x[w.lane_id() as usize], last).await);
+        let _ = ex.run(async |w: &Warp<'_>| reduce::tree_reduce(w, x[w.lane_id() as usize] as i32, last, i32::wrapping_add).await);
+        let _ = ex.run(async |w: &Warp<'_>| reduce::reduce_f32(w, f32::from_bits(x[w.lane_id() as usize]), last).await);
+        let _ = ex.run(async |w: &Warp<'_>| scan::prefix_sum_u32(w, x[w.lane_id() as usize]).await);
+        let _ = ex.run(async |w: &Warp<'_>| scan::tile_prefix_sums(w, x[w.lane_id() as usize]).await);
+        let _ = ex.run(async |w: &Warp<'_>| scan::prefix_sum_f64(w, x[w.lane_id() as usize] as f64 * 0.5).await);
+        let _ = ex.run(async |w: &Warp<'_>| segmented_reduce::segmented_sum_u32(w, x[w.lane_id() as usize], heads >> w.lane_id() & 1 == 1).await);
+        let _ = ex.run(async |w: &Warp<'_>| bitonic_sort::sort_u32(w, x[w.lane_id() as usize]).await);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| scan::prefix_sum_u32(w, x[w.lane_id() as usize]).await);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| bitonic_sort::sort_u32(w, x[w.lane_id() as usize]).await);
+    }
+}
+
+/// The kernels above, and the examples' warp functions that the macro gives a warp-wide form,
+/// take it when every lane calls them (each run counts once).
+#[test]
+fn supported_kernels_run_warp_wide() {
+    let ex = Executor::new().wide(true).races(false);
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32 * 7 + 1);
+    let wide = |f: &dyn Fn()| {
+        let before = warpkit::wide_runs();
+        f();
+        warpkit::wide_runs() - before
+    };
+    assert_eq!(wide(&|| drop(ex.run_with(&x, mixed))), 1, "mixed");
+    assert_eq!(wide(&|| drop(ex.run_with(&x, early_return))), 1, "early_return");
+    assert_eq!(wide(&|| drop(ex.run_with(&x, per_lane_masks))), 1, "per_lane_masks");
+    // `tree_reduce` three times inside `reduce_u32` (itself per lane: it calls helpers).
+    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| reduce::reduce_u32(w, x[w.lane_id() as usize], 31).await))), 3, "tree_reduce");
+    assert!(wide(&|| drop(ex.run(async |w: &Warp<'_>| bitonic_sort::sort_u32(w, x[w.lane_id() as usize]).await))) >= 1, "bitonic_sort");
+    // Off: never.
+    assert_eq!(wide(&|| drop(Executor::new().wide(false).run_with(&x, mixed))), 0);
+    // Only some of the live lanes call it (the others vote among themselves): declined, per lane.
+    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| if w.lane_id() < 16 { mixed(w, 1).await } else { (w.group(0xffff_0000).ballot(true).await, 0) }))), 0);
+    // The lanes that did not call it have returned: the callers are every live lane.
+    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| if w.lane_id() < 16 { mixed(w, 1).await } else { (0, 0) }))), 1);
+}
