@@ -238,6 +238,14 @@ fn bench(c: &mut Criterion) {
     for (name, kernel, model) in kernels {
         assert_eq!(run(kernel), run(model), "{name}: the executor and the plain Rust model differ");
     }
+    // Which path each timed run takes (issue 15): the executor's default, warp-wide only where
+    // the kernel has the form and the default allows it (`WARPKIT_WIDE=1`).
+    for (name, kernel, _) in kernels {
+        let before = warpkit::wide_runs();
+        run(kernel);
+        let path = if warpkit::wide_runs() > before { "warp-wide" } else { "per lane" };
+        println!("divergent {name}: path taken: {path}");
+    }
 
     let rec = Recorder::default();
     let mut g = rec.group(c, "divergent");

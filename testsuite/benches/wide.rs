@@ -48,7 +48,7 @@ fn sequential(x: &[u32; 32]) -> [u32; 32] {
 
 fn bench(c: &mut Criterion) {
     let data: [u32; 32] = random_u32(32, 15).try_into().unwrap();
-    let wide = Executor::new().races(false);
+    let wide = Executor::new().races(false).wide(true);
     let per_lane = wide.wide(false);
     let before = warpkit::wide_runs();
     assert_eq!(wide.run_with(&data, warp_sum).unwrap(), sequential(&data));

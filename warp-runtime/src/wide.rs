@@ -132,19 +132,10 @@ impl<T> Drop for Lanes<T> {
     }
 }
 
-/// The result of an instruction the engine has completed ([`WideCtx::settle`]): its future is
-/// ready. Through the `Future` bound, so that a value type an instruction does not take is the
-/// error the per-lane form's `.await` gives.
+/// The result of an instruction the engine has completed ([`WideCtx::settle`]).
 #[inline(always)]
-pub fn result<F: Future + Unpin>(mut f: F) -> F::Output {
-    let mut cx = Context::from_waker(core::task::Waker::noop());
-    // An instruction's future is pending until polled once (as the lane suspends), then ready.
-    for _ in 0..2 {
-        if let Poll::Ready(v) = Pin::new(&mut f).poll(&mut cx) {
-            return v;
-        }
-    }
-    unreachable!("a settled instruction's future is ready")
+pub fn result<D: crate::api::Decode>(issued: crate::handle::Intrinsic<'_, D>) -> D::Output {
+    issued.result()
 }
 
 /// What an offer became.
