@@ -132,10 +132,19 @@ impl<T> Drop for Lanes<T> {
     }
 }
 
-/// The result of an instruction the engine has completed ([`WideCtx::settle`]).
+/// The result of an instruction the engine has completed ([`WideCtx::settle`]): its future is
+/// ready. Read through the `Future` bound, as the per-lane form's `.await` reads it, so that a
+/// value type the instruction does not take is the same error.
 #[inline(always)]
-pub fn result<D: crate::api::Decode>(issued: crate::handle::Intrinsic<'_, D>) -> D::Output {
-    issued.result()
+pub fn result<F: Future + Unpin>(mut issued: F) -> F::Output {
+    let mut cx = Context::from_waker(core::task::Waker::noop());
+    // An instruction's future is pending until polled once (as the lane suspends), then ready.
+    for _ in 0..2 {
+        if let Poll::Ready(v) = Pin::new(&mut issued).poll(&mut cx) {
+            return v;
+        }
+    }
+    unreachable!("a settled instruction's future is ready")
 }
 
 /// What an offer became.
