@@ -127,11 +127,19 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, handle: &syn::Ident) -> 
     let args = syn::Ident::new("__warpkit_args", Span::mixed_site());
     let out = syn::Ident::new("__warpkit_out", Span::mixed_site());
     let wide = syn::Ident::new("__warpkit_wide", Span::mixed_site());
+    // The arguments as one value: the parameter itself when there is one (so that a direct run
+    // takes `Executor::run_with`'s argument array as it is), else a tuple.
+    let (args_value, args_type, args_pat) = if names.len() == 1 {
+        let (n, t, p) = (&names[0], &types[0], &pats[0]);
+        (quote!(#n), quote!(#t), quote!(#p))
+    } else {
+        (quote!((#(#names,)*)), quote!((#(#types,)*)), quote!((#(#pats,)*)))
+    };
     let tokens = quote! {
-        let mut #args = ::core::mem::ManuallyDrop::new((#(#names,)*));
+        let mut #args = ::core::mem::ManuallyDrop::new(#args_value);
         let mut #out: ::core::option::Option<#ret> = ::core::option::Option::None;
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-        let #wide: #krate::__private::wide::WideBody<(#(#types,)*), #ret> = |__wk, __wk_args, __wk_outs| {
+        let #wide: #krate::__private::wide::WideBody<#args_type, #ret> = |__wk, __wk_args, __wk_outs| {
             #body
             ::core::result::Result::Ok(())
         };
@@ -143,7 +151,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, handle: &syn::Ident) -> 
             };
         }
         #[allow(unused_mut)]
-        let (#(#pats,)*) = ::core::mem::ManuallyDrop::into_inner(#args);
+        let #args_pat = ::core::mem::ManuallyDrop::into_inner(#args);
     };
     if std::env::var_os("WARPKIT_DEBUG_WIDE").is_some() {
         eprintln!("{tokens}");
@@ -312,11 +320,12 @@ impl<'p> Gen<'p> {
         }
         let lanes = self.lanes_ty();
         let locals: Vec<syn::Ident> = names.iter().map(|n| format_ident!("__wk_a_{}", n.to_string().trim_start_matches("r#"))).collect();
+        let unpack = if locals.len() == 1 { let l = &locals[0]; quote!(#l) } else { quote!((#(#locals,)*)) };
         quote! {
             let __wk_hs = __wk.handles();
             #(let mut #vars = #lanes::new();)*
             for __wk_l in __wk.lanes() {
-                let (#(#locals,)*) = __wk_args.take(__wk_l);
+                let #unpack = __wk_args.take(__wk_l);
                 #(#vars.set(__wk_l, #locals);)*
             }
         }
@@ -407,6 +416,10 @@ impl<'p> Gen<'p> {
                 self.ok = false;
                 return None;
             };
+            if let Some((instr, with_b)) = self.fast_instruction(m) {
+                self.issue_fast(pt, m, instr, with_b);
+                continue;
+            }
             let mut call = m.clone();
             *call.receiver = verbatim_at(self.emit(&m.receiver), &m.receiver);
             for (new, old) in call.args.iter_mut().zip(m.args.iter()) {
@@ -439,6 +452,70 @@ impl<'p> Gen<'p> {
             self.temps.push((pt as *const Expr as usize, r));
         }
         Some(self.emit(e))
+    }
+
+    /// The instruction descriptor (`warp_runtime::wide::WideInstr`) of a call the form issues
+    /// itself, and whether it has a `b` operand: a shuffle, vote or reduction on the kernel's own
+    /// handle (whose methods post exactly what the descriptor computes).
+    fn fast_instruction(&self, m: &syn::ExprMethodCall) -> Option<(TokenStream, bool)> {
+        let Expr::Path(p) = &*m.receiver else { return None };
+        if !p.path.is_ident(&self.handle) || self.resolve(&self.handle.to_string()).is_some() || m.turbofish.is_some() {
+            return None;
+        }
+        let k = &self.krate;
+        let w = quote!(#k::__private::wide);
+        let (instr, with_b) = match (m.method.to_string().as_str(), m.args.len()) {
+            ("shfl_up", 2) => (quote!(#w::ShflOwn(#k::ShflMode::Up)), true),
+            ("shfl_down", 2) => (quote!(#w::ShflOwn(#k::ShflMode::Down)), true),
+            ("shfl_xor", 2) => (quote!(#w::ShflOwn(#k::ShflMode::Bfly)), true),
+            ("shfl_idx", 2) => (quote!(#w::ShflOwn(#k::ShflMode::Idx)), true),
+            ("ballot", 1) => (quote!(#w::Ballot), false),
+            ("all", 1) => (quote!(#w::VoteBool(#k::VoteMode::All)), false),
+            ("any", 1) => (quote!(#w::VoteBool(#k::VoteMode::Any)), false),
+            ("uni", 1) => (quote!(#w::VoteBool(#k::VoteMode::Uni)), false),
+            ("redux_add", 1) => (quote!(#w::ReduxAdd), false),
+            ("redux_min", 1) => (quote!(#w::ReduxMinMaxOf(false)), false),
+            ("redux_max", 1) => (quote!(#w::ReduxMinMaxOf(true)), false),
+            ("redux_and", 1) => (quote!(#w::ReduxBitwise(#k::ReduxOp::And)), false),
+            ("redux_or", 1) => (quote!(#w::ReduxBitwise(#k::ReduxOp::Or)), false),
+            ("redux_xor", 1) => (quote!(#w::ReduxBitwise(#k::ReduxOp::Xor)), false),
+            _ => return None,
+        };
+        Some((instr, with_b))
+    }
+
+    /// Issues `pt` (the call `m`) through the form's own completion (`WideCtx::issue`): each lane
+    /// evaluates the operands at the end of its stretch, then the warp's results at once.
+    fn issue_fast(&mut self, pt: &Expr, m: &syn::ExprMethodCall, instr: TokenStream, with_b: bool) {
+        use syn::spanned::Spanned;
+        let lanes = self.lanes_ty();
+        let krate = self.krate.clone();
+        let (i, site, a, b, r) = (self.fresh("instr"), self.fresh("site"), self.fresh("a"), self.fresh("b"), self.fresh("result"));
+        let method = m.method.span();
+        let value = m.args[0].span();
+        let a_at = syn::Ident::new(&a.to_string(), value);
+        self.hoisted.push(quote! {
+            let #i = #instr;
+            let mut #a = #lanes::new();
+            let mut #b: #lanes<u32> = #lanes::new();
+        });
+        // The whole call on the method's span: `#[track_caller]` then records the method's
+        // position, as the handle method does.
+        let at_method = crate::krate::facade_at(method);
+        self.hoisted.push(quote_spanned!(method=> let #site = #at_method::__private::wide::site();));
+        self.hoisted.push(quote_spanned!(value=> __wk.expect(&#i, #site, &#a_at);));
+        let v = verbatim_at(self.emit(&m.args[0]), &m.args[0]);
+        self.pending.push(quote!(#a.set(__wk_l, #v);));
+        if with_b {
+            let bv = verbatim_at(self.emit(&m.args[1]), &m.args[1]);
+            self.pending.push(quote!(#b.set(__wk_l, #bv);));
+        }
+        self.pending.push(quote!(__wk.arrive(__wk_l);));
+        self.flush();
+        let b_arg = if with_b { quote!(::core::option::Option::Some(&#b)) } else { quote!(::core::option::Option::None) };
+        let r_at = syn::Ident::new(&r.to_string(), value);
+        self.out.push(quote_spanned!(value=> let mut #r_at = __wk.issue(&#i, #site, &#a_at, #b_arg)?;));
+        self.temps.push((pt as *const Expr as usize, r));
     }
 
     /// `e` as lane code, its hoisted instructions replaced by their results.

@@ -312,7 +312,7 @@ impl Executor {
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
-        self.drive(&regs, FULL, |l| kernel(&handles[l as usize])).map(Outs::into_array)
+        self.drive::<K, _, ()>(&regs, FULL, |l| kernel(&handles[l as usize]), Some(&[(); 32])).map(Outs::into_array)
     }
 
     /// Runs `kernel` on all 32 lanes with lane `i` receiving `args[i]`: the shape of a
@@ -355,7 +355,7 @@ impl Executor {
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
-        self.drive(&regs, FULL, |l| kernel(&handles[l as usize], args[l as usize])).map(Outs::into_array)
+        self.drive::<K, _, A>(&regs, FULL, |l| kernel(&handles[l as usize], args[l as usize]), Some(args)).map(Outs::into_array)
     }
 
     /// Runs `kernel` on the lanes of `launched` (a partial warp; the others are inactive from the
@@ -385,7 +385,7 @@ impl Executor {
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
-        self.drive(&regs, launched, |l| kernel(&handles[l as usize])).map(Outs::into_options)
+        self.drive::<K, _, ()>(&regs, launched, |l| kernel(&handles[l as usize]), Some(&[(); 32])).map(Outs::into_options)
     }
 
     /// The stack a run of lane futures of `future` bytes with results `R` needs: the 32 futures
@@ -398,9 +398,11 @@ impl Executor {
     }
 
     /// Runs the lanes of `launched`, lane `l` being the future `start(l)` (created when the lane
-    /// is first polled, so that a panic in creating it is that lane's panic).
+    /// is first polled, so that a panic in creating it is that lane's panic). When the futures
+    /// are the body of the kernel `K` itself and it has a warp-wide form taking `args`, the run
+    /// is that form, without the futures (see `crate::wide::Direct`).
     #[inline(always)]
-    fn drive<F: Future>(&self, regs: &Regs, launched: u32, mut start: impl FnMut(u32) -> F) -> Result<Outs<F::Output>, WarpError> {
+    fn drive<K, F: Future, A: Copy>(&self, regs: &Regs, launched: u32, mut start: impl FnMut(u32) -> F, args: Option<&[A; 32]>) -> Result<Outs<F::Output>, WarpError> {
         crate::warp::install_panic_capture();
         let mut lanes = core::pin::pin!(Lanes::<F>::new());
         let mut outs = Outs::new();
@@ -418,6 +420,20 @@ impl Executor {
             regs.block().races.start(Some(races), regs.pos().warp);
         }
         let current = crate::mem::Current::enter(regs);
+        let mut first = None;
+        if let Some(args) = args.filter(|_| regs.wide_allowed() && crate::wide::is_body_of::<K, F>()) {
+            let mut douts = crate::wide::Lanes::new();
+            match run.first_step_direct(lanes.as_mut(), &mut start, &mut outs, args, &mut douts) {
+                Ok(Some(step)) => first = Some(Ok(step)),
+                Ok(None) => {
+                    for l in crate::semantics::lanes(douts.lanes()) {
+                        outs.set(l, douts.take(l));
+                    }
+                    first = Some(Ok(Step::Done));
+                }
+                Err(e) => first = Some(Err(e)),
+            }
+        }
         let result = loop {
             clock -= 1;
             if clock == 0 {
@@ -427,7 +443,11 @@ impl Executor {
                     break Err(WarpError::TimeLimit { limit: d.limit(), elapsed, detail, blocks: vec![crate::block::block_report(core::slice::from_ref(&run))] });
                 }
             }
-            match run.step(lanes.as_mut(), &mut start, &mut outs) {
+            let step = match first.take() {
+                Some(step) => step,
+                None => run.step(lanes.as_mut(), &mut start, &mut outs),
+            };
+            match step {
                 Ok(Step::Running) => idle_steps = 0,
                 Ok(Step::Yield { spinning }) => {
                     idle_steps = if spinning { idle_steps + 1 } else { 0 };

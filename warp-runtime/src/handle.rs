@@ -270,10 +270,15 @@ pub(crate) mod fam {
     #[inline(always)]
     #[track_caller]
     pub fn shfl_own<T: WarpValue>(w: &Warp<'_>, mode: ShflMode, value: T, b: u32) -> Posted {
-        let clamp = shfl::width_c(mode, 32); // 0 for `.up`, 0x1f for the others
-        let key = pack(Op::Shfl { mode, words: T::WORDS }, 0, b, clamp) | w.base;
-        w.regs.post_key(w.lane, key, value.to_bits(), Location::caller());
+        w.regs.post_key(w.lane, shfl_own_key(w, mode, T::WORDS, b), value.to_bits(), Location::caller());
         Posted(())
+    }
+
+    /// The request word of a shuffle with the handle's membermask and segment.
+    #[inline(always)]
+    pub(crate) fn shfl_own_key(w: &Warp<'_>, mode: ShflMode, words: u8, b: u32) -> u64 {
+        let clamp = shfl::width_c(mode, 32); // 0 for `.up`, 0x1f for the others
+        pack(Op::Shfl { mode, words }, 0, b, clamp) | w.base
     }
 
     #[inline(always)]

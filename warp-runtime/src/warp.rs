@@ -136,8 +136,8 @@ pub struct Regs {
     /// Whether the run driving these registers takes warp-wide forms ([`crate::wide`]).
     wide: Cell<bool>,
     /// Lanes that offered a warp-wide form in the current step, and their offers.
-    offered: Cell<u32>,
-    offers: Cell<[*const crate::wide::Offer; 32]>,
+    pub(crate) offered: Cell<u32>,
+    pub(crate) offers: Cell<[*const crate::wide::Offer; 32]>,
 }
 
 /// The instruction word of a request: the [`Op::code`] in bits 0..12, then the parts of
@@ -155,11 +155,11 @@ pub(crate) const fn pack_base(mask: u32, c: u32) -> u64 {
 /// The bits of a key that name the instruction and its membermask (not `b` and `c`).
 const OP_AND_MASK: u64 = 0xffff_ffff_0000_0fff;
 #[inline(always)]
-fn op_of(key: u64) -> Op {
+pub(crate) fn op_of(key: u64) -> Op {
     Op::from_code(key as u32 & 0xfff)
 }
 #[inline(always)]
-fn mask_of(key: u64) -> u32 {
+pub(crate) fn mask_of(key: u64) -> u32 {
     (key >> 32) as u32
 }
 #[inline(always)]
@@ -309,6 +309,23 @@ impl Regs {
     #[inline(always)]
     pub(crate) fn set_current(&self, lane: u32) {
         self.current.set(lane);
+    }
+
+    /// The lanes with a request posted.
+    #[inline(always)]
+    pub(crate) fn posted(&self) -> u32 {
+        nonzero(&self.key)
+    }
+
+    /// A warp-wide instruction that every lane issued with the same request, completed without
+    /// posting it (see `WideCtx::issue`): the registers as the lanes' posts would leave them
+    /// (operands, call sites, the step), for the engine's completion and later reports.
+    #[inline(always)]
+    pub(crate) fn issued_by_all(&self, a: &[u64; 32], site: Site) {
+        self.a.set(*a);
+        self.site.iter().for_each(|c| c.set(site));
+        self.step.set(self.step.get().wrapping_add(1));
+        self.exited.set(0);
     }
 
     /// The lanes that have not returned (and were launched), as of the warp's last step.
@@ -580,7 +597,7 @@ impl<R> Outs<R> {
     }
 
     #[inline(always)]
-    fn set(&mut self, lane: u32, value: R) {
+    pub(crate) fn set(&mut self, lane: u32, value: R) {
         self.values[lane as usize & 31].write(value);
         self.filled |= 1 << lane;
     }
@@ -812,13 +829,21 @@ impl<'r> WarpRun<'r> {
     #[inline(always)]
     fn step_inner<F: Future>(
         &mut self,
-        mut futs: Pin<&mut Lanes<F>>,
+        futs: Pin<&mut Lanes<F>>,
         start: &mut impl FnMut(u32) -> F,
         outs: &mut Outs<F::Output>,
     ) -> Result<Step, WarpError> {
+        let exited_before = self.begin_step();
+        let mut exited = self.exited;
+        let seq = Seq::new(self.runnable, &self.order);
+        let step = self.poll_lanes(futs, start, outs, seq.lanes(), &mut exited);
+        self.finish_step(step, exited_before, exited)
+    }
+
+    /// A step's start: the registers' per-step state. Returns the lanes exited before it.
+    #[inline(always)]
+    fn begin_step(&self) -> u32 {
         let regs = self.regs;
-        let mut cx = Context::from_waker(Waker::noop());
-        let exited_before = self.exited;
         if !self.target.independent_scheduling() {
             regs.races.step();
         }
@@ -826,26 +851,86 @@ impl<'r> WarpRun<'r> {
         regs.mem_yield.set(0);
         regs.mem_progress.set(false);
         regs.step.set(regs.step.get().wrapping_add(1));
-        // Poll every runnable lane until it stops at its next instruction or returns. One
-        // `catch_unwind` covers the whole step; `regs.current` says which lane panicked.
-        let mut exited = self.exited;
-        let seq = Seq::new(self.runnable, &self.order);
-        let step = catch_lane_panic(|| {
+        self.exited
+    }
+
+    /// Polls `lanes` in order until each stops at its next instruction or returns (starting
+    /// their futures in the first step). One `catch_unwind` covers them; `regs.current` says
+    /// which lane panicked.
+    #[inline(always)]
+    fn poll_lanes<F: Future>(
+        &mut self,
+        mut futs: Pin<&mut Lanes<F>>,
+        start: &mut impl FnMut(u32) -> F,
+        outs: &mut Outs<F::Output>,
+        lanes: &[u8],
+        exited: &mut u32,
+    ) -> Result<(), Caught> {
+        let regs = self.regs;
+        let mut cx = Context::from_waker(Waker::noop());
+        catch_lane_panic(|| {
             if !self.started {
-                for &lane in seq.lanes() {
+                for &lane in lanes {
                     let lane = lane as u32 & 31;
                     regs.current.set(lane);
                     futs.as_mut().start(lane, start(lane));
-                    poll_lane(futs.as_mut(), lane, &mut cx, outs, &mut exited);
+                    poll_lane(futs.as_mut(), lane, &mut cx, outs, exited);
                 }
             } else {
-                for &lane in seq.lanes() {
+                for &lane in lanes {
                     let lane = lane as u32 & 31;
                     regs.current.set(lane);
-                    poll_lane(futs.as_mut(), lane, &mut cx, outs, &mut exited);
+                    poll_lane(futs.as_mut(), lane, &mut cx, outs, exited);
                 }
             }
-        });
+        })
+    }
+
+    /// The first step of a run of the kernel itself (see `crate::wide::Direct`): polls the first
+    /// lane alone, and when it offered a warp-wide form taking `A` and giving `R`, runs that form
+    /// for every lane with the arguments `args` instead of the lanes' futures (`Ok(None)`, the
+    /// results in `douts`). Otherwise the step goes on as any first step.
+    pub(crate) fn first_step_direct<F: Future, A: Copy>(
+        &mut self,
+        mut futs: Pin<&mut Lanes<F>>,
+        start: &mut impl FnMut(u32) -> F,
+        outs: &mut Outs<F::Output>,
+        args: &[A; 32],
+        douts: &mut crate::wide::Lanes<F::Output>,
+    ) -> Result<Option<Step>, WarpError> {
+        let exited_before = self.begin_step();
+        let mut exited = self.exited;
+        let seq = Seq::new(self.runnable, &self.order);
+        let (first, rest) = seq.lanes().split_at(seq.len().min(1));
+        let step = self.poll_lanes(futs.as_mut(), start, outs, first, &mut exited);
+        if let (Ok(()), Some(&lane)) = (&step, first.first()) {
+            let lane = lane as u32;
+            if let Some(direct) = crate::wide::Direct::offered(self.regs, lane) {
+                if direct.takes::<A, F::Output>() && exited == self.exited {
+                    // Suspended at its offer, having run nothing of the kernel.
+                    futs.drop_lane(lane);
+                    self.started = true;
+                    let args = args as *const [A; 32] as *const ();
+                    let douts = douts as *mut crate::wide::Lanes<F::Output> as *mut ();
+                    let limit = self.wide_limit;
+                    // SAFETY: `takes` checked the types; `A` is `Copy`.
+                    let run = catch_lane_panic(|| unsafe { crate::wide::run_direct(self, &direct, args, douts, limit) });
+                    return match run {
+                        Ok(result) => result.map(|()| None),
+                        Err(caught) => Err(self.wide_panicked(caught)),
+                    };
+                }
+                self.regs.offered.set(1 << lane);
+            }
+        }
+        let step = step.and_then(|()| self.poll_lanes(futs, start, outs, rest, &mut exited));
+        self.finish_step(step, exited_before, exited).map(Some)
+    }
+
+    /// What a step's polling left: its outcome.
+    #[inline(always)]
+    fn finish_step(&mut self, step: Result<(), Caught>, exited_before: u32, exited: u32) -> Result<Step, WarpError> {
+        let regs = self.regs;
         self.started = true;
         let runnable = self.runnable;
         self.exited = exited;
@@ -943,15 +1028,20 @@ impl<'r> WarpRun<'r> {
         let limit = self.wide_limit;
         match catch_lane_panic(|| crate::wide::run_offers(self, offered, offers, limit)) {
             Ok(result) => result,
-            Err(caught) => {
-                let lane = regs.current.get();
-                self.exited |= 1 << lane;
-                self.panicked = Some(lane);
-                self.waiting |= nonzero(&regs.key) & !self.exited;
-                regs.exited.set(self.exited);
-                Err(self.caught(lane, caught))
-            }
+            Err(caught) => Err(self.wide_panicked(caught)),
         }
+    }
+
+    /// A lane panicked in a warp-wide run: the report, as a step's guard makes it.
+    #[cold]
+    fn wide_panicked(&mut self, caught: Caught) -> WarpError {
+        let regs = self.regs;
+        let lane = regs.current.get();
+        self.exited |= 1 << lane;
+        self.panicked = Some(lane);
+        self.waiting |= nonzero(&regs.key) & !self.exited;
+        regs.exited.set(self.exited);
+        self.caught(lane, caught)
     }
 
     /// In a warp-wide run, completes the instruction every live lane has just issued, as a
@@ -1175,7 +1265,7 @@ impl<'r> WarpRun<'r> {
 
     /// Performs `op` for the lanes of `group` (membermask `mask`) and stores their results.
     /// `uniform` is the key every lane of a full-warp `group` posted, when all posted the same.
-    fn complete(&self, op: Op, mask: u32, group: u32, uniform: Option<u64>) -> Result<(), WarpError> {
+    pub(crate) fn complete(&self, op: Op, mask: u32, group: u32, uniform: Option<u64>) -> Result<(), WarpError> {
         let s = self.regs;
         let store_all = |value: u64| lanes(group).for_each(|l| s.set_result(l as usize, value));
         let set_pred = |p: u32| s.pred.set((s.pred.get() & !group) | (p & group));

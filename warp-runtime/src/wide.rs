@@ -26,9 +26,15 @@ use core::mem::{ManuallyDrop, MaybeUninit};
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
-use crate::error::WarpError;
+use crate::api::Decode;
+use crate::error::{Site, WarpError};
 use crate::handle::Warp;
-use crate::warp::{Regs, WarpRun};
+use crate::op::Op;
+use crate::semantics::redux::{FloatRedux, ReduxOp, ReduxType};
+use crate::semantics::shfl::ShflMode;
+use crate::semantics::vote::VoteMode;
+use crate::value::{MinMaxType, ReduxBits, ReduxInt, ReduxMinMax, WarpValue};
+use crate::warp::{pack, Regs, WarpRun, FULL};
 
 /// A warp-wide form, as the macro writes it: the body over the lanes' arguments, storing each
 /// lane's result.
@@ -77,7 +83,7 @@ impl<T> Lanes<T> {
     #[inline(always)]
     pub fn set(&mut self, lane: u32, value: T) {
         let l = lane as usize & 31;
-        if self.set >> l & 1 == 1 {
+        if core::mem::needs_drop::<T>() && self.set >> l & 1 == 1 {
             // SAFETY: the bit says the slot holds a value; it is replaced once.
             unsafe { self.slots[l].assume_init_drop() };
         }
@@ -163,6 +169,10 @@ pub(crate) struct Offer {
     entry: unsafe fn(&mut WideCtx<'_, '_>, *const ()) -> Result<(), WarpError>,
     /// The kernel's [`WideBody`], erased.
     body: *const (),
+    /// Runs the form with every lane's arguments taken from an array (`entry_direct::<A, R>`),
+    /// and the names of `A` and `R`, for a run that starts the kernel itself ([`Direct`]).
+    direct: unsafe fn(&mut WideCtx<'_, '_>, *const (), *const (), *mut ()) -> Result<(), WarpError>,
+    types: (&'static str, &'static str),
     /// The lane's arguments (`*mut ManuallyDrop<A>`), taken by the run.
     args: *mut (),
     /// Where the lane's result goes (`*mut Option<R>`).
@@ -189,6 +199,8 @@ pub fn offer<'a, A, R>(w: &Warp<'a>, body: WideBody<A, R>, args: &'a mut Manuall
         offer: Offer {
             entry: entry::<A, R>,
             body: body as *const (),
+            direct: entry_direct::<A, R>,
+            types: (core::any::type_name::<A>(), core::any::type_name::<R>()),
             args: args as *mut ManuallyDrop<A> as *mut (),
             out: out as *mut Option<R> as *mut (),
             handle: (w.lane, w.mask, w.width, w.base),
@@ -266,6 +278,75 @@ unsafe fn entry<A, R>(ctx: &mut WideCtx<'_, '_>, body: *const ()) -> Result<(), 
     result
 }
 
+/// `Offer::direct`: the form, each lane's arguments read from `args` (`*const [A; 32]`, copied:
+/// the caller's arguments are `Copy`), each lane's result written to `outs` (`*mut Lanes<R>`).
+///
+/// # Safety
+/// `body` is a `WideBody<A, R>`; `args` and `outs` point to what the names say, of these `A`
+/// and `R`.
+unsafe fn entry_direct<A, R>(ctx: &mut WideCtx<'_, '_>, body: *const (), args: *const (), outs: *mut ()) -> Result<(), WarpError> {
+    // SAFETY: the caller's contract.
+    let (body, args, outs) = unsafe {
+        (core::mem::transmute::<*const (), WideBody<A, R>>(body), &*(args as *const [A; 32]), &mut *(outs as *mut Lanes<R>))
+    };
+    let mut lanes = Lanes::<A>::new();
+    for lane in crate::semantics::lanes(ctx.offered) {
+        // SAFETY: the caller's `A` is `Copy`: reading it leaves the caller's array as it was.
+        lanes.set(lane, unsafe { core::ptr::read(&args[lane as usize]) });
+    }
+    body(ctx, &mut lanes, outs)
+}
+
+/// A kernel's warp-wide form, taken from its offer before any lane runs: what a run that starts
+/// the kernel itself (`Executor::run_with(&args, kernel)`, not a closure that calls it) runs
+/// without making the lanes' futures. The run is the one the offers of every lane would make.
+pub(crate) struct Direct {
+    direct: unsafe fn(&mut WideCtx<'_, '_>, *const (), *const (), *mut ()) -> Result<(), WarpError>,
+    body: *const (),
+    types: (&'static str, &'static str),
+}
+
+impl Direct {
+    /// The form lane `lane` offered in the step just polled, if it did.
+    pub(crate) fn offered(regs: &Regs, lane: u32) -> Option<Direct> {
+        let offered = regs.offered.replace(0);
+        if offered != 1 << lane {
+            return None;
+        }
+        // SAFETY: the lane posted this offer in the poll just made, and its future is alive.
+        let o = unsafe { &*regs.offers.get()[lane as usize] };
+        Some(Direct { direct: o.direct, body: o.body, types: o.types })
+    }
+
+    /// Whether the form's arguments and results are `A` and `R` (the kernel is the run's).
+    pub(crate) fn takes<A, R>(&self) -> bool {
+        self.types == (core::any::type_name::<A>(), core::any::type_name::<R>())
+    }
+}
+
+/// Whether `F` is the body of the `async fn` `K`: a run of `K` whose lanes' futures are `F` runs
+/// the kernel itself (not a closure around it). By the compiler's type names, which name the
+/// body of `path::k` `path::k::{{closure}}`; two types print alike only when they differ in
+/// lifetimes, which do not change their layout.
+pub(crate) fn is_body_of<K, F>() -> bool {
+    core::any::type_name::<F>().strip_suffix("::{{closure}}") == Some(core::any::type_name::<K>())
+}
+
+/// Runs `direct` for the live lanes of `run`, each lane's arguments from `args`
+/// (`*const [A; 32]`), its result into `outs` (`*mut Lanes<R>`), with the warp's own handles.
+///
+/// # Safety
+/// `direct.takes::<A, R>()` for the `A` and `R` behind the pointers, and `A: Copy`.
+pub(crate) unsafe fn run_direct(run: &mut WarpRun<'_>, direct: &Direct, args: *const (), outs: *mut (), time_limit: Option<std::time::Duration>) -> Result<(), WarpError> {
+    let regs = run.regs;
+    let live = !run.exited;
+    let hs = core::array::from_fn(|l| Warp::new(regs, l as u32));
+    let mut ctx = WideCtx { run, offered: live, offers: [core::ptr::null(); 32], clock: crate::exec::CLOCK_EVERY, deadline: crate::exec::Deadline::start(time_limit), hs, pending: None, arrived: 0 };
+    WIDE_RUNS.with(|c| c.set(c.get() + 1));
+    // SAFETY: the caller's contract.
+    unsafe { (direct.direct)(&mut ctx, direct.body, args, outs) }
+}
+
 /// The warp-wide form's view of its warp: the live lanes, their handles, and the engine that
 /// completes the instructions they issue.
 pub struct WideCtx<'c, 'r> {
@@ -276,6 +357,141 @@ pub struct WideCtx<'c, 'r> {
     /// Settles since the last look at the clock, and the run's deadline.
     clock: u32,
     deadline: Option<crate::exec::Deadline>,
+    /// Each lane's handle.
+    hs: [Warp<'r>; 32],
+    /// The instruction the current stretch ends with, when the form issues it itself
+    /// ([`issue`](Self::issue)), and the lanes that have reached it: if a lane panics before
+    /// the stretch ends, those lanes wait at it, as in the per-lane executor.
+    pending: Option<(Op, Site)>,
+    arrived: u32,
+}
+
+/// A warp instruction the warp-wide form completes from every lane's operands at once
+/// ([`WideCtx::issue`]), exactly as the handle method of the same name posts it for each lane.
+pub trait WideInstr<T> {
+    /// How the method's result is decoded from the destination registers.
+    type Out: Decode;
+    /// The instruction.
+    fn op(&self) -> Op;
+    /// The request word lane `w` posts for it with operand `b`.
+    fn key(&self, w: &Warp<'_>, b: u32) -> u64;
+    /// Operand `a` of a value.
+    fn bits(value: &T) -> u64;
+}
+
+/// `shfl_up`/`shfl_down`/`shfl_xor`/`shfl_idx`: the handle's membermask and segment.
+pub struct ShflOwn(pub ShflMode);
+impl<T: WarpValue> WideInstr<T> for ShflOwn {
+    type Out = crate::api::AsValue<T>;
+    fn op(&self) -> Op {
+        Op::Shfl { mode: self.0, words: T::WORDS }
+    }
+    #[inline(always)]
+    fn key(&self, w: &Warp<'_>, b: u32) -> u64 {
+        crate::handle::fam::shfl_own_key(w, self.0, T::WORDS, b)
+    }
+    #[inline(always)]
+    fn bits(value: &T) -> u64 {
+        value.to_bits()
+    }
+}
+
+/// `ballot`.
+pub struct Ballot;
+impl WideInstr<bool> for Ballot {
+    type Out = crate::api::AsU32;
+    fn op(&self) -> Op {
+        Op::Vote(VoteMode::Ballot)
+    }
+    #[inline(always)]
+    fn key(&self, w: &Warp<'_>, _: u32) -> u64 {
+        pack(Op::Vote(VoteMode::Ballot), w.mask, 0, 0)
+    }
+    #[inline(always)]
+    fn bits(value: &bool) -> u64 {
+        *value as u64
+    }
+}
+
+/// `all`, `any`, `uni`.
+pub struct VoteBool(pub VoteMode);
+impl WideInstr<bool> for VoteBool {
+    type Out = crate::api::AsBool;
+    fn op(&self) -> Op {
+        Op::Vote(self.0)
+    }
+    #[inline(always)]
+    fn key(&self, w: &Warp<'_>, _: u32) -> u64 {
+        pack(Op::Vote(self.0), w.mask, 0, 0)
+    }
+    #[inline(always)]
+    fn bits(value: &bool) -> u64 {
+        *value as u64
+    }
+}
+
+/// `redux_add`.
+pub struct ReduxAdd;
+impl<T: ReduxInt> WideInstr<T> for ReduxAdd {
+    type Out = crate::api::AsWord<T>;
+    fn op(&self) -> Op {
+        Op::Redux(ReduxOp::Add, T::TYPE)
+    }
+    #[inline(always)]
+    fn key(&self, w: &Warp<'_>, _: u32) -> u64 {
+        pack(Op::Redux(ReduxOp::Add, T::TYPE), w.mask, 0, 0)
+    }
+    #[inline(always)]
+    fn bits(value: &T) -> u64 {
+        value.to_word() as u64
+    }
+}
+
+/// `redux_and`, `redux_or`, `redux_xor`.
+pub struct ReduxBitwise(pub ReduxOp);
+impl<T: ReduxBits> WideInstr<T> for ReduxBitwise {
+    type Out = crate::api::AsWord<T>;
+    fn op(&self) -> Op {
+        Op::Redux(self.0, ReduxType::B32)
+    }
+    #[inline(always)]
+    fn key(&self, w: &Warp<'_>, _: u32) -> u64 {
+        pack(Op::Redux(self.0, ReduxType::B32), w.mask, 0, 0)
+    }
+    #[inline(always)]
+    fn bits(value: &T) -> u64 {
+        value.to_word() as u64
+    }
+}
+
+/// `redux_min` (`false`), `redux_max` (`true`).
+pub struct ReduxMinMaxOf(pub bool);
+impl<T: ReduxMinMax> WideInstr<T> for ReduxMinMaxOf {
+    type Out = crate::api::AsWord<T>;
+    fn op(&self) -> Op {
+        let int = if self.0 { ReduxOp::Max } else { ReduxOp::Min };
+        match T::TYPE {
+            MinMaxType::U32 => Op::Redux(int, ReduxType::U32),
+            MinMaxType::S32 => Op::Redux(int, ReduxType::S32),
+            MinMaxType::F32 => Op::ReduxF32(FloatRedux { max: self.0, abs: false, nan: false }),
+        }
+    }
+    #[inline(always)]
+    fn key(&self, w: &Warp<'_>, _: u32) -> u64 {
+        pack(<Self as WideInstr<T>>::op(self), w.mask, 0, 0)
+    }
+    #[inline(always)]
+    fn bits(value: &T) -> u64 {
+        value.to_word() as u64
+    }
+}
+
+/// Where a warp-wide form issues an instruction: `#[track_caller]`, called at the user's
+/// method, as the handle method records it.
+#[track_caller]
+#[inline(always)]
+pub fn site() -> Site {
+    core::panic::Location::caller()
 }
 
 impl<'c, 'r> WideCtx<'c, 'r> {
@@ -302,15 +518,62 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// warp's).
     #[inline(always)]
     pub fn handles(&self) -> [Warp<'r>; 32] {
-        let regs = self.run.regs;
-        core::array::from_fn(|l| {
-            if self.offered >> l & 1 == 1 {
-                let (lane, mask, width, base) = self.offer(l as u32).handle;
-                Warp { regs, lane, mask, width, base }
-            } else {
-                Warp::new(regs, l as u32)
+        self.hs
+    }
+
+    /// The current stretch ends with `instr` at `site`, which the form issues itself
+    /// ([`issue`](Self::issue)); `_operands` names its operands' type.
+    #[inline(always)]
+    pub fn expect<I: WideInstr<T>, T>(&mut self, instr: &I, site: Site, _operands: &Lanes<T>) {
+        self.pending = Some((instr.op(), site));
+        self.arrived = 0;
+    }
+
+    /// Lane `lane` has evaluated the operands of the pending instruction.
+    #[inline(always)]
+    pub fn arrive(&mut self, lane: u32) {
+        self.arrived |= 1 << (lane & 31);
+    }
+
+    /// Issues `instr` at `site` in every live lane with its operands `a` (and `b`), and
+    /// completes it: the results, decoded as the handle method decodes them. When every live
+    /// lane is the whole warp and posts the same request, the engine's completion runs on the
+    /// operands directly, as it does after a step in which all 32 lanes posted it; otherwise
+    /// each lane posts its request and the engine settles it, with its reports.
+    #[inline]
+    pub fn issue<I: WideInstr<T>, T>(&mut self, instr: &I, site: Site, a: &Lanes<T>, b: Option<&Lanes<u32>>) -> Result<Lanes<<I::Out as Decode>::Output>, WarpError> {
+        self.pending = None;
+        let run = &mut *self.run;
+        let regs = run.regs;
+        let live = !run.exited;
+        let b_of = |l: u32| b.map_or(0, |b| b[l]);
+        let mut out = Lanes::new();
+        // A lane with a request of its own still posted (issued and never awaited, behind a
+        // plain method) must post this one over it, for the engine's report.
+        if live == FULL && regs.posted() == 0 {
+            let key0 = instr.key(&self.hs[0], b_of(0));
+            let same = (1..32u32).all(|l| instr.key(&self.hs[l as usize], b_of(l)) == key0);
+            let op = crate::warp::op_of(key0);
+            if same && crate::warp::mask_of(key0) == FULL && op.synchronizing() && op.supported_on(run.target) {
+                let bits: [u64; 32] = core::array::from_fn(|l| I::bits(&a[l as u32]));
+                regs.issued_by_all(&bits, site);
+                run.complete(op, FULL, FULL, Some(key0))?;
+                for l in 0..32 {
+                    let (d, p) = regs.result_of(l);
+                    out.set(l, I::Out::decode(d, p));
+                }
+                return Ok(out);
             }
-        })
+        }
+        for l in crate::semantics::lanes(live) {
+            regs.post_key(l, instr.key(&self.hs[l as usize], b_of(l)), I::bits(&a[l]), site);
+        }
+        self.settle()?;
+        for l in crate::semantics::lanes(live) {
+            let (d, p) = regs.result_of(l);
+            out.set(l, I::Out::decode(d, p));
+        }
+        Ok(out)
     }
 
     /// Lane `lane` returns `value`.
@@ -338,13 +601,38 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     }
 }
 
+impl Drop for WideCtx<'_, '_> {
+    fn drop(&mut self) {
+        // A lane panicked in a stretch that ends with an instruction the form issues itself:
+        // the lanes that got there first wait at it, as their posts would show.
+        if let Some((op, site)) = self.pending.take() {
+            if std::thread::panicking() {
+                let regs = self.run.regs;
+                for l in crate::semantics::lanes(self.arrived & !self.run.exited) {
+                    regs.post_key(l, pack(op, self.hs[l as usize].mask, 0, 0), 0, site);
+                }
+            }
+        }
+    }
+}
+
 /// Runs the warp-wide form that the lanes of `offered` (every live lane of `run`) offered.
 pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Offer; 32], time_limit: Option<std::time::Duration>) -> Result<(), WarpError> {
     let first = offered.trailing_zeros();
     // SAFETY: the lanes of `offered` posted these offers in this step and wait at them.
     let (entry, body) = unsafe { ((*offers[first as usize]).entry, (*offers[first as usize]).body) };
     let exited = run.exited;
-    let mut ctx = WideCtx { run, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: crate::exec::Deadline::start(time_limit) };
+    let regs = run.regs;
+    let hs = core::array::from_fn(|l| {
+        if offered >> l & 1 == 1 {
+            // SAFETY: as above.
+            let (lane, mask, width, base) = unsafe { (*offers[l]).handle };
+            Warp { regs, lane, mask, width, base }
+        } else {
+            Warp::new(regs, l as u32)
+        }
+    });
+    let mut ctx = WideCtx { run, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: crate::exec::Deadline::start(time_limit), hs, pending: None, arrived: 0 };
     WIDE_RUNS.with(|c| c.set(c.get() + 1));
     // SAFETY: `same_offers` checked that every lane offered this entry and body.
     let result = unsafe { entry(&mut ctx, body) };
