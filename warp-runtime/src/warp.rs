@@ -1514,11 +1514,6 @@ impl Seq {
         self.n.min(32)
     }
 
-    /// The `i`th lane.
-    #[inline(always)]
-    pub(crate) fn at(&self, i: usize) -> u32 {
-        self.lanes[i & 31] as u32
-    }
 }
 
 /// What a step's guard caught from a lane.

@@ -129,7 +129,11 @@ impl<T> core::ops::IndexMut<u32> for Lanes<T> {
 }
 
 impl<T> Drop for Lanes<T> {
+    #[inline(always)]
     fn drop(&mut self) {
+        if !core::mem::needs_drop::<T>() {
+            return;
+        }
         for l in crate::semantics::lanes(self.set) {
             self.set &= !(1 << l);
             // SAFETY: the bit said the slot holds a value; it is cleared first.
@@ -341,10 +345,45 @@ pub(crate) unsafe fn run_direct(run: &mut WarpRun<'_>, direct: &Direct, args: *c
     let regs = run.regs;
     let live = !run.exited;
     let hs = core::array::from_fn(|l| Warp::new(regs, l as u32));
-    let mut ctx = WideCtx { run, offered: live, offers: [core::ptr::null(); 32], clock: crate::exec::CLOCK_EVERY, deadline: crate::exec::Deadline::start(time_limit), hs, pending: None, arrived: 0 };
+    let mut ctx = WideCtx { run, offered: live, offers: [core::ptr::null(); 32], clock: crate::exec::CLOCK_EVERY, deadline: crate::exec::Deadline::start(time_limit), hs: &hs, pending: None, arrived: 0 };
     WIDE_RUNS.with(|c| c.set(c.get() + 1));
     // SAFETY: the caller's contract.
     unsafe { (direct.direct)(&mut ctx, direct.body, args, outs) }
+}
+
+/// The live lanes of a stretch, in the run's lane order.
+pub struct LaneIter {
+    mask: u32,
+    /// The run's permutation (`None`: ascending).
+    order: Option<[u8; 32]>,
+    at: usize,
+}
+
+impl Iterator for LaneIter {
+    type Item = u32;
+    #[inline(always)]
+    fn next(&mut self) -> Option<u32> {
+        match &self.order {
+            None => {
+                if self.mask == 0 {
+                    return None;
+                }
+                let lane = self.mask.trailing_zeros();
+                self.mask &= self.mask - 1;
+                Some(lane)
+            }
+            Some(order) => {
+                while self.at < 32 {
+                    let lane = order[self.at] as u32 & 31;
+                    self.at += 1;
+                    if self.mask >> lane & 1 == 1 {
+                        return Some(lane);
+                    }
+                }
+                None
+            }
+        }
+    }
 }
 
 /// The warp-wide form's view of its warp: the live lanes, their handles, and the engine that
@@ -358,7 +397,7 @@ pub struct WideCtx<'c, 'r> {
     clock: u32,
     deadline: Option<crate::exec::Deadline>,
     /// Each lane's handle.
-    hs: [Warp<'r>; 32],
+    hs: &'c [Warp<'r>; 32],
     /// The instruction the current stretch ends with, when the form issues it itself
     /// ([`issue`](Self::issue)), and the lanes that have reached it: if a lane panics before
     /// the stretch ends, those lanes wait at it, as in the per-lane executor.
@@ -502,10 +541,13 @@ impl<'c, 'r> WideCtx<'c, 'r> {
 
     /// The live lanes, in the run's lane order: a stretch's loop.
     #[inline(always)]
-    pub fn lanes(&self) -> impl Iterator<Item = u32> + use<> {
-        let seq = crate::warp::Seq::new(!self.run.exited, self.run.order_ref());
-        let n = seq.len();
-        (0..n).map(move |i| seq.at(i))
+    pub fn lanes(&self) -> LaneIter {
+        let live = !self.run.exited;
+        match self.run.order_ref() {
+            // Ascending: the live lanes' bits, lowest first.
+            None => LaneIter { mask: live, order: None, at: 0 },
+            Some(order) => LaneIter { mask: live, order: Some(*order), at: 0 },
+        }
     }
 
     /// Lane `lane` runs now (for its memory accesses and, if it panics, the report).
@@ -517,7 +559,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// Each lane's handle, as the kernel received it (lanes that did not offer get the
     /// warp's).
     #[inline(always)]
-    pub fn handles(&self) -> [Warp<'r>; 32] {
+    pub fn handles(&self) -> &'c [Warp<'r>; 32] {
         self.hs
     }
 
@@ -632,7 +674,7 @@ pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Of
             Warp::new(regs, l as u32)
         }
     });
-    let mut ctx = WideCtx { run, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: crate::exec::Deadline::start(time_limit), hs, pending: None, arrived: 0 };
+    let mut ctx = WideCtx { run, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: crate::exec::Deadline::start(time_limit), hs: &hs, pending: None, arrived: 0 };
     WIDE_RUNS.with(|c| c.set(c.get() + 1));
     // SAFETY: `same_offers` checked that every lane offered this entry and body.
     let result = unsafe { entry(&mut ctx, body) };
