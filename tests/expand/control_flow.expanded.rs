@@ -54,10 +54,10 @@ impl Reducer {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     async fn leader(w: &Warp<'_>, x: u32) -> u32 {
-        let mut __warpkit_args = ::core::mem::ManuallyDrop::new((x,));
+        let mut __warpkit_args = ::core::mem::ManuallyDrop::new(x);
         let mut __warpkit_out: ::core::option::Option<u32> = ::core::option::Option::None;
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-        let __warpkit_wide: ::warpkit::__private::wide::WideBody<(u32,), u32> = |
+        let __warpkit_wide: ::warpkit::__private::wide::WideBody<u32, u32> = |
             __wk,
             __wk_args,
             __wk_outs|
@@ -65,7 +65,7 @@ impl Reducer {
             let __wk_hs = __wk.handles();
             let mut __wk_1_x = ::warpkit::__private::wide::Lanes::new();
             for __wk_l in __wk.lanes() {
-                let (__wk_a_x,) = __wk_args.take(__wk_l);
+                let __wk_a_x = __wk_args.take(__wk_l);
                 __wk_1_x.set(__wk_l, __wk_a_x);
             }
             let mut __wk_2_issued = ::warpkit::__private::wide::Lanes::new();
@@ -114,7 +114,7 @@ impl Reducer {
             };
         }
         #[allow(unused_mut)]
-        let (x,) = ::core::mem::ManuallyDrop::into_inner(__warpkit_args);
+        let x = ::core::mem::ManuallyDrop::into_inner(__warpkit_args);
         let (_, is_leader) = w.elect().await;
         if is_leader { x } else { 0 }
     }

@@ -2,10 +2,10 @@ use warpkit::prelude::*;
 #[cfg(not(target_arch = "nvptx64"))]
 /// Sum over the warp; `.await` after each shuffle, the call's span kept.
 pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
-    let mut __warpkit_args = ::core::mem::ManuallyDrop::new((x,));
+    let mut __warpkit_args = ::core::mem::ManuallyDrop::new(x);
     let mut __warpkit_out: ::core::option::Option<u32> = ::core::option::Option::None;
     #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-    let __warpkit_wide: ::warpkit::__private::wide::WideBody<(u32,), u32> = |
+    let __warpkit_wide: ::warpkit::__private::wide::WideBody<u32, u32> = |
         __wk,
         __wk_args,
         __wk_outs|
@@ -13,7 +13,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
         let __wk_hs = __wk.handles();
         let mut __wk_1_x = ::warpkit::__private::wide::Lanes::new();
         for __wk_l in __wk.lanes() {
-            let (__wk_a_x,) = __wk_args.take(__wk_l);
+            let __wk_a_x = __wk_args.take(__wk_l);
             __wk_1_x.set(__wk_l, __wk_a_x);
         }
         let mut __wk_2_v = ::warpkit::__private::wide::Lanes::new();
@@ -26,23 +26,31 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
             }
         }
         for offset in [16, 8, 4, 2, 1] {
-            let mut __wk_3_issued = ::warpkit::__private::wide::Lanes::new();
+            let __wk_3_instr = ::warpkit::__private::wide::ShflOwn(
+                ::warpkit::ShflMode::Bfly,
+            );
+            let mut __wk_5_a = ::warpkit::__private::wide::Lanes::new();
+            let mut __wk_6_b: ::warpkit::__private::wide::Lanes<u32> = ::warpkit::__private::wide::Lanes::new();
+            let __wk_4_site = ::warpkit::__private::wide::site();
+            __wk.expect(&__wk_3_instr, __wk_4_site, &__wk_5_a);
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
-                __wk_3_issued.set(__wk_l, (w).shfl_xor((__wk_2_v[__wk_l]), (offset)));
+                __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
+                __wk_6_b.set(__wk_l, (offset));
+                __wk.arrive(__wk_l);
             }
-            __wk.settle()?;
-            let mut __wk_4_result = ::warpkit::__private::wide::Lanes::new();
+            let mut __wk_7_result = __wk
+                .issue(
+                    &__wk_3_instr,
+                    __wk_4_site,
+                    &__wk_5_a,
+                    ::core::option::Option::Some(&__wk_6_b),
+                )?;
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
-                __wk_4_result
-                    .set(
-                        __wk_l,
-                        ::warpkit::__private::wide::result(__wk_3_issued.take(__wk_l)),
-                    );
-                (__wk_2_v[__wk_l]) += (__wk_4_result.take(__wk_l));
+                (__wk_2_v[__wk_l]) += (__wk_7_result.take(__wk_l));
             }
         }
         '__wk_lanes: for __wk_l in __wk.lanes() {
@@ -69,7 +77,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
         };
     }
     #[allow(unused_mut)]
-    let (x,) = ::core::mem::ManuallyDrop::into_inner(__warpkit_args);
+    let x = ::core::mem::ManuallyDrop::into_inner(__warpkit_args);
     let mut v = x;
     for offset in [16, 8, 4, 2, 1] {
         v += w.shfl_xor(v, offset).await;
