@@ -97,13 +97,14 @@ impl Reducer {
             }
             ::core::result::Result::Ok(())
         };
-        if ::warpkit::__private::wide::offer(
-                w,
-                __warpkit_wide,
-                &mut __warpkit_args,
-                &mut __warpkit_out,
-            )
-            .await
+        if ::warpkit::__private::wide::wanted(w)
+            && ::warpkit::__private::wide::offer(
+                    w,
+                    __warpkit_wide,
+                    &mut __warpkit_args,
+                    &mut __warpkit_out,
+                )
+                .await
         {
             #[allow(clippy::all)]
             return match __warpkit_out {

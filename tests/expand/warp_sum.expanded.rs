@@ -60,13 +60,14 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
         }
         ::core::result::Result::Ok(())
     };
-    if ::warpkit::__private::wide::offer(
-            w,
-            __warpkit_wide,
-            &mut __warpkit_args,
-            &mut __warpkit_out,
-        )
-        .await
+    if ::warpkit::__private::wide::wanted(w)
+        && ::warpkit::__private::wide::offer(
+                w,
+                __warpkit_wide,
+                &mut __warpkit_args,
+                &mut __warpkit_out,
+            )
+            .await
     {
         #[allow(clippy::all)]
         return match __warpkit_out {

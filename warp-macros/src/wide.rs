@@ -143,7 +143,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, handle: &syn::Ident) -> 
             #body
             ::core::result::Result::Ok(())
         };
-        if #krate::__private::wide::offer(#w, #wide, &mut #args, &mut #out).await {
+        if #krate::__private::wide::wanted(#w) && #krate::__private::wide::offer(#w, #wide, &mut #args, &mut #out).await {
             #[allow(clippy::all)]
             return match #out {
                 ::core::option::Option::Some(__warpkit_r) => __warpkit_r,

@@ -168,15 +168,10 @@ enum State {
 /// A lane's offer of a kernel's warp-wide form: lives in the lane's (pinned) future while the
 /// lane waits at the offer.
 pub(crate) struct Offer {
-    /// Runs the warp-wide form for the lanes of `ctx` (monomorphized for the kernel's argument
-    /// and result types): `entry::<A, R>`.
-    entry: unsafe fn(&mut WideCtx<'_, '_>, *const ()) -> Result<(), WarpError>,
+    /// What runs the form, for the kernel's argument and result types.
+    kind: &'static OfferKind,
     /// The kernel's [`WideBody`], erased.
     body: *const (),
-    /// Runs the form with every lane's arguments taken from an array (`entry_direct::<A, R>`),
-    /// and the names of `A` and `R`, for a run that starts the kernel itself ([`Direct`]).
-    direct: unsafe fn(&mut WideCtx<'_, '_>, *const (), *const (), *mut ()) -> Result<(), WarpError>,
-    types: (&'static str, &'static str),
     /// The lane's arguments (`*mut ManuallyDrop<A>`), taken by the run.
     args: *mut (),
     /// Where the lane's result goes (`*mut Option<R>`).
@@ -189,8 +184,37 @@ pub(crate) struct Offer {
 impl Offer {
     /// Whether two lanes offered the same form.
     fn same(&self, other: &Offer) -> bool {
-        core::ptr::fn_addr_eq(self.entry, other.entry) && self.body == other.body
+        core::ptr::fn_addr_eq(self.kind.entry, other.kind.entry) && self.body == other.body
     }
+}
+
+/// The functions that run a form with arguments `A` and results `R` (one per pair, shared by
+/// every offer: a lane's offer stays small).
+pub(crate) struct OfferKind {
+    /// Runs the warp-wide form for the lanes of `ctx`: `entry::<A, R>`.
+    entry: unsafe fn(&mut WideCtx<'_, '_>, *const ()) -> Result<(), WarpError>,
+    /// Runs the form with every lane's arguments taken from an array (`entry_direct::<A, R>`),
+    /// for a run that starts the kernel itself ([`Direct`]).
+    direct: unsafe fn(&mut WideCtx<'_, '_>, *const (), *const (), *mut ()) -> Result<(), WarpError>,
+    /// The names of `A` and `R`.
+    types: fn() -> (&'static str, &'static str),
+}
+
+struct KindOf<A, R>(core::marker::PhantomData<fn(A) -> R>);
+
+impl<A, R> KindOf<A, R> {
+    const KIND: &'static OfferKind = &OfferKind { entry: entry::<A, R>, direct: entry_direct::<A, R>, types: type_names::<A, R> };
+}
+
+fn type_names<A, R>() -> (&'static str, &'static str) {
+    (core::any::type_name::<A>(), core::any::type_name::<R>())
+}
+
+/// Whether the run of `w`'s warp takes warp-wide forms: a kernel offers its form only then
+/// (one load; nothing else of the offer runs otherwise).
+#[inline(always)]
+pub fn wanted(w: &Warp<'_>) -> bool {
+    w.regs.wide_allowed()
 }
 
 /// A kernel's offer of its warp-wide form, awaited at the top of its host `async fn`: `true`
@@ -201,10 +225,8 @@ pub fn offer<'a, A, R>(w: &Warp<'a>, body: WideBody<A, R>, args: &'a mut Manuall
         regs: w.regs,
         lane: w.lane,
         offer: Offer {
-            entry: entry::<A, R>,
+            kind: KindOf::<A, R>::KIND,
             body: body as *const (),
-            direct: entry_direct::<A, R>,
-            types: (core::any::type_name::<A>(), core::any::type_name::<R>()),
             args: args as *mut ManuallyDrop<A> as *mut (),
             out: out as *mut Option<R> as *mut (),
             handle: (w.lane, w.mask, w.width, w.base),
@@ -319,7 +341,7 @@ impl Direct {
         }
         // SAFETY: the lane posted this offer in the poll just made, and its future is alive.
         let o = unsafe { &*regs.offers.get()[lane as usize] };
-        Some(Direct { direct: o.direct, body: o.body, types: o.types })
+        Some(Direct { direct: o.kind.direct, body: o.body, types: (o.kind.types)() })
     }
 
     /// Whether the form's arguments and results are `A` and `R` (the kernel is the run's).
@@ -662,7 +684,7 @@ impl Drop for WideCtx<'_, '_> {
 pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Offer; 32], time_limit: Option<std::time::Duration>) -> Result<(), WarpError> {
     let first = offered.trailing_zeros();
     // SAFETY: the lanes of `offered` posted these offers in this step and wait at them.
-    let (entry, body) = unsafe { ((*offers[first as usize]).entry, (*offers[first as usize]).body) };
+    let (entry, body) = unsafe { ((*offers[first as usize]).kind.entry, (*offers[first as usize]).body) };
     let exited = run.exited;
     let regs = run.regs;
     let hs = core::array::from_fn(|l| {
