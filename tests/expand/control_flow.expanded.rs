@@ -69,31 +69,65 @@ impl Reducer {
                 __wk_1_x.set(__wk_l, __wk_a_x);
             }
             let mut __wk_2_issued = ::warpkit::__private::wide::Lanes::new();
-            '__wk_lanes: for __wk_l in __wk.lanes() {
-                __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
-                __wk_2_issued.set(__wk_l, (w).elect());
+            if __wk.dense() {
+                '__wk_lanes: for __wk_l in 0..32u32 {
+                    __wk.enter(__wk_l);
+                    let w = &__wk_hs[__wk_l as usize];
+                    __wk_2_issued.set(__wk_l, (w).elect());
+                }
+            } else {
+                '__wk_lanes: for __wk_l in __wk.lanes() {
+                    __wk.enter(__wk_l);
+                    let w = &__wk_hs[__wk_l as usize];
+                    __wk_2_issued.set(__wk_l, (w).elect());
+                }
             }
             __wk.settle()?;
             let mut __wk_3_result = ::warpkit::__private::wide::Lanes::new();
             let mut __wk_4_is_leader = ::warpkit::__private::wide::Lanes::new();
-            '__wk_lanes: for __wk_l in __wk.lanes() {
-                __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
-                __wk_3_result
-                    .set(
+            if __wk.dense() {
+                __wk_1_x.assert_full();
+                '__wk_lanes: for __wk_l in 0..32u32 {
+                    __wk.enter(__wk_l);
+                    let w = &__wk_hs[__wk_l as usize];
+                    __wk_3_result
+                        .set(
+                            __wk_l,
+                            ::warpkit::__private::wide::result(
+                                __wk_2_issued.take(__wk_l),
+                            ),
+                        );
+                    {
+                        let (_, is_leader) = __wk_3_result[__wk_l];
+                        __wk_4_is_leader.set(__wk_l, is_leader);
+                    }
+                    __wk.ret(
+                        __wk_outs,
                         __wk_l,
-                        ::warpkit::__private::wide::result(__wk_2_issued.take(__wk_l)),
+                        if __wk_4_is_leader[__wk_l] { __wk_1_x[__wk_l] } else { 0 },
                     );
-                {
-                    let (_, is_leader) = __wk_3_result.take(__wk_l);
-                    __wk_4_is_leader.set(__wk_l, is_leader);
                 }
-                __wk.ret(
-                    __wk_outs,
-                    __wk_l,
-                    if __wk_4_is_leader[__wk_l] { __wk_1_x[__wk_l] } else { 0 },
-                );
+            } else {
+                '__wk_lanes: for __wk_l in __wk.lanes() {
+                    __wk.enter(__wk_l);
+                    let w = &__wk_hs[__wk_l as usize];
+                    __wk_3_result
+                        .set(
+                            __wk_l,
+                            ::warpkit::__private::wide::result(
+                                __wk_2_issued.take(__wk_l),
+                            ),
+                        );
+                    {
+                        let (_, is_leader) = __wk_3_result[__wk_l];
+                        __wk_4_is_leader.set(__wk_l, is_leader);
+                    }
+                    __wk.ret(
+                        __wk_outs,
+                        __wk_l,
+                        if __wk_4_is_leader[__wk_l] { __wk_1_x[__wk_l] } else { 0 },
+                    );
+                }
             }
             ::core::result::Result::Ok(())
         };

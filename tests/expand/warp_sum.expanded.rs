@@ -17,12 +17,24 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
             __wk_1_x.set(__wk_l, __wk_a_x);
         }
         let mut __wk_2_v = ::warpkit::__private::wide::Lanes::new();
-        '__wk_lanes: for __wk_l in __wk.lanes() {
-            __wk.enter(__wk_l);
-            let w = &__wk_hs[__wk_l as usize];
-            {
-                let v = __wk_1_x[__wk_l];
-                __wk_2_v.set(__wk_l, v);
+        if __wk.dense() {
+            __wk_1_x.assert_full();
+            '__wk_lanes: for __wk_l in 0..32u32 {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                {
+                    let v = __wk_1_x[__wk_l];
+                    __wk_2_v.set(__wk_l, v);
+                }
+            }
+        } else {
+            '__wk_lanes: for __wk_l in __wk.lanes() {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                {
+                    let v = __wk_1_x[__wk_l];
+                    __wk_2_v.set(__wk_l, v);
+                }
             }
         }
         for offset in [16, 8, 4, 2, 1] {
@@ -33,12 +45,23 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
             let mut __wk_6_b: ::warpkit::__private::wide::Lanes<u32> = ::warpkit::__private::wide::Lanes::new();
             let __wk_4_site = ::warpkit::__private::wide::site();
             __wk.expect(&__wk_3_instr, __wk_4_site, &__wk_5_a);
-            '__wk_lanes: for __wk_l in __wk.lanes() {
-                __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
-                __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
-                __wk_6_b.set(__wk_l, (offset));
-                __wk.arrive(__wk_l);
+            if __wk.dense() {
+                __wk_2_v.assert_full();
+                '__wk_lanes: for __wk_l in 0..32u32 {
+                    __wk.enter(__wk_l);
+                    let w = &__wk_hs[__wk_l as usize];
+                    __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
+                    __wk_6_b.set(__wk_l, (offset));
+                    __wk.arrive(__wk_l);
+                }
+            } else {
+                '__wk_lanes: for __wk_l in __wk.lanes() {
+                    __wk.enter(__wk_l);
+                    let w = &__wk_hs[__wk_l as usize];
+                    __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
+                    __wk_6_b.set(__wk_l, (offset));
+                    __wk.arrive(__wk_l);
+                }
             }
             let mut __wk_7_result = __wk
                 .issue(
@@ -47,16 +70,35 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                     &__wk_5_a,
                     ::core::option::Option::Some(&__wk_6_b),
                 )?;
+            if __wk.dense() {
+                __wk_2_v.assert_full();
+                __wk_7_result.assert_full();
+                '__wk_lanes: for __wk_l in 0..32u32 {
+                    __wk.enter(__wk_l);
+                    let w = &__wk_hs[__wk_l as usize];
+                    (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
+                }
+            } else {
+                '__wk_lanes: for __wk_l in __wk.lanes() {
+                    __wk.enter(__wk_l);
+                    let w = &__wk_hs[__wk_l as usize];
+                    (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
+                }
+            }
+        }
+        if __wk.dense() {
+            __wk_2_v.assert_full();
+            '__wk_lanes: for __wk_l in 0..32u32 {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                __wk.ret(__wk_outs, __wk_l, __wk_2_v[__wk_l]);
+            }
+        } else {
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
-                (__wk_2_v[__wk_l]) += (__wk_7_result.take(__wk_l));
+                __wk.ret(__wk_outs, __wk_l, __wk_2_v[__wk_l]);
             }
-        }
-        '__wk_lanes: for __wk_l in __wk.lanes() {
-            __wk.enter(__wk_l);
-            let w = &__wk_hs[__wk_l as usize];
-            __wk.ret(__wk_outs, __wk_l, __wk_2_v[__wk_l]);
         }
         ::core::result::Result::Ok(())
     };

@@ -197,6 +197,10 @@ struct Gen<'p> {
     out: Vec<TokenStream>,
     /// Hoisted instructions (by address) and the `Lanes` of their futures.
     temps: Vec<(usize, syn::Ident)>,
+    /// The `Lanes` the current stretch reads by lane, and those it declares: when every lane is
+    /// live, the others hold a value for every lane, which the stretch's dense loop checks once.
+    used: Vec<String>,
+    fresh_here: Vec<String>,
 }
 
 /// What [`Gen::order`] found so far in an expression.
@@ -273,7 +277,7 @@ fn mutating(e: &Expr) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, handle, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new() }
+        Gen { points, handle, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -340,18 +344,41 @@ impl<'p> Gen<'p> {
     fn flush(&mut self) {
         let hoisted = core::mem::take(&mut self.hoisted);
         let pending = core::mem::take(&mut self.pending);
+        let mut used = core::mem::take(&mut self.used);
+        let fresh = core::mem::take(&mut self.fresh_here);
         self.out.extend(hoisted);
         if pending.is_empty() {
             return;
         }
+        used.sort();
+        used.dedup();
+        used.retain(|u| !fresh.contains(u));
+        let full: Vec<syn::Ident> = used.iter().map(|u| syn::Ident::new(u, Span::call_site())).collect();
         let w = &self.handle;
+        // When every lane is live and runs in ascending order, the stretch is a plain loop over
+        // 0..32 in which the per-lane variables it reads were set for every lane (checked once
+        // here, so that each read's check folds away); otherwise, the live lanes in order.
         self.out.push(quote! {
-            '__wk_lanes: for __wk_l in __wk.lanes() {
-                __wk.enter(__wk_l);
-                let #w = &__wk_hs[__wk_l as usize];
-                #(#pending)*
+            if __wk.dense() {
+                #(#full.assert_full();)*
+                '__wk_lanes: for __wk_l in 0..32u32 {
+                    __wk.enter(__wk_l);
+                    let #w = &__wk_hs[__wk_l as usize];
+                    #(#pending)*
+                }
+            } else {
+                '__wk_lanes: for __wk_l in __wk.lanes() {
+                    __wk.enter(__wk_l);
+                    let #w = &__wk_hs[__wk_l as usize];
+                    #(#pending)*
+                }
             }
         });
+    }
+
+    /// A `Lanes` declared for the current stretch (set lane by lane in it).
+    fn declare(&mut self, v: &syn::Ident) {
+        self.fresh_here.push(v.to_string());
     }
 
     /// The function's body: its statements, then each lane's result.
@@ -428,6 +455,7 @@ impl<'p> Gen<'p> {
             let t = self.fresh("issued");
             let lanes = self.lanes_ty();
             self.hoisted.push(quote!(let mut #t = #lanes::new();));
+            self.declare(&t);
             // The call itself, in the lane's stretch (per-lane names as in `lane_expr`).
             let call = self.lane_tokens(Expr::MethodCall(call));
             self.pending.push(quote!(#t.set(__wk_l, #call);));
@@ -443,10 +471,11 @@ impl<'p> Gen<'p> {
                 use syn::spanned::Spanned;
                 crate::intrinsics::value_arg(&m.method.to_string()).and_then(|i| m.args.iter().nth(i)).map_or(m.method.span(), |a| a.span())
             };
-            let krate = &self.krate;
+            let krate = self.krate.clone();
             let t_at = syn::Ident::new(&t.to_string(), span);
             let r = syn::Ident::new(&r.to_string(), span);
             self.hoisted.push(quote_spanned!(span=> let mut #r = #lanes::new();));
+            self.declare(&r);
             let read = quote_spanned!(span=> #krate::__private::wide::result(#t_at.take(__wk_l)));
             self.pending.push(quote!(#r.set(__wk_l, #read);));
             self.temps.push((pt as *const Expr as usize, r));
@@ -489,7 +518,6 @@ impl<'p> Gen<'p> {
     fn issue_fast(&mut self, pt: &Expr, m: &syn::ExprMethodCall, instr: TokenStream, with_b: bool) {
         use syn::spanned::Spanned;
         let lanes = self.lanes_ty();
-        let krate = self.krate.clone();
         let (i, site, a, b, r) = (self.fresh("instr"), self.fresh("site"), self.fresh("a"), self.fresh("b"), self.fresh("result"));
         let method = m.method.span();
         let value = m.args[0].span();
@@ -504,6 +532,8 @@ impl<'p> Gen<'p> {
         let at_method = crate::krate::facade_at(method);
         self.hoisted.push(quote_spanned!(method=> let #site = #at_method::__private::wide::site();));
         self.hoisted.push(quote_spanned!(value=> __wk.expect(&#i, #site, &#a_at);));
+        self.declare(&a);
+        self.declare(&b);
         let v = verbatim_at(self.emit(&m.args[0]), &m.args[0]);
         self.pending.push(quote!(#a.set(__wk_l, #v);));
         if with_b {
@@ -525,8 +555,9 @@ impl<'p> Gen<'p> {
             // Spanned as the instruction: a type error in using its result points at it.
             use syn::spanned::Spanned;
             let span = e.span();
+            self.used.push(t.to_string());
             let t = syn::Ident::new(&t.to_string(), span);
-            return quote_spanned!(span=> #t.take(__wk_l));
+            return quote_spanned!(span=> #t[__wk_l]);
         }
         if !self.has_point(e) {
             return self.lane_expr(e);
@@ -740,6 +771,7 @@ impl<'p> Gen<'p> {
         let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh(&n.to_string())).collect();
         for v in &vars {
             self.hoisted.push(quote!(let mut #v = #lanes::new();));
+            self.declare(v);
         }
         let mut plain = pat.clone();
         strip_mut(&mut plain);
@@ -921,6 +953,12 @@ impl LaneRewrite<'_, '_> {
             _ => None,
         }
     }
+    /// `wide`, noting that the stretch reads the variable.
+    fn wide_use(&mut self, name: &str) -> Option<syn::Ident> {
+        let v = self.wide(name)?;
+        self.g.used.push(v.to_string());
+        Some(v)
+    }
     fn uniform_name(&self, name: &str) -> bool {
         !self.local(name) && matches!(self.g.resolve(name), Some(Bind::Uniform))
     }
@@ -946,8 +984,9 @@ impl LaneRewrite<'_, '_> {
                         // What the macro does with it is invisible: it may change it.
                         self.g.tainted.insert(name.clone());
                     }
-                    match self.wide(&name) {
-                        Some(v) if !after_dot && !before_path => {
+                    match self.wide(&name).filter(|_| !after_dot && !before_path) {
+                        Some(_) => {
+                            let v = self.wide_use(&name).expect("a per-lane variable");
                             let span = id.span();
                             let v = syn::Ident::new(&v.to_string(), span);
                             let g = Group::new(Delimiter::Parenthesis, quote_spanned!(span=> #v[__wk_l]));
@@ -982,7 +1021,7 @@ impl VisitMut for LaneRewrite<'_, '_> {
         match e {
             Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => {
                 if let Some(ident) = p.path.get_ident() {
-                    if let Some(v) = self.wide(&ident.to_string()) {
+                    if let Some(v) = self.wide_use(&ident.to_string()) {
                         // Spanned as the use: errors about the value point at it.
                         let span = ident.span();
                         let v = syn::Ident::new(&v.to_string(), span);

@@ -101,9 +101,22 @@ impl<T> Lanes<T> {
         unsafe { self.slots[l].assume_init_read() }
     }
 
+    /// Every lane's value, `value(lane)`.
+    #[inline(always)]
+    pub fn full(mut value: impl FnMut(u32) -> T) -> Lanes<T> {
+        Lanes { slots: core::array::from_fn(|l| MaybeUninit::new(value(l as u32))), set: FULL }
+    }
+
     /// The lanes whose value is set.
     pub fn lanes(&self) -> u32 {
         self.set
+    }
+
+    /// Checks that every lane's value is set (a dense stretch's precondition, checked once so
+    /// that the reads in its loop need no check of their own).
+    #[inline(always)]
+    pub fn assert_full(&self) {
+        assert!(self.set == FULL, "warp-wide form: a per-lane value is missing in a dense stretch");
     }
 }
 
@@ -367,7 +380,7 @@ pub(crate) unsafe fn run_direct(run: &mut WarpRun<'_>, direct: &Direct, args: *c
     let regs = run.regs;
     let live = !run.exited;
     let hs = core::array::from_fn(|l| Warp::new(regs, l as u32));
-    let mut ctx = WideCtx { run, offered: live, offers: [core::ptr::null(); 32], clock: crate::exec::CLOCK_EVERY, deadline: crate::exec::Deadline::start(time_limit), hs: &hs, pending: None, arrived: 0 };
+    let mut ctx = WideCtx { run, offered: live, offers: [core::ptr::null(); 32], clock: crate::exec::CLOCK_EVERY, deadline: crate::exec::Deadline::start(time_limit), hs: &hs, pending: None, arrived: 0, full_warp: whole_warp(&hs) };
     WIDE_RUNS.with(|c| c.set(c.get() + 1));
     // SAFETY: the caller's contract.
     unsafe { (direct.direct)(&mut ctx, direct.body, args, outs) }
@@ -425,6 +438,8 @@ pub struct WideCtx<'c, 'r> {
     /// the stretch ends, those lanes wait at it, as in the per-lane executor.
     pending: Option<(Op, Site)>,
     arrived: u32,
+    /// Whether every lane's handle is the whole warp's (membermask and segment of 32).
+    full_warp: bool,
 }
 
 /// A warp instruction the warp-wide form completes from every lane's operands at once
@@ -572,6 +587,13 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         }
     }
 
+    /// Whether every lane is live and lanes run in ascending order: a stretch is then a plain
+    /// loop over `0..32`.
+    #[inline(always)]
+    pub fn dense(&self) -> bool {
+        self.run.exited == 0 && self.run.order_ref().is_none()
+    }
+
     /// Lane `lane` runs now (for its memory accesses and, if it panics, the report).
     #[inline(always)]
     pub fn enter(&self, lane: u32) {
@@ -615,18 +637,27 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         // A lane with a request of its own still posted (issued and never awaited, behind a
         // plain method) must post this one over it, for the engine's report.
         if live == FULL && regs.posted() == 0 {
+            a.assert_full();
             let key0 = instr.key(&self.hs[0], b_of(0));
-            let same = (1..32u32).all(|l| instr.key(&self.hs[l as usize], b_of(l)) == key0);
+            // Every handle the whole warp's: the requests are equal when the `b`s are.
+            let same = match (self.full_warp, b) {
+                (true, None) => true,
+                (true, Some(b)) => {
+                    b.assert_full();
+                    let b0 = b[0];
+                    (1..32u32).fold(true, |same, l| same & (b[l] == b0))
+                }
+                (false, _) => (1..32u32).all(|l| instr.key(&self.hs[l as usize], b_of(l)) == key0),
+            };
             let op = crate::warp::op_of(key0);
             if same && crate::warp::mask_of(key0) == FULL && op.synchronizing() && op.supported_on(run.target) {
                 let bits: [u64; 32] = core::array::from_fn(|l| I::bits(&a[l as u32]));
                 regs.issued_by_all(&bits, site);
                 run.complete(op, FULL, FULL, Some(key0))?;
-                for l in 0..32 {
+                return Ok(Lanes::full(|l| {
                     let (d, p) = regs.result_of(l);
-                    out.set(l, I::Out::decode(d, p));
-                }
-                return Ok(out);
+                    I::Out::decode(d, p)
+                }));
             }
         }
         for l in crate::semantics::lanes(live) {
@@ -680,6 +711,11 @@ impl Drop for WideCtx<'_, '_> {
     }
 }
 
+/// Whether every handle is the whole warp's own.
+fn whole_warp(hs: &[Warp<'_>; 32]) -> bool {
+    hs.iter().enumerate().all(|(l, h)| h.lane == l as u32 && h.mask == FULL && h.width == 32 && h.base == hs[0].base)
+}
+
 /// Runs the warp-wide form that the lanes of `offered` (every live lane of `run`) offered.
 pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Offer; 32], time_limit: Option<std::time::Duration>) -> Result<(), WarpError> {
     let first = offered.trailing_zeros();
@@ -696,7 +732,7 @@ pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Of
             Warp::new(regs, l as u32)
         }
     });
-    let mut ctx = WideCtx { run, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: crate::exec::Deadline::start(time_limit), hs: &hs, pending: None, arrived: 0 };
+    let mut ctx = WideCtx { run, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: crate::exec::Deadline::start(time_limit), hs: &hs, pending: None, arrived: 0, full_warp: whole_warp(&hs) };
     WIDE_RUNS.with(|c| c.set(c.get() + 1));
     // SAFETY: `same_offers` checked that every lane offered this entry and body.
     let result = unsafe { entry(&mut ctx, body) };
