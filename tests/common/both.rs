@@ -36,29 +36,30 @@ impl Both {
     /// `Executor::run`, both ways.
     pub fn run<K, R>(&self, kernel: K) -> Result<[R; 32], WarpError>
     where
-        K: AsyncFn(&Warp<'_>) -> R,
+        K: AsyncFn(&Warp<'_>) -> R + Copy,
         R: PartialEq + Debug,
     {
-        compare(|ex| ex.run(&kernel), self.ex)
+        // By value: a `#[warp_kernel]` fn given itself takes the direct warp-wide run.
+        compare(|ex| ex.run(kernel), self.ex)
     }
 
     /// `Executor::run_with`, both ways.
     pub fn run_with<A, K, R>(&self, args: &[A; 32], kernel: K) -> Result<[R; 32], WarpError>
     where
         A: Copy,
-        K: AsyncFn(&Warp<'_>, A) -> R,
+        K: AsyncFn(&Warp<'_>, A) -> R + Copy,
         R: PartialEq + Debug,
     {
-        compare(|ex| ex.run_with(args, &kernel), self.ex)
+        compare(|ex| ex.run_with(args, kernel), self.ex)
     }
 
     /// `Executor::run_partial`, both ways.
     pub fn run_partial<K, R>(&self, launched: u32, kernel: K) -> Result<[Option<R>; 32], WarpError>
     where
-        K: AsyncFn(&Warp<'_>) -> R,
+        K: AsyncFn(&Warp<'_>) -> R + Copy,
         R: PartialEq + Debug,
     {
-        compare(|ex| ex.run_partial(launched, &kernel), self.ex)
+        compare(|ex| ex.run_partial(launched, kernel), self.ex)
     }
 }
 

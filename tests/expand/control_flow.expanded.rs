@@ -54,102 +54,101 @@ impl Reducer {
     }
     #[cfg(not(target_arch = "nvptx64"))]
     async fn leader(w: &Warp<'_>, x: u32) -> u32 {
-        let mut __warpkit_args = ::core::mem::ManuallyDrop::new(x);
-        let mut __warpkit_out: ::core::option::Option<u32> = ::core::option::Option::None;
-        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-        let __warpkit_wide: ::warpkit::__private::wide::WideBody<u32, u32> = |
-            __wk,
-            __wk_args,
-            __wk_outs|
-        {
-            let __wk_hs = __wk.handles();
-            let mut __wk_1_x = ::warpkit::__private::wide::Lanes::new();
-            for __wk_l in __wk.lanes() {
-                let __wk_a_x = __wk_args.take(__wk_l);
-                __wk_1_x.set(__wk_l, __wk_a_x);
-            }
-            let mut __wk_2_issued = ::warpkit::__private::wide::Lanes::new();
-            if __wk.dense() {
-                '__wk_lanes: for __wk_l in 0..32u32 {
-                    __wk.enter(__wk_l);
-                    let w = &__wk_hs[__wk_l as usize];
-                    __wk_2_issued.set(__wk_l, (w).elect());
+        let __warpkit_args = x;
+        #[allow(unused_mut)]
+        let x = if ::warpkit::__private::wide::wanted(w) {
+            #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+            let __warpkit_wide: ::warpkit::__private::wide::WideBody<u32, u32> = |
+                __wk,
+                __wk_args,
+                __wk_outs|
+            {
+                let __wk_hs = __wk.handles();
+                let mut __wk_1_x = ::warpkit::__private::wide::Lanes::new();
+                for __wk_l in __wk.lanes() {
+                    let __wk_a_x = __wk_args.take(__wk_l);
+                    __wk_1_x.set(__wk_l, __wk_a_x);
                 }
-            } else {
-                '__wk_lanes: for __wk_l in __wk.lanes() {
-                    __wk.enter(__wk_l);
-                    let w = &__wk_hs[__wk_l as usize];
-                    __wk_2_issued.set(__wk_l, (w).elect());
-                }
-            }
-            __wk.settle()?;
-            let mut __wk_3_result = ::warpkit::__private::wide::Lanes::new();
-            let mut __wk_4_is_leader = ::warpkit::__private::wide::Lanes::new();
-            if __wk.dense() {
-                __wk_1_x.assert_full();
-                '__wk_lanes: for __wk_l in 0..32u32 {
-                    __wk.enter(__wk_l);
-                    let w = &__wk_hs[__wk_l as usize];
-                    __wk_3_result
-                        .set(
-                            __wk_l,
-                            ::warpkit::__private::wide::result(
-                                __wk_2_issued.take(__wk_l),
-                            ),
-                        );
-                    {
-                        let (_, is_leader) = __wk_3_result[__wk_l];
-                        __wk_4_is_leader.set(__wk_l, is_leader);
+                let mut __wk_2_issued = ::warpkit::__private::wide::Lanes::new();
+                if __wk.dense() {
+                    '__wk_lanes: for __wk_l in 0..32u32 {
+                        __wk.enter(__wk_l);
+                        let w = &__wk_hs[__wk_l as usize];
+                        __wk_2_issued.set(__wk_l, (w).elect());
                     }
-                    __wk.ret(
-                        __wk_outs,
-                        __wk_l,
-                        if __wk_4_is_leader[__wk_l] { __wk_1_x[__wk_l] } else { 0 },
-                    );
-                }
-            } else {
-                '__wk_lanes: for __wk_l in __wk.lanes() {
-                    __wk.enter(__wk_l);
-                    let w = &__wk_hs[__wk_l as usize];
-                    __wk_3_result
-                        .set(
-                            __wk_l,
-                            ::warpkit::__private::wide::result(
-                                __wk_2_issued.take(__wk_l),
-                            ),
-                        );
-                    {
-                        let (_, is_leader) = __wk_3_result[__wk_l];
-                        __wk_4_is_leader.set(__wk_l, is_leader);
+                } else {
+                    '__wk_lanes: for __wk_l in __wk.lanes() {
+                        __wk.enter(__wk_l);
+                        let w = &__wk_hs[__wk_l as usize];
+                        __wk_2_issued.set(__wk_l, (w).elect());
                     }
-                    __wk.ret(
-                        __wk_outs,
-                        __wk_l,
-                        if __wk_4_is_leader[__wk_l] { __wk_1_x[__wk_l] } else { 0 },
-                    );
                 }
-            }
-            ::core::result::Result::Ok(())
-        };
-        if ::warpkit::__private::wide::wanted(w)
-            && ::warpkit::__private::wide::offer(
+                __wk.settle()?;
+                let mut __wk_3_result = ::warpkit::__private::wide::Lanes::new();
+                let mut __wk_4_is_leader = ::warpkit::__private::wide::Lanes::new();
+                if __wk.dense() {
+                    __wk_1_x.assert_full();
+                    '__wk_lanes: for __wk_l in 0..32u32 {
+                        __wk.enter(__wk_l);
+                        let w = &__wk_hs[__wk_l as usize];
+                        __wk_3_result
+                            .set(
+                                __wk_l,
+                                ::warpkit::__private::wide::result(
+                                    __wk_2_issued.take(__wk_l),
+                                ),
+                            );
+                        {
+                            let (_, is_leader) = __wk_3_result[__wk_l];
+                            __wk_4_is_leader.set(__wk_l, is_leader);
+                        }
+                        __wk.ret(
+                            __wk_outs,
+                            __wk_l,
+                            if __wk_4_is_leader[__wk_l] { __wk_1_x[__wk_l] } else { 0 },
+                        );
+                    }
+                } else {
+                    '__wk_lanes: for __wk_l in __wk.lanes() {
+                        __wk.enter(__wk_l);
+                        let w = &__wk_hs[__wk_l as usize];
+                        __wk_3_result
+                            .set(
+                                __wk_l,
+                                ::warpkit::__private::wide::result(
+                                    __wk_2_issued.take(__wk_l),
+                                ),
+                            );
+                        {
+                            let (_, is_leader) = __wk_3_result[__wk_l];
+                            __wk_4_is_leader.set(__wk_l, is_leader);
+                        }
+                        __wk.ret(
+                            __wk_outs,
+                            __wk_l,
+                            if __wk_4_is_leader[__wk_l] { __wk_1_x[__wk_l] } else { 0 },
+                        );
+                    }
+                }
+                ::core::result::Result::Ok(())
+            };
+            let __warpkit_kernel = ::core::concat!(
+                ::core::module_path!(), "::", ::core::stringify!(leader)
+            );
+            match ::warpkit::__private::wide::offer(
                     w,
                     __warpkit_wide,
-                    &mut __warpkit_args,
-                    &mut __warpkit_out,
+                    __warpkit_args,
+                    __warpkit_kernel,
                 )
                 .await
-        {
-            #[allow(clippy::all)]
-            return match __warpkit_out {
-                ::core::option::Option::Some(__warpkit_r) => __warpkit_r,
-                ::core::option::Option::None => {
-                    ::core::unreachable!("a warp-wide run returns every lane's result")
-                }
-            };
-        }
-        #[allow(unused_mut)]
-        let x = ::core::mem::ManuallyDrop::into_inner(__warpkit_args);
+            {
+                ::core::result::Result::Ok(__warpkit_out) => return __warpkit_out,
+                ::core::result::Result::Err(__warpkit_args) => __warpkit_args,
+            }
+        } else {
+            __warpkit_args
+        };
         let (_, is_leader) = w.elect().await;
         if is_leader { x } else { 0 }
     }

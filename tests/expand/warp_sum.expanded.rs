@@ -2,125 +2,127 @@ use warpkit::prelude::*;
 #[cfg(not(target_arch = "nvptx64"))]
 /// Sum over the warp; `.await` after each shuffle, the call's span kept.
 pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
-    let mut __warpkit_args = ::core::mem::ManuallyDrop::new(x);
-    let mut __warpkit_out: ::core::option::Option<u32> = ::core::option::Option::None;
-    #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-    let __warpkit_wide: ::warpkit::__private::wide::WideBody<u32, u32> = |
-        __wk,
-        __wk_args,
-        __wk_outs|
-    {
-        let __wk_hs = __wk.handles();
-        let mut __wk_1_x = ::warpkit::__private::wide::Lanes::new();
-        for __wk_l in __wk.lanes() {
-            let __wk_a_x = __wk_args.take(__wk_l);
-            __wk_1_x.set(__wk_l, __wk_a_x);
-        }
-        let mut __wk_2_v = ::warpkit::__private::wide::Lanes::new();
-        if __wk.dense() {
-            __wk_1_x.assert_full();
-            '__wk_lanes: for __wk_l in 0..32u32 {
-                __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
-                {
-                    let v = __wk_1_x[__wk_l];
-                    __wk_2_v.set(__wk_l, v);
-                }
+    let __warpkit_args = x;
+    #[allow(unused_mut)]
+    let x = if ::warpkit::__private::wide::wanted(w) {
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        let __warpkit_wide: ::warpkit::__private::wide::WideBody<u32, u32> = |
+            __wk,
+            __wk_args,
+            __wk_outs|
+        {
+            let __wk_hs = __wk.handles();
+            let mut __wk_1_x = ::warpkit::__private::wide::Lanes::new();
+            for __wk_l in __wk.lanes() {
+                let __wk_a_x = __wk_args.take(__wk_l);
+                __wk_1_x.set(__wk_l, __wk_a_x);
             }
-        } else {
-            '__wk_lanes: for __wk_l in __wk.lanes() {
-                __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
-                {
-                    let v = __wk_1_x[__wk_l];
-                    __wk_2_v.set(__wk_l, v);
-                }
-            }
-        }
-        for offset in [16, 8, 4, 2, 1] {
-            let __wk_3_instr = ::warpkit::__private::wide::ShflOwn(
-                ::warpkit::ShflMode::Bfly,
-            );
-            let mut __wk_5_a = ::warpkit::__private::wide::Lanes::new();
-            let mut __wk_6_b: ::warpkit::__private::wide::Lanes<u32> = ::warpkit::__private::wide::Lanes::new();
-            let __wk_4_site = ::warpkit::__private::wide::site();
-            __wk.expect(&__wk_3_instr, __wk_4_site, &__wk_5_a);
+            let mut __wk_2_v = ::warpkit::__private::wide::Lanes::new();
             if __wk.dense() {
-                __wk_2_v.assert_full();
+                __wk_1_x.assert_full();
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     __wk.enter(__wk_l);
                     let w = &__wk_hs[__wk_l as usize];
-                    __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
-                    __wk_6_b.set(__wk_l, (offset));
-                    __wk.arrive(__wk_l);
+                    {
+                        let v = __wk_1_x[__wk_l];
+                        __wk_2_v.set(__wk_l, v);
+                    }
                 }
             } else {
                 '__wk_lanes: for __wk_l in __wk.lanes() {
                     __wk.enter(__wk_l);
                     let w = &__wk_hs[__wk_l as usize];
-                    __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
-                    __wk_6_b.set(__wk_l, (offset));
-                    __wk.arrive(__wk_l);
+                    {
+                        let v = __wk_1_x[__wk_l];
+                        __wk_2_v.set(__wk_l, v);
+                    }
                 }
             }
-            let mut __wk_7_result = __wk
-                .issue(
-                    &__wk_3_instr,
-                    __wk_4_site,
-                    &__wk_5_a,
-                    ::core::option::Option::Some(&__wk_6_b),
-                )?;
+            for offset in [16, 8, 4, 2, 1] {
+                if __wk.done() {
+                    return ::core::result::Result::Ok(());
+                }
+                {
+                    let __wk_3_instr = ::warpkit::__private::wide::ShflOwn(
+                        ::warpkit::ShflMode::Bfly,
+                    );
+                    let mut __wk_5_a = ::warpkit::__private::wide::Lanes::new();
+                    let mut __wk_6_b: ::warpkit::__private::wide::Lanes<u32> = ::warpkit::__private::wide::Lanes::new();
+                    let __wk_4_site = ::warpkit::__private::wide::site();
+                    __wk.expect(&__wk_3_instr, __wk_4_site, &__wk_5_a);
+                    if __wk.dense() {
+                        __wk_2_v.assert_full();
+                        '__wk_lanes: for __wk_l in 0..32u32 {
+                            __wk.enter(__wk_l);
+                            let w = &__wk_hs[__wk_l as usize];
+                            __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
+                            __wk_6_b.set(__wk_l, (offset));
+                        }
+                    } else {
+                        '__wk_lanes: for __wk_l in __wk.lanes() {
+                            __wk.enter(__wk_l);
+                            let w = &__wk_hs[__wk_l as usize];
+                            __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
+                            __wk_6_b.set(__wk_l, (offset));
+                        }
+                    }
+                    let mut __wk_7_result = __wk
+                        .issue(
+                            &__wk_3_instr,
+                            __wk_4_site,
+                            &__wk_5_a,
+                            ::core::option::Option::Some(&__wk_6_b),
+                        )?;
+                    if __wk.dense() {
+                        __wk_2_v.assert_full();
+                        __wk_7_result.assert_full();
+                        '__wk_lanes: for __wk_l in 0..32u32 {
+                            __wk.enter(__wk_l);
+                            let w = &__wk_hs[__wk_l as usize];
+                            (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
+                        }
+                    } else {
+                        '__wk_lanes: for __wk_l in __wk.lanes() {
+                            __wk.enter(__wk_l);
+                            let w = &__wk_hs[__wk_l as usize];
+                            (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
+                        }
+                    }
+                }
+            }
             if __wk.dense() {
                 __wk_2_v.assert_full();
-                __wk_7_result.assert_full();
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     __wk.enter(__wk_l);
                     let w = &__wk_hs[__wk_l as usize];
-                    (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
+                    __wk.ret(__wk_outs, __wk_l, __wk_2_v[__wk_l]);
                 }
             } else {
                 '__wk_lanes: for __wk_l in __wk.lanes() {
                     __wk.enter(__wk_l);
                     let w = &__wk_hs[__wk_l as usize];
-                    (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
+                    __wk.ret(__wk_outs, __wk_l, __wk_2_v[__wk_l]);
                 }
             }
-        }
-        if __wk.dense() {
-            __wk_2_v.assert_full();
-            '__wk_lanes: for __wk_l in 0..32u32 {
-                __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
-                __wk.ret(__wk_outs, __wk_l, __wk_2_v[__wk_l]);
-            }
-        } else {
-            '__wk_lanes: for __wk_l in __wk.lanes() {
-                __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
-                __wk.ret(__wk_outs, __wk_l, __wk_2_v[__wk_l]);
-            }
-        }
-        ::core::result::Result::Ok(())
-    };
-    if ::warpkit::__private::wide::wanted(w)
-        && ::warpkit::__private::wide::offer(
+            ::core::result::Result::Ok(())
+        };
+        let __warpkit_kernel = ::core::concat!(
+            ::core::module_path!(), "::", ::core::stringify!(warp_sum)
+        );
+        match ::warpkit::__private::wide::offer(
                 w,
                 __warpkit_wide,
-                &mut __warpkit_args,
-                &mut __warpkit_out,
+                __warpkit_args,
+                __warpkit_kernel,
             )
             .await
-    {
-        #[allow(clippy::all)]
-        return match __warpkit_out {
-            ::core::option::Option::Some(__warpkit_r) => __warpkit_r,
-            ::core::option::Option::None => {
-                ::core::unreachable!("a warp-wide run returns every lane's result")
-            }
-        };
-    }
-    #[allow(unused_mut)]
-    let x = ::core::mem::ManuallyDrop::into_inner(__warpkit_args);
+        {
+            ::core::result::Result::Ok(__warpkit_out) => return __warpkit_out,
+            ::core::result::Result::Err(__warpkit_args) => __warpkit_args,
+        }
+    } else {
+        __warpkit_args
+    };
     let mut v = x;
     for offset in [16, 8, 4, 2, 1] {
         v += w.shfl_xor(v, offset).await;

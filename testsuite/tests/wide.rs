@@ -164,3 +164,85 @@ fn supported_kernels_run_warp_wide() {
     // The lanes that did not call it have returned: the callers are every live lane.
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| if w.lane_id() < 16 { mixed(w, 1).await } else { (0, 0) }))), 1);
 }
+
+// ---- cases from the review of the first version (each differed, hung or ran the wrong kernel).
+
+#[warp_kernel]
+fn inner_sum(w: &Warp, x: u32) -> u32 {
+    let mut v = x;
+    for offset in [16, 8, 4, 2, 1] {
+        v = v.wrapping_add(w.shfl_xor(v, offset));
+    }
+    v
+}
+
+/// Calls a kernel that has a warp-wide form; itself has none. Started directly, the run must
+/// not take the callee's form for the caller's.
+#[warp_kernel]
+fn mean_of(w: &Warp, x: u32) -> u32 {
+    inner_sum(w, x) / 32
+}
+
+/// A uniform-looking variable assigned from an instruction is per lane.
+#[warp_kernel]
+fn accumulate(w: &Warp, x: u32) -> (u32, (u32, u32)) {
+    let mut t = 0u32;
+    t += w.redux_add(x);
+    let mut p = (0u32, 0u32);
+    p.0 = w.shfl_xor(x, 1);
+    (t, p)
+}
+
+/// An assignment between two instructions of one expression.
+#[warp_kernel]
+fn assign_between(w: &Warp, x: u32) -> ((), u32, u32) {
+    let mut v = x;
+    let pair = (v = w.shfl_xor(v, 1), w.shfl_xor(v, 2), v);
+    pair
+}
+
+/// A closure in a macro whose parameter is named like a per-lane variable.
+#[warp_kernel]
+fn closure_in_macro(w: &Warp, x: u32) -> u32 {
+    assert!((0..4u32).map(|x: u32| x).sum::<u32>() == 6);
+    w.shfl_xor(x, 1)
+}
+
+#[warp_kernel]
+fn endless(w: &Warp, x: u32) -> u32 {
+    let n = 0u32;
+    let mut v = x;
+    while n < 1 {
+        v = w.shfl_xor(v, 1);
+    }
+    v
+}
+
+#[test]
+fn review_cases_agree() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32 * 3 + 1);
+    let ex = both().races(false);
+    let sums = ex.run_with(&x, mean_of).unwrap();
+    assert_eq!(sums[0], x.iter().sum::<u32>() / 32);
+    let _ = ex.run_with(&x, accumulate);
+    let _ = ex.run_with(&x, assign_between);
+    let _ = ex.run_with(&x, closure_in_macro);
+    // A per-lane kernel calling a warp-wide one many times in a row makes progress.
+    let _ = ex.run_with(&x, async |w: &Warp<'_>, x: u32| {
+        let mut s = 0u32;
+        for _ in 0..1100 {
+            s = s.wrapping_add(inner_sum(w, x).await);
+        }
+        s
+    });
+}
+
+/// A uniform loop that never ends is ended by the time limit, warp-wide too.
+#[test]
+fn an_endless_uniform_loop_ends_at_the_time_limit() {
+    let x = [1u32; 32];
+    for wide in [false, true] {
+        let err = Executor::new().wide(wide).time_limit(Some(std::time::Duration::from_millis(300))).run_with(&x, endless).unwrap_err();
+        assert!(matches!(err, WarpError::TimeLimit { .. }), "wide {wide}: {err:?}");
+    }
+}

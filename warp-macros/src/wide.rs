@@ -135,23 +135,24 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, handle: &syn::Ident) -> 
     } else {
         (quote!((#(#names,)*)), quote!((#(#types,)*)), quote!((#(#pats,)*)))
     };
+    let name = &item.sig.ident;
     let tokens = quote! {
-        let mut #args = ::core::mem::ManuallyDrop::new(#args_value);
-        let mut #out: ::core::option::Option<#ret> = ::core::option::Option::None;
-        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-        let #wide: #krate::__private::wide::WideBody<#args_type, #ret> = |__wk, __wk_args, __wk_outs| {
-            #body
-            ::core::result::Result::Ok(())
-        };
-        if #krate::__private::wide::wanted(#w) && #krate::__private::wide::offer(#w, #wide, &mut #args, &mut #out).await {
-            #[allow(clippy::all)]
-            return match #out {
-                ::core::option::Option::Some(__warpkit_r) => __warpkit_r,
-                ::core::option::Option::None => ::core::unreachable!("a warp-wide run returns every lane's result"),
-            };
-        }
+        let #args = #args_value;
         #[allow(unused_mut)]
-        let #args_pat = ::core::mem::ManuallyDrop::into_inner(#args);
+        let #args_pat = if #krate::__private::wide::wanted(#w) {
+            #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+            let #wide: #krate::__private::wide::WideBody<#args_type, #ret> = |__wk, __wk_args, __wk_outs| {
+                #body
+                ::core::result::Result::Ok(())
+            };
+            let __warpkit_kernel = ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name));
+            match #krate::__private::wide::offer(#w, #wide, #args, __warpkit_kernel).await {
+                ::core::result::Result::Ok(#out) => return #out,
+                ::core::result::Result::Err(#args) => #args,
+            }
+        } else {
+            #args
+        };
     };
     if std::env::var_os("WARPKIT_DEBUG_WIDE").is_some() {
         eprintln!("{tokens}");
@@ -540,7 +541,6 @@ impl<'p> Gen<'p> {
             let bv = verbatim_at(self.emit(&m.args[1]), &m.args[1]);
             self.pending.push(quote!(#b.set(__wk_l, #bv);));
         }
-        self.pending.push(quote!(__wk.arrive(__wk_l);));
         self.flush();
         let b_arg = if with_b { quote!(::core::option::Option::Some(&#b)) } else { quote!(::core::option::Option::None) };
         let r_at = syn::Ident::new(&r.to_string(), value);
@@ -561,6 +561,15 @@ impl<'p> Gen<'p> {
         }
         if !self.has_point(e) {
             return self.lane_expr(e);
+        }
+        // The node itself runs in the lane (its parts are rewritten below): a uniform name it
+        // changes is not uniform after all.
+        match e {
+            Expr::Assign(a) => self.taint_root(&a.left),
+            Expr::Binary(b) if is_compound(&b.op) => self.taint_root(&b.left),
+            Expr::MethodCall(m) => self.taint_root(&m.receiver),
+            Expr::Reference(r) if r.mutability.is_some() => self.taint_root(&r.expr),
+            _ => {}
         }
         let mut c = e.clone();
         match (e, &mut c) {
@@ -616,6 +625,15 @@ impl<'p> Gen<'p> {
         c.to_token_stream()
     }
 
+    /// A uniform name that lane code changes (assigned, `&mut`, a method's receiver).
+    fn taint_root(&mut self, e: &Expr) {
+        if let Some(name) = root_ident(e) {
+            if matches!(self.resolve(&name), Some(Bind::Uniform)) {
+                self.tainted.insert(name);
+            }
+        }
+    }
+
     /// The warp instructions of `e` in the order a lane issues them, checking that issuing each
     /// ahead of the parts of `e` evaluated before it changes nothing: those parts are literals,
     /// or reads of variables that the instruction's operands do not change.
@@ -664,17 +682,20 @@ impl<'p> Gen<'p> {
                         o.ok = false;
                     }
                     self.order(&b.right, o);
+                    o.dirty = true;
                 } else {
                     self.order(&b.left, o);
                     self.order(&b.right, o);
                 }
             }
-            // The assigned value is evaluated first, then the place.
+            // The assigned value is evaluated first, then the place, then the assignment, which
+            // changes what is read after it.
             Expr::Assign(a) => {
                 if self.has_point(&a.left) || !simple_read(&a.left) {
                     o.ok = false;
                 }
                 self.order(&a.right, o);
+                o.dirty = true;
             }
             Expr::Index(i) => {
                 self.order(&i.expr, o);
@@ -682,13 +703,16 @@ impl<'p> Gen<'p> {
             }
             Expr::Array(a) => a.elems.iter().for_each(|e| self.order(e, o)),
             Expr::Tuple(t) => t.elems.iter().for_each(|e| self.order(e, o)),
+            // The call runs after its arguments, before what follows it.
             Expr::Call(c) => {
                 self.order(&c.func, o);
                 c.args.iter().for_each(|e| self.order(e, o));
+                o.dirty = true;
             }
             Expr::MethodCall(m) => {
                 self.order(&m.receiver, o);
                 m.args.iter().for_each(|e| self.order(e, o));
+                o.dirty = true;
             }
             Expr::Struct(s) if s.rest.is_none() => s.fields.iter().for_each(|f| self.order(&f.expr, o)),
             _ => o.ok = false,
@@ -720,7 +744,7 @@ impl<'p> Gen<'p> {
         match stmt {
             Stmt::Item(_) => {} // visible from the form, which is in the same body
             Stmt::Macro(m) => {
-                let tokens = self.lane_macro_tokens(m.mac.tokens.clone());
+                let tokens = self.lane_macro_tokens(&m.mac);
                 let mut m = m.clone();
                 m.mac.tokens = tokens;
                 self.pending.push(m.to_token_stream());
@@ -751,10 +775,20 @@ impl<'p> Gen<'p> {
                 self.flush();
                 let e = &init.expr;
                 let pat = &local.pat;
-                self.out.push(quote!(let #pat = #e;));
+                self.out.push(quote!(__wk.enter_first(); let #pat = #e;));
                 self.bind(&name, Bind::Uniform);
                 return;
             }
+        }
+        // A per-lane borrow or closure kept in a `Lanes` would borrow every lane's variable
+        // (or the stretch's lane index) at once: not a form this generator makes.
+        let mut inner = &*init.expr;
+        while let Expr::Paren(p) = inner {
+            inner = &p.expr;
+        }
+        if matches!(inner, Expr::Reference(_) | Expr::Closure(_)) {
+            self.ok = false;
+            return;
         }
         let e = self.lane_expr(&init.expr);
         self.per_lane_let(&local.pat, e);
@@ -787,7 +821,7 @@ impl<'p> Gen<'p> {
             if let Some((name, rhs)) = assignment(e) {
                 if matches!(self.resolve(&name), Some(Bind::Uniform)) && self.uniform(rhs) {
                     self.flush();
-                    self.out.push(quote!(#e;));
+                    self.out.push(quote!(__wk.enter_first(); #e;));
                     return;
                 }
             }
@@ -811,13 +845,14 @@ impl<'p> Gen<'p> {
                 let body = self.nested_block(&f.body);
                 self.pop_scope();
                 let (label, pat, iter) = (&f.label, &f.pat, &f.expr);
-                self.out.push(quote!(#label for #pat in #iter #body));
+                // Every lane returned: no lane runs the loop any more.
+                self.out.push(quote!(#label for #pat in #iter { if __wk.done() { return ::core::result::Result::Ok(()); } #body }));
             }
             Expr::While(wl) if wl.attrs.is_empty() && !self.has_point(&wl.cond) && self.uniform(&wl.cond) => {
                 self.flush();
                 let body = self.nested_block(&wl.body);
                 let (label, cond) = (&wl.label, &wl.cond);
-                self.out.push(quote!(#label while #cond #body));
+                self.out.push(quote!(#label while #cond { if __wk.done() { return ::core::result::Result::Ok(()); } #body }));
             }
             Expr::If(_) => {
                 let t = self.uniform_if(e);
@@ -915,9 +950,10 @@ impl<'p> Gen<'p> {
     }
 
     /// Tokens of a macro call in a stretch: each per-lane variable as its lane's value.
-    fn lane_macro_tokens(&mut self, ts: TokenStream) -> TokenStream {
+    fn lane_macro_tokens(&mut self, mac: &syn::Macro) -> TokenStream {
         let mut r = LaneRewrite { g: self, scopes: vec![Vec::new()], loops: Vec::new(), closure: 0 };
-        r.macro_tokens(ts)
+        r.check_macro(mac);
+        r.macro_tokens(mac.tokens.clone())
     }
 }
 
@@ -968,6 +1004,25 @@ impl LaneRewrite<'_, '_> {
             if self.uniform_name(&name) {
                 self.g.tainted.insert(name);
             }
+        }
+    }
+
+    /// A macro call whose tokens name a per-lane variable must be one whose arguments are
+    /// expressions (formatting, assertions, `vec!`), without closures or braces: elsewhere a
+    /// name may be a binding of the macro's own (a closure parameter, a pattern, a field).
+    fn check_macro(&mut self, mac: &syn::Macro) {
+        const EXPRESSION_MACROS: &[&str] = &[
+            "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "println", "print", "eprintln", "eprint",
+            "format", "write", "writeln", "panic", "unreachable", "todo", "unimplemented", "vec", "dbg",
+        ];
+        let mut names = Vec::new();
+        idents_in(mac.tokens.clone(), &mut names);
+        if !names.iter().any(|n| self.wide(n).is_some()) {
+            return;
+        }
+        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        if !EXPRESSION_MACROS.contains(&name.as_str()) || has_closure_or_braces(mac.tokens.clone()) {
+            self.g.ok = false;
         }
     }
 
@@ -1071,7 +1126,20 @@ impl VisitMut for LaneRewrite<'_, '_> {
             Expr::Assign(a) => self.taint(&a.left),
             Expr::Binary(b) if is_compound(&b.op) => self.taint(&b.left),
             Expr::Reference(r) if r.mutability.is_some() => self.taint(&r.expr),
-            Expr::MethodCall(m) => self.taint(&m.receiver),
+            Expr::MethodCall(m) => {
+                self.taint(&m.receiver);
+                // `v.push(v.len())` with `v` per lane: `v[l].push(v[l].len())` borrows the
+                // `Lanes` mutably and then reads it.
+                if let Some(name) = root_ident(&m.receiver) {
+                    if self.wide(&name).is_some() {
+                        let mut names = Vec::new();
+                        m.args.iter().for_each(|a| idents_in(a.to_token_stream(), &mut names));
+                        if names.contains(&name) {
+                            self.g.ok = false;
+                        }
+                    }
+                }
+            }
             Expr::Closure(c) => {
                 if c.capture.is_some() {
                     self.g.ok = false;
@@ -1155,6 +1223,7 @@ impl VisitMut for LaneRewrite<'_, '_> {
                 return;
             }
             Expr::Macro(m) => {
+                self.check_macro(&m.mac);
                 let ts = self.macro_tokens(m.mac.tokens.clone());
                 m.mac.tokens = ts;
                 return;
@@ -1193,6 +1262,7 @@ impl VisitMut for LaneRewrite<'_, '_> {
     }
 
     fn visit_stmt_macro_mut(&mut self, m: &mut syn::StmtMacro) {
+        self.check_macro(&m.mac);
         let ts = self.macro_tokens(m.mac.tokens.clone());
         m.mac.tokens = ts;
     }
@@ -1278,6 +1348,14 @@ fn collect_bindings(pat: &Pat, names: &mut Vec<String>) {
         fn visit_expr(&mut self, _: &'ast Expr) {}
     }
     syn::visit::Visit::visit_pat(&mut C(names), pat);
+}
+
+fn has_closure_or_braces(ts: TokenStream) -> bool {
+    ts.into_iter().any(|t| match t {
+        TokenTree::Punct(p) => p.as_char() == '|',
+        TokenTree::Group(g) => g.delimiter() == Delimiter::Brace || has_closure_or_braces(g.stream()),
+        _ => false,
+    })
 }
 
 fn idents_in(ts: TokenStream, out: &mut Vec<String>) {

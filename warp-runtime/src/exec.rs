@@ -423,7 +423,7 @@ impl Executor {
         let mut first = None;
         if let Some(args) = args.filter(|_| regs.wide_allowed() && crate::wide::is_body_of::<K, F>()) {
             let mut douts = crate::wide::Lanes::new();
-            match run.first_step_direct(lanes.as_mut(), &mut start, &mut outs, args, &mut douts) {
+            match run.first_step_direct::<K, _, A>(lanes.as_mut(), &mut start, &mut outs, args, &mut douts) {
                 Ok(Some(step)) => first = Some(Ok(step)),
                 Ok(None) => {
                     for l in crate::semantics::lanes(douts.lanes()) {

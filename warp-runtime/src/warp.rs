@@ -163,11 +163,11 @@ pub(crate) fn mask_of(key: u64) -> u32 {
     (key >> 32) as u32
 }
 #[inline(always)]
-fn b_of(key: u64) -> u32 {
+pub(crate) fn b_of(key: u64) -> u32 {
     (key >> 12) as u32 & 0x1f
 }
 #[inline(always)]
-fn c_of(key: u64) -> u32 {
+pub(crate) fn c_of(key: u64) -> u32 {
     (key >> 17) as u32 & 0x1f | ((key >> 22) as u32 & 0x1f) << 8
 }
 
@@ -305,6 +305,15 @@ impl Regs {
         self.offered.set(self.offered.get() | 1 << l);
     }
 
+    /// Withdraws lane `lane`'s `offer`, if the registers still hold it.
+    pub(crate) fn withdraw_offer(&self, lane: u32, offer: *const crate::wide::Offer) {
+        let l = lane as usize & 31;
+        if core::ptr::eq(at(&self.offers, l).get(), offer) {
+            at(&self.offers, l).set(core::ptr::null());
+            self.offered.set(self.offered.get() & !(1 << l));
+        }
+    }
+
     /// The lane that runs now.
     #[inline(always)]
     pub(crate) fn set_current(&self, lane: u32) {
@@ -321,8 +330,10 @@ impl Regs {
     /// posting it (see `WideCtx::issue`): the registers as the lanes' posts would leave them
     /// (operands, call sites, the step), for the engine's completion and later reports.
     #[inline(always)]
-    pub(crate) fn issued_by_all(&self, a: &[u64; 32], site: Site) {
-        self.a.set(*a);
+    pub(crate) fn issued_by_all(&self, a: Option<&[u64; 32]>, site: Site) {
+        if let Some(a) = a {
+            self.a.set(*a);
+        }
         self.site.iter().for_each(|c| c.set(site));
         self.step.set(self.step.get().wrapping_add(1));
         self.exited.set(0);
@@ -890,7 +901,7 @@ impl<'r> WarpRun<'r> {
     /// lane alone, and when it offered a warp-wide form taking `A` and giving `R`, runs that form
     /// for every lane with the arguments `args` instead of the lanes' futures (`Ok(None)`, the
     /// results in `douts`). Otherwise the step goes on as any first step.
-    pub(crate) fn first_step_direct<F: Future, A: Copy>(
+    pub(crate) fn first_step_direct<K, F: Future, A: Copy>(
         &mut self,
         mut futs: Pin<&mut Lanes<F>>,
         start: &mut impl FnMut(u32) -> F,
@@ -906,7 +917,8 @@ impl<'r> WarpRun<'r> {
         if let (Ok(()), Some(&lane)) = (&step, first.first()) {
             let lane = lane as u32;
             if let Some(direct) = crate::wide::Direct::offered(self.regs, lane) {
-                if direct.takes::<A, F::Output>() && exited == self.exited {
+                if direct.of::<K, A, F::Output>() && exited == self.exited {
+                    self.regs.offered.set(0);
                     // Suspended at its offer, having run nothing of the kernel.
                     futs.drop_lane(lane);
                     self.started = true;
@@ -916,11 +928,22 @@ impl<'r> WarpRun<'r> {
                     // SAFETY: `takes` checked the types; `A` is `Copy`.
                     let run = catch_lane_panic(|| unsafe { crate::wide::run_direct(self, &direct, args, douts, limit) });
                     return match run {
-                        Ok(result) => result.map(|()| None),
+                        Ok(Ok(())) => {
+                            // Every lane returned; one that returned with an instruction issued
+                            // and never awaited is reported as the step it returned in would.
+                            self.exited = FULL;
+                            self.regs.exited.set(FULL);
+                            let posted = nonzero(&self.regs.key);
+                            if posted != 0 {
+                                self.waiting = 0;
+                                return Err(self.not_awaited(posted, 0));
+                            }
+                            Ok(None)
+                        }
+                        Ok(Err(e)) => Err(e),
                         Err(caught) => Err(self.wide_panicked(caught)),
                     };
                 }
-                self.regs.offered.set(1 << lane);
             }
         }
         let step = step.and_then(|()| self.poll_lanes(futs, start, outs, rest, &mut exited));
@@ -1026,6 +1049,8 @@ impl<'r> WarpRun<'r> {
             return Ok(());
         }
         let limit = self.wide_limit;
+        // The form's run is progress: the lanes are not spinning while they wait to return.
+        regs.mem_progress.set(true);
         match catch_lane_panic(|| crate::wide::run_offers(self, offered, offers, limit)) {
             Ok(result) => result,
             Err(caught) => Err(self.wide_panicked(caught)),

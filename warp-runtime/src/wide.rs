@@ -22,7 +22,7 @@
 
 use core::cell::Cell;
 use core::future::Future;
-use core::mem::{ManuallyDrop, MaybeUninit};
+use core::mem::MaybeUninit;
 use core::pin::Pin;
 use core::task::{Context, Poll};
 
@@ -84,7 +84,9 @@ impl<T> Lanes<T> {
     pub fn set(&mut self, lane: u32, value: T) {
         let l = lane as usize & 31;
         if core::mem::needs_drop::<T>() && self.set >> l & 1 == 1 {
-            // SAFETY: the bit says the slot holds a value; it is replaced once.
+            // Cleared first: a `Drop` that panics must not lead to a second drop.
+            self.set &= !(1 << l);
+            // SAFETY: the bit said the slot holds a value; it is dropped once.
             unsafe { self.slots[l].assume_init_drop() };
         }
         self.slots[l].write(value);
@@ -185,12 +187,14 @@ pub(crate) struct Offer {
     kind: &'static OfferKind,
     /// The kernel's [`WideBody`], erased.
     body: *const (),
-    /// The lane's arguments (`*mut ManuallyDrop<A>`), taken by the run.
+    /// The lane's arguments (`*mut Option<A>` in its future), taken by the run.
     args: *mut (),
     /// Where the lane's result goes (`*mut Option<R>`).
     out: *mut (),
     /// The lane's handle (its group's membermask and segment width).
     handle: (u32, u32, u32, u64),
+    /// The kernel, `module::name`.
+    kernel: &'static str,
     state: Cell<State>,
 }
 
@@ -230,59 +234,79 @@ pub fn wanted(w: &Warp<'_>) -> bool {
     w.regs.wide_allowed()
 }
 
-/// A kernel's offer of its warp-wide form, awaited at the top of its host `async fn`: `true`
-/// when the form ran (the result is in `out`), `false` when the lane must run the per-lane body
-/// (its arguments are still in `args`).
-pub fn offer<'a, A, R>(w: &Warp<'a>, body: WideBody<A, R>, args: &'a mut ManuallyDrop<A>, out: &'a mut Option<R>) -> OfferFuture<'a> {
+/// A kernel's offer of its warp-wide form, awaited at the top of its host `async fn` (only
+/// when [`wanted`]): `Ok(result)` when the form ran, `Err(args)` (the arguments, given back)
+/// when the lane must run the per-lane body. `kernel` names the kernel (`module::name`), for a
+/// run that starts it directly.
+pub fn offer<'a, A, R>(w: &Warp<'a>, body: WideBody<A, R>, args: A, kernel: &'static str) -> OfferFuture<'a, A, R> {
     OfferFuture {
         regs: w.regs,
         lane: w.lane,
         offer: Offer {
             kind: KindOf::<A, R>::KIND,
             body: body as *const (),
-            args: args as *mut ManuallyDrop<A> as *mut (),
-            out: out as *mut Option<R> as *mut (),
+            args: core::ptr::null_mut(),
+            out: core::ptr::null_mut(),
             handle: (w.lane, w.mask, w.width, w.base),
+            kernel,
             state: Cell::new(State::Pending),
         },
         posted: false,
+        args: Some(args),
+        out: None,
         _pin: core::marker::PhantomPinned,
     }
 }
 
-/// The future of [`offer`].
+/// The future of [`offer`]. It holds the lane's arguments and, once the form ran, its result;
+/// the registers point at its offer while the lane waits, and it withdraws the offer if dropped
+/// first.
 #[must_use = "an offer does nothing unless awaited"]
-pub struct OfferFuture<'a> {
+pub struct OfferFuture<'a, A, R> {
     regs: &'a Regs,
     lane: u32,
     offer: Offer,
     posted: bool,
+    args: Option<A>,
+    out: Option<R>,
     _pin: core::marker::PhantomPinned,
 }
 
-impl Future for OfferFuture<'_> {
-    type Output = bool;
+impl<A, R> Future for OfferFuture<'_, A, R> {
+    type Output = Result<R, A>;
 
     #[inline]
-    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<bool> {
-        // SAFETY: nothing is moved out; the offer's address stays valid while the future is
-        // pinned, which is what the registers hold.
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Result<R, A>> {
+        // SAFETY: nothing is moved out of the pinned future but the `Option`s' contents; the
+        // offer's address, and those of `args` and `out`, stay valid while it is pinned, which
+        // is while the registers may hold them (`Drop` withdraws the offer).
         let this = unsafe { self.get_unchecked_mut() };
         if !this.posted {
-            // Outside a run of this warp (a future polled by some other executor), or where
-            // the run does not take warp-wide forms: the per-lane body, with no suspension.
+            // Outside a run of this warp (a future polled by some other executor): the
+            // per-lane body, with no suspension.
             let here = crate::mem::current().is_some_and(|(r, l)| core::ptr::eq(r, this.regs) && l == this.lane);
-            if !here || !this.regs.wide_allowed() {
-                return Poll::Ready(false);
+            if here && this.regs.wide_allowed() {
+                this.posted = true;
+                this.offer.args = &mut this.args as *mut Option<A> as *mut ();
+                this.offer.out = &mut this.out as *mut Option<R> as *mut ();
+                this.regs.post_offer(this.lane, &this.offer as *const Offer);
+                return Poll::Pending;
             }
-            this.posted = true;
-            this.regs.post_offer(this.lane, &this.offer as *const Offer);
-            return Poll::Pending;
         }
-        match this.offer.state.get() {
-            State::Ran => Poll::Ready(true),
-            // Declined (or, never seen by an engine: the per-lane body).
-            _ => Poll::Ready(false),
+        match (this.out.take(), this.args.take()) {
+            (Some(r), _) => Poll::Ready(Ok(r)),
+            (None, Some(args)) => Poll::Ready(Err(args)),
+            (None, None) => unreachable!("an offer completes once"),
+        }
+    }
+}
+
+impl<A, R> Drop for OfferFuture<'_, A, R> {
+    fn drop(&mut self) {
+        // Dropped while the registers still hold the offer (a future polled once and dropped by
+        // code that does not await it): withdraw it.
+        if self.posted && self.offer.state.get() == State::Pending {
+            self.regs.withdraw_offer(self.lane, &self.offer as *const Offer);
         }
     }
 }
@@ -299,9 +323,10 @@ unsafe fn entry<A, R>(ctx: &mut WideCtx<'_, '_>, body: *const ()) -> Result<(), 
     let mut args = Lanes::<A>::new();
     for lane in crate::semantics::lanes(ctx.offered) {
         let offer = ctx.offer(lane);
-        // SAFETY: the offer's `args` is the lane's `ManuallyDrop<A>`, which its future gives up
-        // once the offer ran (it then reads only `out`).
-        args.set(lane, unsafe { ManuallyDrop::take(&mut *(offer.args as *mut ManuallyDrop<A>)) });
+        // SAFETY: the offer's `args` is its waiting future's `Option<A>`, not otherwise borrowed
+        // while the lane waits.
+        let taken = unsafe { (*(offer.args as *mut Option<A>)).take() };
+        args.set(lane, taken.expect("a waiting offer holds its arguments"));
     }
     for lane in crate::semantics::lanes(ctx.offered) {
         ctx.offer(lane).state.set(State::Ran);
@@ -343,23 +368,31 @@ pub(crate) struct Direct {
     direct: unsafe fn(&mut WideCtx<'_, '_>, *const (), *const (), *mut ()) -> Result<(), WarpError>,
     body: *const (),
     types: (&'static str, &'static str),
+    kernel: &'static str,
 }
 
 impl Direct {
     /// The form lane `lane` offered in the step just polled, if it did.
     pub(crate) fn offered(regs: &Regs, lane: u32) -> Option<Direct> {
-        let offered = regs.offered.replace(0);
-        if offered != 1 << lane {
+        let offered = regs.offered.get();
+        // Offered by the kernel at the run's entry, not by a warp function it called.
+        if offered != 1 << lane || regs.path_at(lane as usize) != crate::warp::PATH_ENTRY {
             return None;
         }
         // SAFETY: the lane posted this offer in the poll just made, and its future is alive.
         let o = unsafe { &*regs.offers.get()[lane as usize] };
-        Some(Direct { direct: o.kind.direct, body: o.body, types: (o.kind.types)() })
+        Some(Direct { direct: o.kind.direct, body: o.body, types: (o.kind.types)(), kernel: o.kernel })
     }
 
-    /// Whether the form's arguments and results are `A` and `R` (the kernel is the run's).
-    pub(crate) fn takes<A, R>(&self) -> bool {
-        self.types == (core::any::type_name::<A>(), core::any::type_name::<R>())
+    /// Whether the form is the kernel `K`'s own, taking arguments `A` and giving results `R`:
+    /// `K` is the function the offer names (an `async fn` item prints as its path, with its
+    /// generic arguments), and the form's functions are those of `A` and `R`.
+    pub(crate) fn of<K, A, R>(&self) -> bool {
+        let k = core::any::type_name::<K>();
+        let named = k == self.kernel || k.strip_prefix(self.kernel).is_some_and(|rest| rest.starts_with('<'));
+        named
+            && core::ptr::fn_addr_eq(self.direct, entry_direct::<A, R> as unsafe fn(&mut WideCtx<'_, '_>, *const (), *const (), *mut ()) -> Result<(), WarpError>)
+            && self.types == (core::any::type_name::<A>(), core::any::type_name::<R>())
     }
 }
 
@@ -380,7 +413,7 @@ pub(crate) unsafe fn run_direct(run: &mut WarpRun<'_>, direct: &Direct, args: *c
     let regs = run.regs;
     let live = !run.exited;
     let hs = core::array::from_fn(|l| Warp::new(regs, l as u32));
-    let mut ctx = WideCtx { run, offered: live, offers: [core::ptr::null(); 32], clock: crate::exec::CLOCK_EVERY, deadline: crate::exec::Deadline::start(time_limit), hs: &hs, pending: None, arrived: 0, full_warp: whole_warp(&hs) };
+    let mut ctx = WideCtx { run, offered: live, offers: [core::ptr::null(); 32], clock: crate::exec::CLOCK_EVERY, deadline: None, time_limit, hs: &hs, pending: None, full_warp: whole_warp(&hs) };
     WIDE_RUNS.with(|c| c.set(c.get() + 1));
     // SAFETY: the caller's contract.
     unsafe { (direct.direct)(&mut ctx, direct.body, args, outs) }
@@ -431,13 +464,13 @@ pub struct WideCtx<'c, 'r> {
     /// Settles since the last look at the clock, and the run's deadline.
     clock: u32,
     deadline: Option<crate::exec::Deadline>,
+    time_limit: Option<std::time::Duration>,
     /// Each lane's handle.
     hs: &'c [Warp<'r>; 32],
     /// The instruction the current stretch ends with, when the form issues it itself
-    /// ([`issue`](Self::issue)), and the lanes that have reached it: if a lane panics before
-    /// the stretch ends, those lanes wait at it, as in the per-lane executor.
+    /// ([`issue`](Self::issue)): if a lane panics in the stretch, the lanes before it in the
+    /// lane order have reached the instruction and wait at it, as in the per-lane executor.
     pending: Option<(Op, Site)>,
-    arrived: u32,
     /// Whether every lane's handle is the whole warp's (membermask and segment of 32).
     full_warp: bool,
 }
@@ -612,13 +645,6 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     #[inline(always)]
     pub fn expect<I: WideInstr<T>, T>(&mut self, instr: &I, site: Site, _operands: &Lanes<T>) {
         self.pending = Some((instr.op(), site));
-        self.arrived = 0;
-    }
-
-    /// Lane `lane` has evaluated the operands of the pending instruction.
-    #[inline(always)]
-    pub fn arrive(&mut self, lane: u32) {
-        self.arrived |= 1 << (lane & 31);
     }
 
     /// Issues `instr` at `site` in every live lane with its operands `a` (and `b`), and
@@ -629,6 +655,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     #[inline]
     pub fn issue<I: WideInstr<T>, T>(&mut self, instr: &I, site: Site, a: &Lanes<T>, b: Option<&Lanes<u32>>) -> Result<Lanes<<I::Out as Decode>::Output>, WarpError> {
         self.pending = None;
+        self.tick()?;
         let run = &mut *self.run;
         let regs = run.regs;
         let live = !run.exited;
@@ -652,7 +679,15 @@ impl<'c, 'r> WideCtx<'c, 'r> {
             let op = crate::warp::op_of(key0);
             if same && crate::warp::mask_of(key0) == FULL && op.synchronizing() && op.supported_on(run.target) {
                 let bits: [u64; 32] = core::array::from_fn(|l| I::bits(&a[l as u32]));
-                regs.issued_by_all(&bits, site);
+                if let Op::Shfl { mode, .. } = op {
+                    // What the engine's completion computes for a converged shuffle, kept out of
+                    // the registers (no report reads a completed instruction's operands).
+                    regs.issued_by_all(None, site);
+                    let mut d = [0u64; 32];
+                    let pred = crate::semantics::shfl::converged(mode, &bits, crate::warp::b_of(key0), crate::warp::c_of(key0), &mut d);
+                    return Ok(Lanes::full(|l| I::Out::decode(d[l as usize], pred >> l & 1 == 1)));
+                }
+                regs.issued_by_all(Some(&bits), site);
                 run.complete(op, FULL, FULL, Some(key0))?;
                 return Ok(Lanes::full(|l| {
                     let (d, p) = regs.result_of(l);
@@ -663,7 +698,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         for l in crate::semantics::lanes(live) {
             regs.post_key(l, instr.key(&self.hs[l as usize], b_of(l)), I::bits(&a[l]), site);
         }
-        self.settle()?;
+        self.run.settle_wide()?;
         for l in crate::semantics::lanes(live) {
             let (d, p) = regs.result_of(l);
             out.set(l, I::Out::decode(d, p));
@@ -683,16 +718,43 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// ([`Intrinsic::result`](crate::Intrinsic::result)).
     #[inline]
     pub fn settle(&mut self) -> Result<(), WarpError> {
+        self.tick()?;
+        self.run.settle_wide()
+    }
+
+    /// Counts an instruction; every so many, looks at the run's clock: a uniform loop that never
+    /// ends is ended by the run's time limit, as in the per-lane executor.
+    #[inline(always)]
+    fn tick(&mut self) -> Result<(), WarpError> {
         self.clock -= 1;
         if self.clock == 0 {
             self.clock = crate::exec::CLOCK_EVERY;
+            // The clock starts at the first look: a short run never reads it.
+            if self.deadline.is_none() {
+                self.deadline = crate::exec::Deadline::start(self.time_limit);
+            }
             if let Some((d, elapsed)) = self.deadline.as_ref().and_then(|d| Some((d, d.passed()?))) {
                 let blocks = vec![crate::block::block_report(core::slice::from_ref(&*self.run))];
                 let detail = "the warp ran warp-wide (a uniform loop that does not end?)".to_string();
                 return Err(WarpError::TimeLimit { limit: d.limit(), elapsed, detail, blocks });
             }
         }
-        self.run.settle_wide()
+        Ok(())
+    }
+
+    /// Whether every lane has returned: a uniform loop ends then (no lane runs it any more).
+    #[inline(always)]
+    pub fn done(&self) -> bool {
+        self.run.exited == FULL
+    }
+
+    /// The first live lane in the lane order runs now: a uniform statement, which every lane
+    /// would run alike, panics (if it does) as that lane's.
+    #[inline(always)]
+    pub fn enter_first(&self) {
+        if let Some(l) = self.lanes().next() {
+            self.enter(l);
+        }
     }
 }
 
@@ -703,7 +765,10 @@ impl Drop for WideCtx<'_, '_> {
         if let Some((op, site)) = self.pending.take() {
             if std::thread::panicking() {
                 let regs = self.run.regs;
-                for l in crate::semantics::lanes(self.arrived & !self.run.exited) {
+                let panicked = regs.current_lane();
+                // A lane runs its whole stretch before the next lane starts: the live lanes
+                // before the one that panicked got to the instruction.
+                for l in self.lanes().take_while(|&l| l != panicked) {
                     regs.post_key(l, pack(op, self.hs[l as usize].mask, 0, 0), 0, site);
                 }
             }
@@ -732,7 +797,7 @@ pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Of
             Warp::new(regs, l as u32)
         }
     });
-    let mut ctx = WideCtx { run, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: crate::exec::Deadline::start(time_limit), hs: &hs, pending: None, arrived: 0, full_warp: whole_warp(&hs) };
+    let mut ctx = WideCtx { run, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: None, time_limit, hs: &hs, pending: None, full_warp: whole_warp(&hs) };
     WIDE_RUNS.with(|c| c.set(c.get() + 1));
     // SAFETY: `same_offers` checked that every lane offered this entry and body.
     let result = unsafe { entry(&mut ctx, body) };
