@@ -102,11 +102,16 @@ impl Reducer {
                             let (_, is_leader) = __wk_3_result[__wk_l];
                             __wk_4_is_leader.set(__wk_l, is_leader);
                         }
-                        __wk.ret(
-                            __wk_outs,
-                            __wk_l,
-                            if __wk_4_is_leader[__wk_l] { __wk_1_x[__wk_l] } else { 0 },
-                        );
+                        {
+                            let __wk_r = if __wk_4_is_leader[__wk_l] {
+                                __wk_1_x[__wk_l]
+                            } else {
+                                0
+                            };
+                            __wk_4_is_leader.drop_lane(__wk_l);
+                            __wk_1_x.drop_lane(__wk_l);
+                            __wk.ret(__wk_outs, __wk_l, __wk_r);
+                        }
                     }
                 } else {
                     '__wk_lanes: for __wk_l in __wk.lanes() {
@@ -123,11 +128,16 @@ impl Reducer {
                             let (_, is_leader) = __wk_3_result[__wk_l];
                             __wk_4_is_leader.set(__wk_l, is_leader);
                         }
-                        __wk.ret(
-                            __wk_outs,
-                            __wk_l,
-                            if __wk_4_is_leader[__wk_l] { __wk_1_x[__wk_l] } else { 0 },
-                        );
+                        {
+                            let __wk_r = if __wk_4_is_leader[__wk_l] {
+                                __wk_1_x[__wk_l]
+                            } else {
+                                0
+                            };
+                            __wk_4_is_leader.drop_lane(__wk_l);
+                            __wk_1_x.drop_lane(__wk_l);
+                            __wk.ret(__wk_outs, __wk_l, __wk_r);
+                        }
                     }
                 }
                 ::core::result::Result::Ok(())

@@ -95,13 +95,23 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     __wk.enter(__wk_l);
                     let w = &__wk_hs[__wk_l as usize];
-                    __wk.ret(__wk_outs, __wk_l, __wk_2_v[__wk_l]);
+                    {
+                        let __wk_r = __wk_2_v[__wk_l];
+                        __wk_2_v.drop_lane(__wk_l);
+                        __wk_1_x.drop_lane(__wk_l);
+                        __wk.ret(__wk_outs, __wk_l, __wk_r);
+                    }
                 }
             } else {
                 '__wk_lanes: for __wk_l in __wk.lanes() {
                     __wk.enter(__wk_l);
                     let w = &__wk_hs[__wk_l as usize];
-                    __wk.ret(__wk_outs, __wk_l, __wk_2_v[__wk_l]);
+                    {
+                        let __wk_r = __wk_2_v[__wk_l];
+                        __wk_2_v.drop_lane(__wk_l);
+                        __wk_1_x.drop_lane(__wk_l);
+                        __wk.ret(__wk_outs, __wk_l, __wk_r);
+                    }
                 }
             }
             ::core::result::Result::Ok(())

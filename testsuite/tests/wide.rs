@@ -246,3 +246,25 @@ fn an_endless_uniform_loop_ends_at_the_time_limit() {
         assert!(matches!(err, WarpError::TimeLimit { .. }), "wide {wide}: {err:?}");
     }
 }
+
+/// Each lane holds a `RefCell` borrow after the last instruction: the per-lane form drops it
+/// when the lane returns, before the next lane runs; so must the warp-wide form.
+#[warp_kernel]
+fn guarded(w: &Warp, log: &core::cell::RefCell<Vec<u32>>) -> u32 {
+    let s = w.redux_add(1u32);
+    let mut g = log.borrow_mut();
+    g.push(s);
+    s
+}
+
+#[test]
+fn a_lane_drops_its_values_when_it_returns() {
+    for wide in [false, true] {
+        let log = core::cell::RefCell::new(Vec::new());
+        let before = warpkit::wide_runs();
+        let out = Executor::new().wide(wide).races(false).run_with(&[&log; 32], guarded).unwrap();
+        assert_eq!(warpkit::wide_runs() - before, wide as u64);
+        assert_eq!(out, [32; 32]);
+        assert_eq!(log.into_inner(), vec![32; 32]);
+    }
+}

@@ -377,6 +377,17 @@ impl<'p> Gen<'p> {
         });
     }
 
+    /// The lane returns `value`: its per-lane variables are dropped then, latest first, as its
+    /// locals are when it returns in the per-lane form (a guard it holds is released before
+    /// the next lane runs).
+    fn ret(&self, value: TokenStream) -> TokenStream {
+        let vars: Vec<&syn::Ident> = self.scopes.iter().flatten().filter_map(|(_, b)| match b {
+            Bind::Wide(v) => Some(v),
+            Bind::Uniform => None,
+        }).rev().collect();
+        quote!({ let __wk_r = #value; #(#vars.drop_lane(__wk_l);)* __wk.ret(__wk_outs, __wk_l, __wk_r); })
+    }
+
     /// A `Lanes` declared for the current stretch (set lane by lane in it).
     fn declare(&mut self, v: &syn::Ident) {
         self.fresh_here.push(v.to_string());
@@ -396,7 +407,8 @@ impl<'p> Gen<'p> {
             self.stmt(stmt);
         }
         if unit && !matches!(block.stmts.last(), Some(Stmt::Expr(_, None))) {
-            self.pending.push(quote!(__wk.ret(__wk_outs, __wk_l, ());));
+            let ret = self.ret(quote!(()));
+            self.pending.push(ret);
         }
         self.flush();
         let out = core::mem::take(&mut self.out);
@@ -423,7 +435,8 @@ impl<'p> Gen<'p> {
     /// The body's last expression: each lane's result.
     fn tail(&mut self, e: &Expr) {
         let Some(e) = self.hoist(e) else { return };
-        self.pending.push(quote!(__wk.ret(__wk_outs, __wk_l, #e);));
+        let ret = self.ret(e);
+        self.pending.push(ret);
     }
 
     /// Issues, in every lane and in order, the warp instructions of `e`, each ending a stretch
@@ -1090,7 +1103,8 @@ impl VisitMut for LaneRewrite<'_, '_> {
                     self.visit_expr_mut(v);
                 }
                 let v = r.expr.as_ref().map_or_else(|| quote!(()), |v| v.to_token_stream());
-                *e = syn::parse_quote!({ __wk.ret(__wk_outs, __wk_l, #v); continue '__wk_lanes; });
+                let ret = self.g.ret(v);
+                *e = syn::parse_quote!({ #ret continue '__wk_lanes; });
                 return;
             }
             Expr::Try(_) | Expr::Await(_) | Expr::Yield(_) => {

@@ -103,6 +103,18 @@ impl<T> Lanes<T> {
         unsafe { self.slots[l].assume_init_read() }
     }
 
+    /// Drops lane `lane`'s value, if it has one and its type has drop glue (a lane that
+    /// returns drops its locals).
+    #[inline(always)]
+    pub fn drop_lane(&mut self, lane: u32) {
+        let l = lane as usize & 31;
+        if core::mem::needs_drop::<T>() && self.set >> l & 1 == 1 {
+            self.set &= !(1 << l);
+            // SAFETY: the bit said the slot holds a value; it is now clear: dropped once.
+            unsafe { self.slots[l].assume_init_drop() };
+        }
+    }
+
     /// Every lane's value, `value(lane)`.
     #[inline(always)]
     pub fn full(mut value: impl FnMut(u32) -> T) -> Lanes<T> {
