@@ -157,6 +157,9 @@ fn supported_kernels_run_warp_wide() {
     // `tree_reduce` three times inside `reduce_u32` (itself per lane: it calls helpers).
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| reduce::reduce_u32(w, x[w.lane_id() as usize], 31).await))), 3, "tree_reduce");
     assert!(wide(&|| drop(ex.run(async |w: &Warp<'_>| bitonic_sort::sort_u32(w, x[w.lane_id() as usize]).await))) >= 1, "bitonic_sort");
+    let cell = core::cell::Cell::new(0);
+    assert_eq!(wide(&|| drop(ex.run_with(&[&cell; 32], counted_deferred))), 1, "counted_deferred");
+    assert_eq!(wide(&|| drop(ex.run_with(&[&cell; 32], counted))), 0, "counted: a deferred name read in its stretch");
     // Off: never.
     assert_eq!(wide(&|| drop(Executor::new().wide(false).run_with(&x, mixed))), 0);
     // Only some of the live lanes call it (the others vote among themselves): declined, per lane.
@@ -208,6 +211,29 @@ fn closure_in_macro(w: &Warp, x: u32) -> u32 {
     w.shfl_xor(x, 1)
 }
 
+/// Lane code with a shared side effect on both sides of a uniform `let`: one loop over the
+/// lanes, as the per-lane form runs it (each lane's `b - a` is 1).
+#[warp_kernel]
+fn counted(w: &Warp, c: &core::cell::Cell<u32>) -> u32 {
+    let a = c.get();
+    c.set(a + 1);
+    let one = 1;
+    let b = c.get();
+    c.set(b + one);
+    w.redux_max(b - a)
+}
+
+/// The same with the uniform `let` not read after it in the stretch: it runs after the loop.
+#[warp_kernel]
+fn counted_deferred(w: &Warp, c: &core::cell::Cell<u32>) -> u32 {
+    let a = c.get();
+    c.set(a + 1);
+    let two = 2;
+    let b = c.get();
+    c.set(b + 1);
+    w.redux_max(b - a) * two
+}
+
 #[warp_kernel]
 fn endless(w: &Warp, x: u32) -> u32 {
     let n = 0u32;
@@ -227,6 +253,9 @@ fn review_cases_agree() {
     let _ = ex.run_with(&x, accumulate);
     let _ = ex.run_with(&x, assign_between);
     let _ = ex.run_with(&x, closure_in_macro);
+    let cell = core::cell::Cell::new(0);
+    assert_eq!(ex.run_with(&[&cell; 32], counted).unwrap(), [1; 32]);
+    assert_eq!(ex.run_with(&[&cell; 32], counted_deferred).unwrap(), [2; 32]);
     // A per-lane kernel calling a warp-wide one many times in a row makes progress.
     let _ = ex.run_with(&x, async |w: &Warp<'_>, x: u32| {
         let mut s = 0u32;

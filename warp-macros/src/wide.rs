@@ -202,6 +202,11 @@ struct Gen<'p> {
     /// live, the others hold a value for every lane, which the stretch's dense loop checks once.
     used: Vec<String>,
     fresh_here: Vec<String>,
+    /// Uniform statements met in the middle of the current stretch, run after its loop (so
+    /// that the lanes' code on either side stays one loop, in lane order), and the names they
+    /// define or change, which the rest of the stretch must not read.
+    deferred: Vec<TokenStream>,
+    deferred_names: Vec<String>,
 }
 
 /// What [`Gen::order`] found so far in an expression.
@@ -278,7 +283,7 @@ fn mutating(e: &Expr) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, handle, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new() }
+        Gen { points, handle, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -347,8 +352,11 @@ impl<'p> Gen<'p> {
         let pending = core::mem::take(&mut self.pending);
         let mut used = core::mem::take(&mut self.used);
         let fresh = core::mem::take(&mut self.fresh_here);
+        let deferred = core::mem::take(&mut self.deferred);
+        self.deferred_names.clear();
         self.out.extend(hoisted);
         if pending.is_empty() {
+            self.out.extend(deferred);
             return;
         }
         used.sort();
@@ -375,6 +383,19 @@ impl<'p> Gen<'p> {
                 }
             }
         });
+        self.out.extend(deferred);
+    }
+
+    /// A uniform statement at this point: at once when no lane code of the stretch precedes
+    /// it, else after the stretch's loop.
+    fn uniform_statement(&mut self, name: &str, tokens: TokenStream) {
+        if self.pending.is_empty() {
+            self.out.extend(core::mem::take(&mut self.hoisted));
+            self.out.push(quote!(__wk.enter_first(); #tokens));
+        } else {
+            self.deferred.push(quote!(__wk.enter_first(); #tokens));
+            self.deferred_names.push(name.to_string());
+        }
     }
 
     /// The lane returns `value`: its per-lane variables are dropped then, latest first, as its
@@ -785,10 +806,9 @@ impl<'p> Gen<'p> {
         // A uniform `let`: a plain identifier, a uniform value, never changed per lane.
         if let Some(name) = plain_ident(&local.pat) {
             if !self.tainted.contains(&name) && self.uniform(&init.expr) {
-                self.flush();
                 let e = &init.expr;
                 let pat = &local.pat;
-                self.out.push(quote!(__wk.enter_first(); let #pat = #e;));
+                self.uniform_statement(&name, quote!(let #pat = #e;));
                 self.bind(&name, Bind::Uniform);
                 return;
             }
@@ -832,9 +852,8 @@ impl<'p> Gen<'p> {
         if !self.has_point(e) {
             // A uniform assignment stays a scalar one, at the uniform level.
             if let Some((name, rhs)) = assignment(e) {
-                if matches!(self.resolve(&name), Some(Bind::Uniform)) && self.uniform(rhs) {
-                    self.flush();
-                    self.out.push(quote!(__wk.enter_first(); #e;));
+                if matches!(self.resolve(&name), Some(Bind::Uniform)) && self.uniform(rhs) && !self.deferred_names.contains(&name) {
+                    self.uniform_statement(&name, quote!(#e;));
                     return;
                 }
             }
@@ -1011,6 +1030,10 @@ impl LaneRewrite<'_, '_> {
     fn uniform_name(&self, name: &str) -> bool {
         !self.local(name) && matches!(self.g.resolve(name), Some(Bind::Uniform))
     }
+    /// A uniform name that a statement deferred to the end of this stretch defines or changes.
+    fn deferred(&self, name: &str) -> bool {
+        self.uniform_name(name) && self.g.deferred_names.iter().any(|n| n == name)
+    }
     /// A uniform name that this lane code may change: it is not uniform after all.
     fn taint(&mut self, e: &Expr) {
         if let Some(name) = root_ident(e) {
@@ -1089,6 +1112,9 @@ impl VisitMut for LaneRewrite<'_, '_> {
         match e {
             Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => {
                 if let Some(ident) = p.path.get_ident() {
+                    if self.deferred(&ident.to_string()) {
+                        self.g.ok = false;
+                    }
                     if let Some(v) = self.wide_use(&ident.to_string()) {
                         // Spanned as the use: errors about the value point at it.
                         let span = ident.span();

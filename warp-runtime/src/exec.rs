@@ -219,11 +219,10 @@ impl Executor {
         self.trace
     }
 
-    /// Lets kernels that `#[warp_kernel]` gave a warp-wide form run it ([`crate::wide`]), or,
-    /// with `false`, runs every kernel per lane. Both give the same values and the same reports;
-    /// the per-lane executor is the reference. Off by default for now: the form is exact, but
-    /// not yet faster (the `wide` benchmark); the environment variable `WARPKIT_WIDE=1` turns
-    /// the default on.
+    /// Lets kernels that `#[warp_kernel]` gave a warp-wide form run it (the default; see
+    /// [`crate::wide`]), or, with `false`, runs every kernel per lane. Both give the same values
+    /// and the same reports; the per-lane executor is the reference. The environment variable
+    /// `WARPKIT_WIDE=0` turns the default off.
     pub fn wide(mut self, on: bool) -> Executor {
         self.wide = on;
         self

@@ -44,12 +44,11 @@ std::thread_local! {
     static WIDE_RUNS: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Whether executors let kernels run warp-wide unless told otherwise: not yet (the form is
-/// exact but not yet faster than the per-lane executor, see the `wide` benchmark), unless the
-/// environment variable `WARPKIT_WIDE` is `1`.
+/// Whether executors let kernels run warp-wide unless told otherwise: yes, unless the
+/// environment variable `WARPKIT_WIDE` is `0`.
 pub(crate) fn default_on() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("WARPKIT_WIDE").is_ok_and(|v| v.trim() == "1"))
+    *ON.get_or_init(|| std::env::var("WARPKIT_WIDE").map_or(true, |v| v.trim() != "0"))
 }
 
 /// How many kernel calls ran warp-wide on this thread so far (each counts once per warp). A test
