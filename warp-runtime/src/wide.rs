@@ -13,9 +13,13 @@
 //! running any of the body. When every live lane of the warp offers the same kernel at the same
 //! call (the same call site through the same warp-function calls), the engine runs the warp-wide
 //! form once for all of them, and each lane's future then returns its lane's result. Otherwise
-//! (some lanes elsewhere, a traced run, a target below sm_70, or [`Executor::wide`]
-//! (crate::Executor::wide) off) the offer is declined and every lane runs the per-lane body: the
+//! (some lanes elsewhere, a traced run, a target below sm_70, or
+//! [`Executor::wide`](crate::Executor::wide) off) the offer is declined and every lane runs the per-lane body: the
 //! per-lane executor stays the reference, and nothing in the body has run twice.
+//!
+//! A run given the kernel itself (`Executor::run_with(&args, kernel)`) polls the first lane
+//! alone; when it offered its form at the run's entry, the run is that form, without the other
+//! lanes' futures ([`Direct`]).
 //!
 //! [`wide_runs`] counts the kernels that ran warp-wide on this thread, so that a test or a user
 //! can see which path ran.
