@@ -9,10 +9,12 @@
 //! The form is a closure over the warp (`WideBody`): the kernel's parameters and every `let`
 //! of the body's uniform level become `Lanes` (one value per lane), uniform `let`s stay scalars,
 //! and each stretch of statements between two warp instructions becomes one loop over the live
-//! lanes in the run's lane order, in which the statements run as written for that lane (with its
-//! own handle), ending with the lane issuing the next instruction through its handle; then
-//! `settle` completes the instruction in the engine, and the next stretch starts by reading each
-//! lane's result.
+//! lanes in the run's lane order (a plain `0..32` loop while every lane is live), in which the
+//! statements run as written for that lane, with its own handle. The stretch ends with each lane
+//! evaluating the next instruction's operands; a shuffle, vote or reduction on the kernel's
+//! handle is then completed for the warp at once (`WideCtx::issue`), any other instruction is
+//! issued through each lane's handle and completed by the engine (`WideCtx::settle`); the next
+//! stretch reads each lane's result.
 //!
 //! ```text
 //! Input:  fn warp_sum(w: &Warp, x: u32) -> u32 {
@@ -25,10 +27,10 @@
 //!         let mut v = Lanes::new();
 //!         for l in lanes { v.set(l, x[l]); }
 //!         for offset in [16, 8, 4, 2, 1] {
-//!             let mut t = Lanes::new();
-//!             for l in lanes { t.set(l, w_l.shfl_down(v[l], offset)); }
-//!             settle()?;
-//!             for l in lanes { v[l] += t.take(l).result(); }
+//!             let (mut a, mut b) = (Lanes::new(), Lanes::new());
+//!             for l in lanes { a.set(l, v[l]); b.set(l, offset); }
+//!             let r = issue(ShflOwn(Down), site, &a, Some(&b))?;
+//!             for l in lanes { v[l] += r[l]; }
 //!         }
 //!         for l in lanes { ret(l, v[l]); }
 //! ```
@@ -70,8 +72,8 @@ pub struct Prologue {
 }
 
 /// The warp-wide prologue of `item`, or `None` when the kernel does not qualify. `points` are the
-/// addresses of the body's suspension points; `eligible`: every use of the handle is a warp
-/// instruction of the kinds the form supports (decided by the caller from the analysis).
+/// addresses of the body's suspension points; `handle` is the handle parameter's name, from
+/// [`supported`].
 pub fn prologue(item: &ItemFn, points: &HashSet<usize>, handle: &syn::Ident) -> Option<Prologue> {
     if item.sig.receiver().is_some() || item.sig.asyncness.is_some() || item.sig.constness.is_some() {
         return None;
@@ -154,22 +156,19 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, handle: &syn::Ident) -> 
             #args
         };
     };
-    if std::env::var_os("WARPKIT_DEBUG_WIDE").is_some() {
-        eprintln!("{tokens}");
-    }
     Some(Prologue { tokens })
 }
 
+/// Whether a type names an `impl Trait` (which a closure's signature cannot name), at any depth.
 fn mentions_impl(ty: &Type) -> bool {
-    ty.to_token_stream().into_iter().any(|t| matches!(&t, TokenTree::Ident(i) if i == "impl")) || contains_impl_deep(ty.to_token_stream())
-}
-
-fn contains_impl_deep(ts: TokenStream) -> bool {
-    ts.into_iter().any(|t| match t {
-        TokenTree::Ident(i) => i == "impl",
-        TokenTree::Group(g) => contains_impl_deep(g.stream()),
-        _ => false,
-    })
+    fn any_impl(ts: TokenStream) -> bool {
+        ts.into_iter().any(|t| match t {
+            TokenTree::Ident(i) => i == "impl",
+            TokenTree::Group(g) => any_impl(g.stream()),
+            _ => false,
+        })
+    }
+    any_impl(ty.to_token_stream())
 }
 
 /// How a name in scope is bound.
@@ -491,16 +490,15 @@ impl<'p> Gen<'p> {
             let lanes = self.lanes_ty();
             self.hoisted.push(quote!(let mut #t = #lanes::new();));
             self.declare(&t);
-            // The call itself, in the lane's stretch (per-lane names as in `lane_expr`).
-            let call = self.lane_tokens(Expr::MethodCall(call));
+            // The call itself, in the lane's stretch (its parts already lane code).
+            let call = call.to_token_stream();
             self.pending.push(quote!(#t.set(__wk_l, #call);));
             self.flush();
             self.out.push(quote!(__wk.settle()?;));
             // Each lane reads its result first thing in the next stretch, as it does when it
-            // resumes (the next instruction overwrites the result registers).
-            // Read through the instruction's `Future` bound, spanned as the `.await` of the
-            // per-lane form (the value argument): a value type the instruction does not take is
-            // one error, reported once.
+            // resumes (the next instruction overwrites the result registers), through the
+            // instruction's `Future` bound, spanned at the value argument as the per-lane form's
+            // `.await`: a value type the instruction does not take is an error at those tokens.
             let r = self.fresh("result");
             let span = {
                 use syn::spanned::Spanned;
@@ -753,13 +751,6 @@ impl<'p> Gen<'p> {
         }
     }
 
-    fn lane_tokens(&mut self, e: Expr) -> TokenStream {
-        let mut e = e;
-        let mut r = LaneRewrite { g: self, scopes: vec![Vec::new()], loops: Vec::new(), closure: 0 };
-        r.visit_expr_mut(&mut e);
-        e.to_token_stream()
-    }
-
     fn stmt(&mut self, stmt: &Stmt) {
         if !self.ok {
             return;
@@ -976,14 +967,13 @@ impl<'p> Gen<'p> {
     /// `e` as code of one lane (`__wk_l`) in a stretch's loop.
     fn lane_expr(&mut self, e: &Expr) -> TokenStream {
         let mut e = e.clone();
-        let mut r = LaneRewrite { g: self, scopes: vec![Vec::new()], loops: Vec::new(), closure: 0 };
-        r.visit_expr_mut(&mut e);
+        LaneRewrite::new(self).visit_expr_mut(&mut e);
         e.to_token_stream()
     }
 
     /// Tokens of a macro call in a stretch: each per-lane variable as its lane's value.
     fn lane_macro_tokens(&mut self, mac: &syn::Macro) -> TokenStream {
-        let mut r = LaneRewrite { g: self, scopes: vec![Vec::new()], loops: Vec::new(), closure: 0 };
+        let mut r = LaneRewrite::new(self);
         r.check_macro(mac);
         r.macro_tokens(mac.tokens.clone())
     }
@@ -1000,7 +990,11 @@ struct LaneRewrite<'g, 'p> {
     closure: usize,
 }
 
-impl LaneRewrite<'_, '_> {
+impl<'g, 'p> LaneRewrite<'g, 'p> {
+    fn new(g: &'g mut Gen<'p>) -> Self {
+        LaneRewrite { g, scopes: vec![Vec::new()], loops: Vec::new(), closure: 0 }
+    }
+
     fn local(&self, name: &str) -> bool {
         self.scopes.iter().any(|s| s.iter().any(|n| n == name))
     }

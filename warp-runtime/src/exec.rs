@@ -420,7 +420,7 @@ impl Executor {
         }
         let current = crate::mem::Current::enter(regs);
         let mut first = None;
-        if let Some(args) = args.filter(|_| regs.wide_allowed() && crate::wide::is_body_of::<K, F>()) {
+        if let Some(args) = args.filter(|_| regs.wide_allowed()) {
             let mut douts = crate::wide::Lanes::new();
             match run.first_step_direct::<K, _, A>(lanes.as_mut(), &mut start, &mut outs, args, &mut douts) {
                 Ok(Some(step)) => first = Some(Ok(step)),

@@ -70,16 +70,6 @@ pub struct Intrinsic<'w, D> {
     decode: PhantomData<fn() -> D>,
 }
 
-impl<D: Decode> Intrinsic<'_, D> {
-    /// The instruction's result, once the engine has completed it: how a warp-wide form
-    /// ([`crate::wide`]) reads each lane's result after [`WideCtx::settle`](crate::wide::WideCtx::settle).
-    #[inline(always)]
-    pub fn result(self) -> D::Output {
-        let (d, p) = self.regs.result_of(self.lane);
-        D::decode(d, p)
-    }
-}
-
 impl<D: Decode> Future for Intrinsic<'_, D> {
     type Output = D::Output;
 

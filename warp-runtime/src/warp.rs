@@ -912,7 +912,7 @@ impl<'r> WarpRun<'r> {
         let exited_before = self.begin_step();
         let mut exited = self.exited;
         let seq = Seq::new(self.runnable, &self.order);
-        let (first, rest) = seq.lanes().split_at(seq.len().min(1));
+        let (first, rest) = seq.lanes().split_at(seq.lanes().len().min(1));
         let step = self.poll_lanes(futs.as_mut(), start, outs, first, &mut exited);
         if let (Ok(()), Some(&lane)) = (&step, first.first()) {
             let lane = lane as u32;
@@ -925,7 +925,7 @@ impl<'r> WarpRun<'r> {
                     let args = args as *const [A; 32] as *const ();
                     let douts = douts as *mut crate::wide::Lanes<F::Output> as *mut ();
                     let limit = self.wide_limit;
-                    // SAFETY: `takes` checked the types; `A` is `Copy`.
+                    // SAFETY: `of` checked the form and its types; `A` is `Copy`.
                     let run = catch_lane_panic(|| unsafe { crate::wide::run_direct(self, &direct, args, douts, limit) });
                     return match run {
                         Ok(Ok(())) => {
@@ -970,10 +970,14 @@ impl<'r> WarpRun<'r> {
             let e = self.caught(lane, caught);
             return self.ended(Err(e));
         }
-        let offered = regs.offered.replace(0);
-        if offered != 0 {
-            if let Err(e) = self.offers(offered) {
-                return self.ended(Err(e));
+        // Offering lanes suspend without posting: a step in which every lane posted has none
+        // (the converged path reads nothing more).
+        if runnable & !self.exited & !posted != 0 {
+            let offered = regs.offered.replace(0);
+            if offered != 0 {
+                if let Err(e) = self.offers(offered) {
+                    return self.ended(Err(e));
+                }
             }
         }
         // A lane that suspended without posting a request awaits a future that is not an
@@ -1505,14 +1509,14 @@ fn returned<F: Future>(futs: Pin<&mut Lanes<F>>, lane: u32, r: F::Output, outs: 
 }
 
 /// The lanes to poll in one step, in order.
-pub(crate) struct Seq {
+struct Seq {
     lanes: [u8; 32],
     n: usize,
 }
 
 impl Seq {
     #[inline(always)]
-    pub(crate) fn new(runnable: u32, order: &Option<[u8; 32]>) -> Seq {
+    fn new(runnable: u32, order: &Option<[u8; 32]>) -> Seq {
         if runnable == FULL && order.is_none() {
             return Seq { lanes: IDENTITY, n: 32 };
         }
@@ -1532,13 +1536,6 @@ impl Seq {
     fn lanes(&self) -> &[u8] {
         &self.lanes[..self.n.min(32)]
     }
-
-    /// How many lanes.
-    #[inline(always)]
-    pub(crate) fn len(&self) -> usize {
-        self.n.min(32)
-    }
-
 }
 
 /// What a step's guard caught from a lane.

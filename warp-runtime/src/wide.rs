@@ -220,6 +220,9 @@ impl Offer {
     }
 }
 
+/// `entry_direct::<A, R>`, erased.
+type DirectEntry = unsafe fn(&mut WideCtx<'_, '_>, *const (), *const (), *mut ()) -> Result<(), WarpError>;
+
 /// The functions that run a form with arguments `A` and results `R` (one per pair, shared by
 /// every offer: a lane's offer stays small).
 pub(crate) struct OfferKind {
@@ -227,7 +230,7 @@ pub(crate) struct OfferKind {
     entry: unsafe fn(&mut WideCtx<'_, '_>, *const ()) -> Result<(), WarpError>,
     /// Runs the form with every lane's arguments taken from an array (`entry_direct::<A, R>`),
     /// for a run that starts the kernel itself ([`Direct`]).
-    direct: unsafe fn(&mut WideCtx<'_, '_>, *const (), *const (), *mut ()) -> Result<(), WarpError>,
+    direct: DirectEntry,
     /// The names of `A` and `R`.
     types: fn() -> (&'static str, &'static str),
 }
@@ -380,7 +383,7 @@ unsafe fn entry_direct<A, R>(ctx: &mut WideCtx<'_, '_>, body: *const (), args: *
 /// the kernel itself (`Executor::run_with(&args, kernel)`, not a closure that calls it) runs
 /// without making the lanes' futures. The run is the one the offers of every lane would make.
 pub(crate) struct Direct {
-    direct: unsafe fn(&mut WideCtx<'_, '_>, *const (), *const (), *mut ()) -> Result<(), WarpError>,
+    direct: DirectEntry,
     body: *const (),
     types: (&'static str, &'static str),
     kernel: &'static str,
@@ -406,30 +409,21 @@ impl Direct {
         let k = core::any::type_name::<K>();
         let named = k == self.kernel || k.strip_prefix(self.kernel).is_some_and(|rest| rest.starts_with('<'));
         named
-            && core::ptr::fn_addr_eq(self.direct, entry_direct::<A, R> as unsafe fn(&mut WideCtx<'_, '_>, *const (), *const (), *mut ()) -> Result<(), WarpError>)
+            && core::ptr::fn_addr_eq(self.direct, entry_direct::<A, R> as DirectEntry)
             && self.types == (core::any::type_name::<A>(), core::any::type_name::<R>())
     }
-}
-
-/// Whether `F` is the body of the `async fn` `K`: a run of `K` whose lanes' futures are `F` runs
-/// the kernel itself (not a closure around it). By the compiler's type names, which name the
-/// body of `path::k` `path::k::{{closure}}`; two types print alike only when they differ in
-/// lifetimes, which do not change their layout.
-pub(crate) fn is_body_of<K, F>() -> bool {
-    core::any::type_name::<F>().strip_suffix("::{{closure}}") == Some(core::any::type_name::<K>())
 }
 
 /// Runs `direct` for the live lanes of `run`, each lane's arguments from `args`
 /// (`*const [A; 32]`), its result into `outs` (`*mut Lanes<R>`), with the warp's own handles.
 ///
 /// # Safety
-/// `direct.takes::<A, R>()` for the `A` and `R` behind the pointers, and `A: Copy`.
+/// `direct.of::<K, A, R>()` for the `A` and `R` behind the pointers, and `A: Copy`.
 pub(crate) unsafe fn run_direct(run: &mut WarpRun<'_>, direct: &Direct, args: *const (), outs: *mut (), time_limit: Option<std::time::Duration>) -> Result<(), WarpError> {
     let regs = run.regs;
     let live = !run.exited;
     let hs = core::array::from_fn(|l| Warp::new(regs, l as u32));
-    let mut ctx = WideCtx { run, offered: live, offers: [core::ptr::null(); 32], clock: crate::exec::CLOCK_EVERY, deadline: None, time_limit, hs: &hs, pending: None, full_warp: whole_warp(&hs) };
-    WIDE_RUNS.with(|c| c.set(c.get() + 1));
+    let mut ctx = WideCtx::new(run, live, [core::ptr::null(); 32], &hs, time_limit);
     // SAFETY: the caller's contract.
     unsafe { (direct.direct)(&mut ctx, direct.body, args, outs) }
 }
@@ -619,6 +613,13 @@ pub fn site() -> Site {
 }
 
 impl<'c, 'r> WideCtx<'c, 'r> {
+    /// A run of the form for the lanes of `offered` (with their `offers`, null in a direct run)
+    /// and their handles `hs`; counted in [`wide_runs`].
+    fn new(run: &'c mut WarpRun<'r>, offered: u32, offers: [*const Offer; 32], hs: &'c [Warp<'r>; 32], time_limit: Option<std::time::Duration>) -> Self {
+        WIDE_RUNS.with(|c| c.set(c.get() + 1));
+        WideCtx { run, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: None, time_limit, hs, pending: None, full_warp: whole_warp(hs) }
+    }
+
     fn offer(&self, lane: u32) -> &Offer {
         // SAFETY: the offers of `offered` are pinned in their waiting futures for the whole run.
         unsafe { &*self.offers[lane as usize & 31] }
@@ -730,7 +731,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
 
     /// Completes the warp instruction every live lane has just issued, as the engine completes
     /// it after a step; each lane then reads its result from its instruction's future
-    /// ([`Intrinsic::result`](crate::Intrinsic::result)).
+    /// ([`result`]).
     #[inline]
     pub fn settle(&mut self) -> Result<(), WarpError> {
         self.tick()?;
@@ -812,8 +813,7 @@ pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Of
             Warp::new(regs, l as u32)
         }
     });
-    let mut ctx = WideCtx { run, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: None, time_limit, hs: &hs, pending: None, full_warp: whole_warp(&hs) };
-    WIDE_RUNS.with(|c| c.set(c.get() + 1));
+    let mut ctx = WideCtx::new(run, offered, offers, &hs, time_limit);
     // SAFETY: `same_offers` checked that every lane offered this entry and body.
     let result = unsafe { entry(&mut ctx, body) };
     // The lanes return from their futures in the next step, each with its result.
