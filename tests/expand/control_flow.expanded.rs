@@ -72,15 +72,23 @@ impl Reducer {
                 let mut __wk_2_issued = ::warpkit::__private::wide::Lanes::new();
                 if __wk.dense() {
                     '__wk_lanes: for __wk_l in 0..32u32 {
-                        __wk.enter(__wk_l);
+                        let __wk_g = __wk.lane(__wk_l);
                         let w = &__wk_hs[__wk_l as usize];
                         __wk_2_issued.set(__wk_l, (w).elect());
+                        __wk_g.done();
                     }
+                    __wk.enter(31);
                 } else {
-                    '__wk_lanes: for __wk_l in __wk.lanes() {
-                        __wk.enter(__wk_l);
+                    let __wk_it = __wk.lanes();
+                    let __wk_last = __wk_it.final_lane();
+                    '__wk_lanes: for __wk_l in __wk_it {
+                        let __wk_g = __wk.lane(__wk_l);
                         let w = &__wk_hs[__wk_l as usize];
                         __wk_2_issued.set(__wk_l, (w).elect());
+                        __wk_g.done();
+                    }
+                    if let ::core::option::Option::Some(__wk_l) = __wk_last {
+                        __wk.enter(__wk_l);
                     }
                 }
                 __wk.settle()?;
@@ -89,7 +97,7 @@ impl Reducer {
                 if __wk.dense() {
                     __wk_1_x.assert_full();
                     '__wk_lanes: for __wk_l in 0..32u32 {
-                        __wk.enter(__wk_l);
+                        let __wk_g = __wk.lane(__wk_l);
                         let w = &__wk_hs[__wk_l as usize];
                         __wk_3_result
                             .set(
@@ -112,10 +120,14 @@ impl Reducer {
                             __wk_1_x.drop_lane(__wk_l);
                             __wk.ret(__wk_outs, __wk_l, __wk_r);
                         }
+                        __wk_g.done();
                     }
+                    __wk.enter(31);
                 } else {
-                    '__wk_lanes: for __wk_l in __wk.lanes() {
-                        __wk.enter(__wk_l);
+                    let __wk_it = __wk.lanes();
+                    let __wk_last = __wk_it.final_lane();
+                    '__wk_lanes: for __wk_l in __wk_it {
+                        let __wk_g = __wk.lane(__wk_l);
                         let w = &__wk_hs[__wk_l as usize];
                         __wk_3_result
                             .set(
@@ -138,6 +150,10 @@ impl Reducer {
                             __wk_1_x.drop_lane(__wk_l);
                             __wk.ret(__wk_outs, __wk_l, __wk_r);
                         }
+                        __wk_g.done();
+                    }
+                    if let ::core::option::Option::Some(__wk_l) = __wk_last {
+                        __wk.enter(__wk_l);
                     }
                 }
                 ::core::result::Result::Ok(())

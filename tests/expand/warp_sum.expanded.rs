@@ -21,21 +21,29 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
             if __wk.dense() {
                 __wk_1_x.assert_full();
                 '__wk_lanes: for __wk_l in 0..32u32 {
-                    __wk.enter(__wk_l);
+                    let __wk_g = __wk.lane(__wk_l);
                     let w = &__wk_hs[__wk_l as usize];
                     {
                         let v = __wk_1_x[__wk_l];
                         __wk_2_v.set(__wk_l, v);
                     }
+                    __wk_g.done();
                 }
+                __wk.enter(31);
             } else {
-                '__wk_lanes: for __wk_l in __wk.lanes() {
-                    __wk.enter(__wk_l);
+                let __wk_it = __wk.lanes();
+                let __wk_last = __wk_it.final_lane();
+                '__wk_lanes: for __wk_l in __wk_it {
+                    let __wk_g = __wk.lane(__wk_l);
                     let w = &__wk_hs[__wk_l as usize];
                     {
                         let v = __wk_1_x[__wk_l];
                         __wk_2_v.set(__wk_l, v);
                     }
+                    __wk_g.done();
+                }
+                if let ::core::option::Option::Some(__wk_l) = __wk_last {
+                    __wk.enter(__wk_l);
                 }
             }
             for offset in [16, 8, 4, 2, 1] {
@@ -47,45 +55,60 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                         ::warpkit::ShflMode::Bfly,
                     );
                     let mut __wk_5_a = ::warpkit::__private::wide::Lanes::new();
-                    let mut __wk_6_b: ::warpkit::__private::wide::Lanes<u32> = ::warpkit::__private::wide::Lanes::new();
                     let __wk_4_site = ::warpkit::__private::wide::site();
                     __wk.expect(&__wk_3_instr, __wk_4_site, &__wk_5_a);
                     if __wk.dense() {
                         __wk_2_v.assert_full();
                         '__wk_lanes: for __wk_l in 0..32u32 {
-                            __wk.enter(__wk_l);
+                            let __wk_g = __wk.lane(__wk_l);
                             let w = &__wk_hs[__wk_l as usize];
                             __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
-                            __wk_6_b.set(__wk_l, (offset));
+                            __wk_g.done();
                         }
+                        __wk.enter(31);
                     } else {
-                        '__wk_lanes: for __wk_l in __wk.lanes() {
-                            __wk.enter(__wk_l);
+                        let __wk_it = __wk.lanes();
+                        let __wk_last = __wk_it.final_lane();
+                        '__wk_lanes: for __wk_l in __wk_it {
+                            let __wk_g = __wk.lane(__wk_l);
                             let w = &__wk_hs[__wk_l as usize];
                             __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
-                            __wk_6_b.set(__wk_l, (offset));
+                            __wk_g.done();
+                        }
+                        if let ::core::option::Option::Some(__wk_l) = __wk_last {
+                            __wk.enter(__wk_l);
                         }
                     }
-                    let mut __wk_7_result = __wk
-                        .issue(
-                            &__wk_3_instr,
-                            __wk_4_site,
-                            &__wk_5_a,
-                            ::core::option::Option::Some(&__wk_6_b),
-                        )?;
+                    let __wk_6_b: u32 = (offset);
+                    let mut __wk_7_result = ::warpkit::__private::wide::Lanes::new();
+                    __wk.issue(
+                        &__wk_3_instr,
+                        __wk_4_site,
+                        &__wk_5_a,
+                        ::warpkit::__private::wide::B::Uniform(__wk_6_b),
+                        &mut __wk_7_result,
+                    )?;
                     if __wk.dense() {
                         __wk_2_v.assert_full();
                         __wk_7_result.assert_full();
                         '__wk_lanes: for __wk_l in 0..32u32 {
-                            __wk.enter(__wk_l);
+                            let __wk_g = __wk.lane(__wk_l);
                             let w = &__wk_hs[__wk_l as usize];
                             (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
+                            __wk_g.done();
                         }
+                        __wk.enter(31);
                     } else {
-                        '__wk_lanes: for __wk_l in __wk.lanes() {
-                            __wk.enter(__wk_l);
+                        let __wk_it = __wk.lanes();
+                        let __wk_last = __wk_it.final_lane();
+                        '__wk_lanes: for __wk_l in __wk_it {
+                            let __wk_g = __wk.lane(__wk_l);
                             let w = &__wk_hs[__wk_l as usize];
                             (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
+                            __wk_g.done();
+                        }
+                        if let ::core::option::Option::Some(__wk_l) = __wk_last {
+                            __wk.enter(__wk_l);
                         }
                     }
                 }
@@ -93,7 +116,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
             if __wk.dense() {
                 __wk_2_v.assert_full();
                 '__wk_lanes: for __wk_l in 0..32u32 {
-                    __wk.enter(__wk_l);
+                    let __wk_g = __wk.lane(__wk_l);
                     let w = &__wk_hs[__wk_l as usize];
                     {
                         let __wk_r = __wk_2_v[__wk_l];
@@ -101,10 +124,14 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                         __wk_1_x.drop_lane(__wk_l);
                         __wk.ret(__wk_outs, __wk_l, __wk_r);
                     }
+                    __wk_g.done();
                 }
+                __wk.enter(31);
             } else {
-                '__wk_lanes: for __wk_l in __wk.lanes() {
-                    __wk.enter(__wk_l);
+                let __wk_it = __wk.lanes();
+                let __wk_last = __wk_it.final_lane();
+                '__wk_lanes: for __wk_l in __wk_it {
+                    let __wk_g = __wk.lane(__wk_l);
                     let w = &__wk_hs[__wk_l as usize];
                     {
                         let __wk_r = __wk_2_v[__wk_l];
@@ -112,6 +139,10 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                         __wk_1_x.drop_lane(__wk_l);
                         __wk.ret(__wk_outs, __wk_l, __wk_r);
                     }
+                    __wk_g.done();
+                }
+                if let ::core::option::Option::Some(__wk_l) = __wk_last {
+                    __wk.enter(__wk_l);
                 }
             }
             ::core::result::Result::Ok(())

@@ -365,20 +365,30 @@ impl<'p> Gen<'p> {
         let w = &self.handle;
         // When every lane is live and runs in ascending order, the stretch is a plain loop over
         // 0..32 in which the per-lane variables it reads were set for every lane (checked once
-        // here, so that each read's check folds away); otherwise, the live lanes in order.
+        // here, so that each read's check folds away); otherwise, the live lanes in order. A lane
+        // is the current one only if it panics (its guard's drop says so, at no cost while it
+        // does not); after the loop the current lane is the last one, as after a step.
         self.out.push(quote! {
             if __wk.dense() {
                 #(#full.assert_full();)*
                 '__wk_lanes: for __wk_l in 0..32u32 {
-                    __wk.enter(__wk_l);
+                    let __wk_g = __wk.lane(__wk_l);
                     let #w = &__wk_hs[__wk_l as usize];
                     #(#pending)*
+                    __wk_g.done();
                 }
+                __wk.enter(31);
             } else {
-                '__wk_lanes: for __wk_l in __wk.lanes() {
-                    __wk.enter(__wk_l);
+                let __wk_it = __wk.lanes();
+                let __wk_last = __wk_it.final_lane();
+                '__wk_lanes: for __wk_l in __wk_it {
+                    let __wk_g = __wk.lane(__wk_l);
                     let #w = &__wk_hs[__wk_l as usize];
                     #(#pending)*
+                    __wk_g.done();
+                }
+                if let ::core::option::Option::Some(__wk_l) = __wk_last {
+                    __wk.enter(__wk_l);
                 }
             }
         });
@@ -551,15 +561,21 @@ impl<'p> Gen<'p> {
     fn issue_fast(&mut self, pt: &Expr, m: &syn::ExprMethodCall, instr: TokenStream, with_b: bool) {
         use syn::spanned::Spanned;
         let lanes = self.lanes_ty();
+        let k = self.krate.clone();
         let (i, site, a, b, r) = (self.fresh("instr"), self.fresh("site"), self.fresh("a"), self.fresh("b"), self.fresh("result"));
         let method = m.method.span();
         let value = m.args[0].span();
         let a_at = syn::Ident::new(&a.to_string(), value);
+        // A `b` that is a literal or a uniform name is read once, after the stretch (reading it
+        // cannot panic or change anything, and no lane changes it).
+        let b_uniform = with_b && plain_uniform(self, &m.args[1]);
         self.hoisted.push(quote! {
             let #i = #instr;
             let mut #a = #lanes::new();
-            let mut #b: #lanes<u32> = #lanes::new();
         });
+        if with_b && !b_uniform {
+            self.hoisted.push(quote!(let mut #b: #lanes<u32> = #lanes::new();));
+        }
         // The whole call on the method's span: `#[track_caller]` then records the method's
         // position, as the handle method does.
         let at_method = crate::krate::facade_at(method);
@@ -569,14 +585,26 @@ impl<'p> Gen<'p> {
         self.declare(&b);
         let v = verbatim_at(self.emit(&m.args[0]), &m.args[0]);
         self.pending.push(quote!(#a.set(__wk_l, #v);));
+        let mut after = None;
         if with_b {
             let bv = verbatim_at(self.emit(&m.args[1]), &m.args[1]);
-            self.pending.push(quote!(#b.set(__wk_l, #bv);));
+            if b_uniform {
+                after = Some(quote!(let #b: u32 = #bv;));
+            } else {
+                self.pending.push(quote!(#b.set(__wk_l, #bv);));
+            }
         }
         self.flush();
-        let b_arg = if with_b { quote!(::core::option::Option::Some(&#b)) } else { quote!(::core::option::Option::None) };
+        self.out.extend(after);
+        let w = quote!(#k::__private::wide);
+        let b_arg = match (with_b, b_uniform) {
+            (false, _) => quote!(#w::B::None),
+            (true, true) => quote!(#w::B::Uniform(#b)),
+            (true, false) => quote!(#w::B::Lanes(&#b)),
+        };
         let r_at = syn::Ident::new(&r.to_string(), value);
-        self.out.push(quote_spanned!(value=> let mut #r_at = __wk.issue(&#i, #site, &#a_at, #b_arg)?;));
+        self.out.push(quote_spanned!(value=> let mut #r_at = #lanes::new();));
+        self.out.push(quote_spanned!(value=> __wk.issue(&#i, #site, &#a_at, #b_arg, &mut #r_at)?;));
         self.temps.push((pt as *const Expr as usize, r));
     }
 
@@ -1399,5 +1427,18 @@ fn idents_in(ts: TokenStream, out: &mut Vec<String>) {
             TokenTree::Group(g) => idents_in(g.stream(), out),
             _ => {}
         }
+    }
+}
+
+/// A literal or a uniform name (in parentheses or cast): the same in every lane, and reading it
+/// can neither panic nor change anything.
+fn plain_uniform(g: &Gen<'_>, e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) => true,
+        Expr::Path(_) => g.uniform(e),
+        Expr::Paren(p) => plain_uniform(g, &p.expr),
+        Expr::Group(x) => plain_uniform(g, &x.expr),
+        Expr::Cast(c) => plain_uniform(g, &c.expr),
+        _ => false,
     }
 }

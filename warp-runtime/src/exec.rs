@@ -120,6 +120,8 @@ pub struct Executor {
     trace: Option<u64>,
     /// Whether kernels may run warp-wide ([`crate::wide`]).
     wide: bool,
+    /// Whether warp-wide forms use the CPU's vector units ([`crate::simd`]).
+    simd: bool,
 }
 
 impl Default for Executor {
@@ -135,6 +137,7 @@ impl Default for Executor {
             races: None,
             trace: None,
             wide: crate::wide::default_on(),
+            simd: true,
         }
     }
 }
@@ -233,6 +236,24 @@ impl Executor {
         self.wide
     }
 
+    /// Lets warp-wide forms use the CPU's vector units for converged shuffles, votes and
+    /// reductions (the default: the best of AVX-512 and AVX2 the CPU has, detected at run time;
+    /// see [`crate::simd`]), or, with `false`, the portable code. Both compute the same values.
+    /// The environment variable `WARPKIT_SIMD=0` makes the detected level the portable one.
+    pub fn simd(mut self, on: bool) -> Executor {
+        self.simd = on;
+        self
+    }
+
+    /// The vector instructions warp-wide forms of this executor's runs use.
+    pub fn current_simd(&self) -> crate::simd::Simd {
+        if self.simd {
+            crate::simd::Simd::detected()
+        } else {
+            crate::simd::Simd::Portable
+        }
+    }
+
     /// Whether runs check for races.
     pub fn current_races(&self) -> bool {
         self.races.unwrap_or_else(crate::race::default_on)
@@ -311,7 +332,7 @@ impl Executor {
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
-        self.drive::<K, _, ()>(&regs, FULL, |l| kernel(&handles[l as usize]), Some(&[(); 32])).map(Outs::into_array)
+        self.drive::<K, _, ()>(&regs, FULL, |l| kernel(&handles[l as usize]), Some((&[(); 32], &handles))).map(Outs::into_array)
     }
 
     /// Runs `kernel` on all 32 lanes with lane `i` receiving `args[i]`: the shape of a
@@ -354,7 +375,7 @@ impl Executor {
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
-        self.drive::<K, _, A>(&regs, FULL, |l| kernel(&handles[l as usize], args[l as usize]), Some(args)).map(Outs::into_array)
+        self.drive::<K, _, A>(&regs, FULL, |l| kernel(&handles[l as usize], args[l as usize]), Some((args, &handles))).map(Outs::into_array)
     }
 
     /// Runs `kernel` on the lanes of `launched` (a partial warp; the others are inactive from the
@@ -384,7 +405,7 @@ impl Executor {
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
         let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
-        self.drive::<K, _, ()>(&regs, launched, |l| kernel(&handles[l as usize]), Some(&[(); 32])).map(Outs::into_options)
+        self.drive::<K, _, ()>(&regs, launched, |l| kernel(&handles[l as usize]), Some((&[(); 32], &handles))).map(Outs::into_options)
     }
 
     /// The stack a run of lane futures of `future` bytes with results `R` needs: the 32 futures
@@ -401,16 +422,24 @@ impl Executor {
     /// are the body of the kernel `K` itself and it has a warp-wide form taking `args`, the run
     /// is that form, without the futures (see `crate::wide::Direct`).
     #[inline(always)]
-    fn drive<K, F: Future, A: Copy>(&self, regs: &Regs, launched: u32, mut start: impl FnMut(u32) -> F, args: Option<&[A; 32]>) -> Result<Outs<F::Output>, WarpError> {
+    fn drive<'r, K, F: Future, A: Copy>(
+        &self,
+        regs: &'r Regs,
+        launched: u32,
+        mut start: impl FnMut(u32) -> F,
+        args: Option<(&[A; 32], &[Warp<'r>; 32])>,
+    ) -> Result<Outs<F::Output>, WarpError> {
         crate::warp::install_panic_capture();
         let mut lanes = core::pin::pin!(Lanes::<F>::new());
         let mut outs = Outs::new();
         let tracer = crate::trace::RunTracer::begin(self.trace);
-        let mut run = WarpRun::new(regs, self.target, self.order, launched).traced(tracer.as_ref()).wide(self.wide, self.time_limit);
+        let mut run = WarpRun::new(regs, self.target, self.order, launched).traced(tracer.as_ref()).wide(self.wide, self.time_limit, self.current_simd());
         // Made at the first barrier: a kernel without one does not pay for it.
         let mut barriers: Option<Barriers> = None;
         let mut idle_steps = 0;
-        let (deadline, mut clock) = (Deadline::start(self.time_limit), CLOCK_EVERY);
+        // The clock starts at the first look (after `CLOCK_EVERY` steps): a short run never
+        // reads it.
+        let (mut deadline, mut clock) = (None, CLOCK_EVERY);
         let races = self.current_races().then(|| {
             let pos = regs.pos();
             crate::race::RunRaces::new(pos.nctaid, pos.ntid, pos.cluster, !self.target.independent_scheduling())
@@ -420,9 +449,9 @@ impl Executor {
         }
         let current = crate::mem::Current::enter(regs);
         let mut first = None;
-        if let Some(args) = args.filter(|_| regs.wide_allowed()) {
+        if let Some((args, handles)) = args.filter(|_| regs.wide_allowed()) {
             let mut douts = crate::wide::Lanes::new();
-            match run.first_step_direct::<K, _, A>(lanes.as_mut(), &mut start, &mut outs, args, &mut douts) {
+            match run.first_step_direct::<K, _, A>(lanes.as_mut(), &mut start, &mut outs, args, handles, &mut douts) {
                 Ok(Some(step)) => first = Some(Ok(step)),
                 Ok(None) => {
                     for l in crate::semantics::lanes(douts.lanes()) {
@@ -437,6 +466,9 @@ impl Executor {
             clock -= 1;
             if clock == 0 {
                 clock = CLOCK_EVERY;
+                if deadline.is_none() {
+                    deadline = Deadline::start(self.time_limit);
+                }
                 if let Some((d, elapsed)) = deadline.as_ref().and_then(|d| Some((d, d.passed()?))) {
                     let detail = format!("{idle_steps} of the last steps only spun");
                     break Err(WarpError::TimeLimit { limit: d.limit(), elapsed, detail, blocks: vec![crate::block::block_report(core::slice::from_ref(&run))] });

@@ -701,8 +701,8 @@ impl Grid {
         let handles: Vec<[Warp<'_>; 32]> = regs.iter().map(|r| core::array::from_fn(|l| Warp::new(r, l as u32))).collect();
         let mut lanes: Pin<Box<[Lanes<_>]>> = Box::into_pin((0..ntasks).map(|_| Lanes::new()).collect::<Box<[_]>>());
         let mut outs: Vec<Outs<R>> = (0..ntasks).map(|_| Outs::new()).collect();
-        let (wide, limit) = (self.executor.current_wide(), self.executor.current_time_limit());
-        let mut runs: Vec<WarpRun<'_>> = regs.iter().map(|r| WarpRun::new(r, target, self.executor.current_order(), 0).wide(wide, limit)).collect();
+        let (wide, limit, simd) = (self.executor.current_wide(), self.executor.current_time_limit(), self.executor.current_simd());
+        let mut runs: Vec<WarpRun<'_>> = regs.iter().map(|r| WarpRun::new(r, target, self.executor.current_order(), 0).wide(wide, limit, simd)).collect();
         let mut bars: Vec<Barriers> = (0..nslots).map(|_| Barriers::new(wpb as u32, target.independent_scheduling())).collect();
         let mut slots: Vec<Option<(u64, S)>> = (0..nslots).map(|_| None).collect();
         // Per task: whether it can be stepped.
@@ -950,7 +950,7 @@ impl Grid {
             });
             let mut run = WarpRun::new(&regs[t], self.executor.current_target(), self.executor.current_order(), self.launched_mask(warp))
                 .traced(tracer)
-                .wide(self.executor.current_wide(), self.executor.current_time_limit());
+                .wide(self.executor.current_wide(), self.executor.current_time_limit(), self.executor.current_simd());
             run.schedule = self.schedule;
             runs[t] = run;
             runnable[t] = runs[t].is_runnable();

@@ -109,6 +109,7 @@ host! {
     pub use handle::{Intrinsic, Warp};
     pub use mem::{load_point, store_point, AccessPoint, LaneFault, LoadPoint, MemOp, Space};
     pub mod race;
+    pub mod simd;
     pub mod trace;
     pub mod wide;
     pub use wide::wide_runs;

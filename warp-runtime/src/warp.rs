@@ -260,6 +260,7 @@ impl Regs {
         }
     }
 
+    #[inline(always)]
     pub(crate) fn new(pos: WarpPos, block: &BlockCtx) -> Regs {
         let here: Site = no_site();
         Regs {
@@ -707,6 +708,8 @@ pub(crate) struct WarpRun<'r> {
     tracing: bool,
     /// How long one warp-wide run of a kernel may take ([`crate::wide`]).
     wide_limit: Option<std::time::Duration>,
+    /// The vector instructions warp-wide runs use ([`crate::simd`]).
+    pub(crate) simd: crate::simd::Simd,
 }
 
 impl<'r> WarpRun<'r> {
@@ -732,14 +735,17 @@ impl<'r> WarpRun<'r> {
             trace: core::cell::RefCell::new(None),
             tracing: false,
             wide_limit: None,
+            simd: crate::simd::Simd::Portable,
         }
     }
 
     /// Takes the warp-wide forms kernels offer when `on` ([`crate::wide`]), unless the target
     /// lacks independent thread scheduling (lockstep hazards are checked per step) or the warp
-    /// is traced (a trace shows every lane's steps); `time_limit` bounds one warp-wide run.
-    pub(crate) fn wide(mut self, on: bool, time_limit: Option<std::time::Duration>) -> WarpRun<'r> {
+    /// is traced (a trace shows every lane's steps); `time_limit` bounds one warp-wide run, which
+    /// uses the vector instructions of `simd`.
+    pub(crate) fn wide(mut self, on: bool, time_limit: Option<std::time::Duration>, simd: crate::simd::Simd) -> WarpRun<'r> {
         self.wide_limit = time_limit;
+        self.simd = simd;
         self.regs.wide.set(on && self.target.independent_scheduling() && !self.tracing);
         self
     }
@@ -750,8 +756,18 @@ impl<'r> WarpRun<'r> {
     }
 
     /// Records this warp's steps into `tracer` (`None`: not traced).
-    #[inline(never)]
+    #[inline(always)]
     pub(crate) fn traced(mut self, tracer: Option<&crate::trace::RunTracer>) -> WarpRun<'r> {
+        match tracer {
+            // Fresh registers and runs are untraced: nothing to do.
+            None if !self.regs.tracing.get() && self.regs.trace_events.borrow().is_empty() => {}
+            _ => self.trace_into(tracer),
+        }
+        self
+    }
+
+    #[inline(never)]
+    fn trace_into(&mut self, tracer: Option<&crate::trace::RunTracer>) {
         let pos = self.regs.pos();
         let trace = tracer.and_then(|t| t.warp(pos.warp, pos.ctaid, pos.warp_in_block, self.launched));
         self.tracing = trace.is_some();
@@ -761,7 +777,6 @@ impl<'r> WarpRun<'r> {
             self.regs.wide.set(false);
         }
         self.regs.trace_events.borrow_mut().clear();
-        self
     }
 
     /// One step: polls every runnable lane until it stops, then completes what can complete.
@@ -907,6 +922,7 @@ impl<'r> WarpRun<'r> {
         start: &mut impl FnMut(u32) -> F,
         outs: &mut Outs<F::Output>,
         args: &[A; 32],
+        handles: &[crate::handle::Warp<'r>; 32],
         douts: &mut crate::wide::Lanes<F::Output>,
     ) -> Result<Option<Step>, WarpError> {
         let exited_before = self.begin_step();
@@ -926,7 +942,7 @@ impl<'r> WarpRun<'r> {
                     let douts = douts as *mut crate::wide::Lanes<F::Output> as *mut ();
                     let limit = self.wide_limit;
                     // SAFETY: `of` checked the form and its types; `A` is `Copy`.
-                    let run = catch_lane_panic(|| unsafe { crate::wide::run_direct(self, &direct, args, douts, limit) });
+                    let run = catch_lane_panic(|| unsafe { crate::wide::run_direct(self, &direct, handles, args, douts, limit) });
                     return match run {
                         Ok(Ok(())) => {
                             // Every lane returned; one that returned with an instruction issued

@@ -118,15 +118,29 @@ impl<T> Lanes<T> {
         }
     }
 
-    /// Every lane's value, `value(lane)`.
+    /// Sets every lane's value to `value(lane)` (dropping those it had).
     #[inline(always)]
-    pub fn full(mut value: impl FnMut(u32) -> T) -> Lanes<T> {
-        Lanes { slots: core::array::from_fn(|l| MaybeUninit::new(value(l as u32))), set: FULL }
+    pub fn fill(&mut self, mut value: impl FnMut(u32) -> T) {
+        if core::mem::needs_drop::<T>() {
+            (0..32).for_each(|l| self.set(l, value(l)));
+            return;
+        }
+        for (l, slot) in self.slots.iter_mut().enumerate() {
+            slot.write(value(l as u32));
+        }
+        self.set = FULL;
     }
 
     /// The lanes whose value is set.
     pub fn lanes(&self) -> u32 {
         self.set
+    }
+
+    /// Every lane's value, when every lane's is set.
+    #[inline(always)]
+    pub fn full_ref(&self) -> Option<&[T; 32]> {
+        // SAFETY: every slot holds a value; `MaybeUninit<T>` has `T`'s layout.
+        (self.set == FULL).then(|| unsafe { &*(self.slots.as_ptr() as *const [T; 32]) })
     }
 
     /// Checks that every lane's value is set (a dense stretch's precondition, checked once so
@@ -415,17 +429,34 @@ impl Direct {
 }
 
 /// Runs `direct` for the live lanes of `run`, each lane's arguments from `args`
-/// (`*const [A; 32]`), its result into `outs` (`*mut Lanes<R>`), with the warp's own handles.
+/// (`*const [A; 32]`), its result into `outs` (`*mut Lanes<R>`), with the warp's own handles
+/// `hs` (each `Warp::new(regs, lane)`).
 ///
 /// # Safety
 /// `direct.of::<K, A, R>()` for the `A` and `R` behind the pointers, and `A: Copy`.
-pub(crate) unsafe fn run_direct(run: &mut WarpRun<'_>, direct: &Direct, args: *const (), outs: *mut (), time_limit: Option<std::time::Duration>) -> Result<(), WarpError> {
-    let regs = run.regs;
+pub(crate) unsafe fn run_direct<'r>(
+    run: &mut WarpRun<'r>,
+    direct: &Direct,
+    hs: &[Warp<'r>; 32],
+    args: *const (),
+    outs: *mut (),
+    time_limit: Option<std::time::Duration>,
+) -> Result<(), WarpError> {
     let live = !run.exited;
-    let hs = core::array::from_fn(|l| Warp::new(regs, l as u32));
-    let mut ctx = WideCtx::new(run, live, [core::ptr::null(); 32], &hs, time_limit);
+    let mut ctx = WideCtx::new(run, live, [core::ptr::null(); 32], hs, true, time_limit);
     // SAFETY: the caller's contract.
     unsafe { (direct.direct)(&mut ctx, direct.body, args, outs) }
+}
+
+/// Operand `b` of an instruction a warp-wide form issues ([`WideCtx::issue`]).
+#[derive(Clone, Copy)]
+pub enum B<'a> {
+    /// The instruction has none.
+    None,
+    /// The same in every lane: a literal or a uniform name, read once.
+    Uniform(u32),
+    /// Each lane's own.
+    Lanes(&'a Lanes<u32>),
 }
 
 /// The live lanes of a stretch, in the run's lane order.
@@ -434,6 +465,42 @@ pub struct LaneIter {
     /// The run's permutation (`None`: ascending).
     order: Option<[u8; 32]>,
     at: usize,
+}
+
+impl LaneIter {
+    /// The lane the loop ends with, if any.
+    #[inline(always)]
+    pub fn final_lane(&self) -> Option<u32> {
+        match &self.order {
+            None => (self.mask != 0).then(|| 31 - self.mask.leading_zeros()),
+            Some(order) => order.iter().rev().map(|&l| l as u32 & 31).find(|&l| self.mask >> l & 1 == 1),
+        }
+    }
+}
+
+/// A lane running its part of a stretch. It costs nothing while the lane does not panic; if it
+/// does, dropping the guard in the unwinding makes the lane the current one, as the per-lane
+/// executor's poll of it would have (the report names it).
+pub struct LaneGuard<'r> {
+    regs: &'r Regs,
+    lane: u32,
+}
+
+impl LaneGuard<'_> {
+    /// The lane finished its part of the stretch.
+    #[inline(always)]
+    pub fn done(self) {
+        core::mem::forget(self);
+    }
+}
+
+impl Drop for LaneGuard<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // Reached while unwinding, or when the lane returned (`continue`): either way it is the
+        // lane that ran last.
+        self.regs.set_current(self.lane);
+    }
 }
 
 impl Iterator for LaneIter {
@@ -615,9 +682,11 @@ pub fn site() -> Site {
 impl<'c, 'r> WideCtx<'c, 'r> {
     /// A run of the form for the lanes of `offered` (with their `offers`, null in a direct run)
     /// and their handles `hs`; counted in [`wide_runs`].
-    fn new(run: &'c mut WarpRun<'r>, offered: u32, offers: [*const Offer; 32], hs: &'c [Warp<'r>; 32], time_limit: Option<std::time::Duration>) -> Self {
+    /// `full_warp`: every handle of `hs` is the whole warp's own.
+    fn new(run: &'c mut WarpRun<'r>, offered: u32, offers: [*const Offer; 32], hs: &'c [Warp<'r>; 32], full_warp: bool, time_limit: Option<std::time::Duration>) -> Self {
+        debug_assert_eq!(full_warp, whole_warp(hs));
         WIDE_RUNS.with(|c| c.set(c.get() + 1));
-        WideCtx { run, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: None, time_limit, hs, pending: None, full_warp: whole_warp(hs) }
+        WideCtx { run, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: None, time_limit, hs, pending: None, full_warp }
     }
 
     fn offer(&self, lane: u32) -> &Offer {
@@ -649,6 +718,12 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         self.run.regs.set_current(lane);
     }
 
+    /// Lane `lane` runs its part of the current stretch (see [`LaneGuard`]).
+    #[inline(always)]
+    pub fn lane(&self, lane: u32) -> LaneGuard<'r> {
+        LaneGuard { regs: self.run.regs, lane }
+    }
+
     /// Each lane's handle, as the kernel received it (lanes that did not offer get the
     /// warp's).
     #[inline(always)]
@@ -664,19 +739,22 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     }
 
     /// Issues `instr` at `site` in every live lane with its operands `a` (and `b`), and
-    /// completes it: the results, decoded as the handle method decodes them. When every live
+    /// completes it: the results into `out`, decoded as the handle method decodes them. When every live
     /// lane is the whole warp and posts the same request, the engine's completion runs on the
     /// operands directly, as it does after a step in which all 32 lanes posted it; otherwise
     /// each lane posts its request and the engine settles it, with its reports.
     #[inline]
-    pub fn issue<I: WideInstr<T>, T>(&mut self, instr: &I, site: Site, a: &Lanes<T>, b: Option<&Lanes<u32>>) -> Result<Lanes<<I::Out as Decode>::Output>, WarpError> {
+    pub fn issue<I: WideInstr<T>, T>(&mut self, instr: &I, site: Site, a: &Lanes<T>, b: B<'_>, out: &mut Lanes<<I::Out as Decode>::Output>) -> Result<(), WarpError> {
         self.pending = None;
         self.tick()?;
         let run = &mut *self.run;
         let regs = run.regs;
         let live = !run.exited;
-        let b_of = |l: u32| b.map_or(0, |b| b[l]);
-        let mut out = Lanes::new();
+        let b_of = |l: u32| match b {
+            B::None => 0,
+            B::Uniform(b) => b,
+            B::Lanes(b) => b[l],
+        };
         // A lane with a request of its own still posted (issued and never awaited, behind a
         // plain method) must post this one over it, for the engine's report.
         if live == FULL && regs.posted() == 0 {
@@ -684,8 +762,8 @@ impl<'c, 'r> WideCtx<'c, 'r> {
             let key0 = instr.key(&self.hs[0], b_of(0));
             // Every handle the whole warp's: the requests are equal when the `b`s are.
             let same = match (self.full_warp, b) {
-                (true, None) => true,
-                (true, Some(b)) => {
+                (true, B::None | B::Uniform(_)) => true,
+                (true, B::Lanes(b)) => {
                     b.assert_full();
                     let b0 = b[0];
                     (1..32u32).fold(true, |same, l| same & (b[l] == b0))
@@ -694,21 +772,51 @@ impl<'c, 'r> WideCtx<'c, 'r> {
             };
             let op = crate::warp::op_of(key0);
             if same && crate::warp::mask_of(key0) == FULL && op.synchronizing() && op.supported_on(run.target) {
-                let bits: [u64; 32] = core::array::from_fn(|l| I::bits(&a[l as u32]));
+                let a = a.full_ref().expect("checked full above");
+                // What the engine's completion computes for a converged instruction of 32-bit
+                // operands, on the CPU's vector units (`crate::simd`), kept out of the registers
+                // (no report reads a completed instruction's operands).
+                let words = || -> [u32; 32] { core::array::from_fn(|l| I::bits(&a[l]) as u32) };
+                let simd = run.simd;
+                let uniform = |out: &mut Lanes<_>, r: u32| out.fill(|_| I::Out::decode(r as u64, false));
+                match op {
+                    Op::Shfl { mode, words: 1 } => {
+                        let mut d = [0u32; 32];
+                        if let Some(pred) = crate::simd::shfl32(simd, mode, &words(), crate::warp::b_of(key0), crate::warp::c_of(key0), &mut d) {
+                            regs.issued_by_all(None, site);
+                            out.fill(|l| I::Out::decode(d[l as usize] as u64, pred >> l & 1 == 1));
+                            return Ok(());
+                        }
+                    }
+                    Op::Vote(mode) => {
+                        regs.issued_by_all(None, site);
+                        uniform(out, crate::semantics::vote::vote(mode, crate::simd::nonzero(simd, &words()), FULL));
+                        return Ok(());
+                    }
+                    Op::Redux(rop, ty) => {
+                        regs.issued_by_all(None, site);
+                        uniform(out, crate::simd::redux32(simd, rop, ty, &words()));
+                        return Ok(());
+                    }
+                    _ => {}
+                }
+                let bits: [u64; 32] = core::array::from_fn(|l| I::bits(&a[l]));
                 if let Op::Shfl { mode, .. } = op {
                     // What the engine's completion computes for a converged shuffle, kept out of
                     // the registers (no report reads a completed instruction's operands).
                     regs.issued_by_all(None, site);
                     let mut d = [0u64; 32];
                     let pred = crate::semantics::shfl::converged(mode, &bits, crate::warp::b_of(key0), crate::warp::c_of(key0), &mut d);
-                    return Ok(Lanes::full(|l| I::Out::decode(d[l as usize], pred >> l & 1 == 1)));
+                    out.fill(|l| I::Out::decode(d[l as usize], pred >> l & 1 == 1));
+                    return Ok(());
                 }
                 regs.issued_by_all(Some(&bits), site);
                 run.complete(op, FULL, FULL, Some(key0))?;
-                return Ok(Lanes::full(|l| {
+                out.fill(|l| {
                     let (d, p) = regs.result_of(l);
                     I::Out::decode(d, p)
-                }));
+                });
+                return Ok(());
             }
         }
         for l in crate::semantics::lanes(live) {
@@ -719,7 +827,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
             let (d, p) = regs.result_of(l);
             out.set(l, I::Out::decode(d, p));
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Lane `lane` returns `value`.
@@ -813,7 +921,7 @@ pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Of
             Warp::new(regs, l as u32)
         }
     });
-    let mut ctx = WideCtx::new(run, offered, offers, &hs, time_limit);
+    let mut ctx = WideCtx::new(run, offered, offers, &hs, whole_warp(&hs), time_limit);
     // SAFETY: `same_offers` checked that every lane offered this entry and body.
     let result = unsafe { entry(&mut ctx, body) };
     // The lanes return from their futures in the next step, each with its result.

@@ -1,0 +1,314 @@
+//! The CPU's vector units for the warp-wide forms' converged instructions: a whole-warp shuffle
+//! of 32-bit values is one index vector and a permute in registers, a ballot a compare and a
+//! mask move, a reduction a vector fold.
+//!
+//! Which unit is chosen at run time ([`detected`]): AVX-512 (`vpermt2d`), else AVX2 (`vpgatherdd`)
+//! on x86-64; elsewhere, and on x86-64 CPUs with neither, the portable code (plain loops that the
+//! compiler vectorizes for the baseline target: SSE2 on x86-64, NEON on aarch64). Every level
+//! computes the same values as the portable code, which is the specification's formula written
+//! plainly; tests compare each level the CPU has against it, and against `semantics::shfl`.
+//!
+//! `WARPKIT_SIMD=0` in the environment, or [`Executor::simd(false)`](crate::Executor::simd),
+//! keeps the portable code.
+
+use crate::semantics::redux::{ReduxOp, ReduxType};
+use crate::semantics::shfl::ShflMode;
+
+/// The vector instructions a run uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Simd {
+    /// Plain loops (vectorized by the compiler for the build's baseline target).
+    Portable,
+    /// x86-64 AVX2: gathers for shuffles.
+    Avx2,
+    /// x86-64 AVX-512 (F): two-table permutes for shuffles.
+    Avx512,
+}
+
+impl Simd {
+    /// The best level this CPU has, unless `WARPKIT_SIMD=0` (then [`Simd::Portable`]); read once.
+    pub fn detected() -> Simd {
+        use std::sync::atomic::{AtomicU8, Ordering};
+        static LEVEL: AtomicU8 = AtomicU8::new(u8::MAX);
+        match LEVEL.load(Ordering::Relaxed) {
+            0 => Simd::Portable,
+            1 => Simd::Avx2,
+            2 => Simd::Avx512,
+            _ => {
+                let level = if std::env::var("WARPKIT_SIMD").is_ok_and(|v| v.trim() == "0") { Simd::Portable } else { Simd::best() };
+                LEVEL.store(level as u8, Ordering::Relaxed);
+                level
+            }
+        }
+    }
+
+    /// The best level the CPU has.
+    pub fn best() -> Simd {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx512f") {
+                return Simd::Avx512;
+            }
+            if std::is_x86_feature_detected!("avx2") {
+                return Simd::Avx2;
+            }
+        }
+        Simd::Portable
+    }
+
+    /// Every level this CPU can run, the portable one first (for tests and benchmarks).
+    pub fn available() -> Vec<Simd> {
+        let mut all = vec![Simd::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") {
+                all.push(Simd::Avx2);
+            }
+            if std::is_x86_feature_detected!("avx512f") {
+                all.push(Simd::Avx512);
+            }
+        }
+        all
+    }
+}
+
+/// The predicate mask of a converged whole-warp shuffle (PTX ISA, `shfl.sync`: `.up`
+/// j = lane - b, p = j >= 0; `.down` j = lane + b, p = j <= 31; `.bfly` j = lane ^ b; `.idx`
+/// j = b, p always), for `bval` = `b & 0x1f`.
+#[inline(always)]
+fn predicates(mode: ShflMode, bval: u32) -> u32 {
+    match mode {
+        ShflMode::Up => !0u32 << bval,
+        ShflMode::Down => !0u32 >> bval,
+        ShflMode::Bfly | ShflMode::Idx => !0,
+    }
+}
+
+/// Each lane's source lane: j where p holds, else the lane itself (it keeps its own `a`). One
+/// loop per mode, which the compiler turns into a few vector operations.
+#[inline(always)]
+fn sources(mode: ShflMode, bval: u32) -> [u32; 32] {
+    let mut src = [0u32; 32];
+    match mode {
+        ShflMode::Up => src.iter_mut().enumerate().for_each(|(l, s)| *s = if l as u32 >= bval { l as u32 - bval } else { l as u32 }),
+        ShflMode::Down => src.iter_mut().enumerate().for_each(|(l, s)| *s = if l as u32 + bval <= 31 { l as u32 + bval } else { l as u32 }),
+        ShflMode::Bfly => src.iter_mut().enumerate().for_each(|(l, s)| *s = l as u32 ^ bval),
+        ShflMode::Idx => src = [bval; 32],
+    }
+    src
+}
+
+/// `d[lane] = a[src[lane]]`, plainly.
+#[inline(always)]
+fn permute_portable(a: &[u32; 32], src: &[u32; 32], d: &mut [u32; 32]) {
+    for (d, &s) in d.iter_mut().zip(src) {
+        *d = a[s as usize & 31];
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn shfl_avx512(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [u32; 32]) {
+    use core::arch::x86_64::*;
+    let src = sources(mode, bval);
+    // SAFETY: every pointer is to 16 `u32`s inside the 32-element arrays (unaligned loads and
+    // stores); the function is only called on CPUs with AVX-512F.
+    unsafe {
+        let lo = _mm512_loadu_si512(a.as_ptr() as *const _);
+        let hi = _mm512_loadu_si512(a.as_ptr().add(16) as *const _);
+        // Index bits 0-3 pick the element, bit 4 the table (`lo` or `hi`): a source lane.
+        let i0 = _mm512_loadu_si512(src.as_ptr() as *const _);
+        let i1 = _mm512_loadu_si512(src.as_ptr().add(16) as *const _);
+        _mm512_storeu_si512(d.as_mut_ptr() as *mut _, _mm512_permutex2var_epi32(lo, i0, hi));
+        _mm512_storeu_si512(d.as_mut_ptr().add(16) as *mut _, _mm512_permutex2var_epi32(lo, i1, hi));
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn shfl_avx2(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [u32; 32]) {
+    use core::arch::x86_64::*;
+    let src = sources(mode, bval);
+    for k in 0..4 {
+        // SAFETY: 8 indices at `src[8k..]`, each below 32 (masked again here), gathering from
+        // `a`; the function is only called on CPUs with AVX2.
+        unsafe {
+            let idx = _mm256_and_si256(_mm256_loadu_si256(src.as_ptr().add(8 * k) as *const _), _mm256_set1_epi32(31));
+            let g = _mm256_i32gather_epi32::<4>(a.as_ptr() as *const i32, idx);
+            _mm256_storeu_si256(d.as_mut_ptr().add(8 * k) as *mut _, g);
+        }
+    }
+}
+
+/// A converged whole-warp `shfl.sync` of 32-bit values with membermask `0xffffffff` and uniform
+/// `b`, `c`: writes each lane's `d` and returns the predicate mask, or `None` (writing nothing)
+/// when `c` is not a whole-warp segment (`0x1f`, or `0` for `.up`; the caller then takes the
+/// general path).
+#[inline]
+pub fn shfl32(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: u32, d: &mut [u32; 32]) -> Option<u32> {
+    let whole_warp = match mode {
+        ShflMode::Up => c & 0x1f1f == 0,
+        _ => c & 0x1f1f == 0x1f,
+    };
+    if !whole_warp {
+        return None;
+    }
+    let bval = b & 0x1f;
+    match simd {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Simd::Avx512` is only made when the CPU has AVX-512F (`best`, `available`).
+        Simd::Avx512 => unsafe { shfl_avx512(mode, a, bval, d) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for AVX2.
+        Simd::Avx2 => unsafe { shfl_avx2(mode, a, bval, d) },
+        _ => permute_portable(a, &sources(mode, bval), d),
+    }
+    Some(predicates(mode, bval))
+}
+
+/// The lanes whose `a` is not zero: the predicates of a vote.
+#[inline(always)]
+fn nonzero_portable(a: &[u32; 32]) -> u32 {
+    a.iter().enumerate().fold(0, |m, (l, &x)| m | ((x != 0) as u32) << l)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn nonzero_avx512(a: &[u32; 32]) -> u32 {
+    use core::arch::x86_64::*;
+    // SAFETY: two loads of 16 `u32`s inside `a`; the caller checked AVX-512F.
+    unsafe {
+        let lo = _mm512_test_epi32_mask(_mm512_loadu_si512(a.as_ptr() as *const _), _mm512_set1_epi32(-1));
+        let hi = _mm512_test_epi32_mask(_mm512_loadu_si512(a.as_ptr().add(16) as *const _), _mm512_set1_epi32(-1));
+        lo as u32 | (hi as u32) << 16
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn nonzero_avx2(a: &[u32; 32]) -> u32 {
+    use core::arch::x86_64::*;
+    let mut m = 0u32;
+    for k in 0..4 {
+        // SAFETY: a load of 8 `u32`s inside `a`; the caller checked AVX2.
+        unsafe {
+            let v = _mm256_loadu_si256(a.as_ptr().add(8 * k) as *const _);
+            let zero = _mm256_cmpeq_epi32(v, _mm256_setzero_si256());
+            let z = _mm256_movemask_ps(_mm256_castsi256_ps(zero)) as u32;
+            m |= (!z & 0xff) << (8 * k);
+        }
+    }
+    m
+}
+
+/// The lanes whose `a` is not zero (the predicates `vote.sync` reads).
+#[inline]
+pub fn nonzero(simd: Simd, a: &[u32; 32]) -> u32 {
+    match simd {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Simd::Avx512` is only made when the CPU has AVX-512F.
+        Simd::Avx512 => unsafe { nonzero_avx512(a) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for AVX2.
+        Simd::Avx2 => unsafe { nonzero_avx2(a) },
+        _ => nonzero_portable(a),
+    }
+}
+
+/// An integer or bitwise reduction over all 32 lanes, plainly (`semantics::redux::redux_int`
+/// with every lane participating, written as one fold the compiler vectorizes).
+#[inline(always)]
+fn redux_portable(op: ReduxOp, ty: ReduxType, a: &[u32; 32]) -> u32 {
+    match (op, ty) {
+        (ReduxOp::Add, _) => a.iter().fold(0u32, |s, &x| s.wrapping_add(x)),
+        (ReduxOp::Min, ReduxType::S32) => a.iter().fold(i32::MAX, |s, &x| s.min(x as i32)) as u32,
+        (ReduxOp::Max, ReduxType::S32) => a.iter().fold(i32::MIN, |s, &x| s.max(x as i32)) as u32,
+        (ReduxOp::Min, _) => a.iter().fold(u32::MAX, |s, &x| s.min(x)),
+        (ReduxOp::Max, _) => a.iter().fold(0, |s, &x| s.max(x)),
+        (ReduxOp::And, _) => a.iter().fold(!0, |s, &x| s & x),
+        (ReduxOp::Or, _) => a.iter().fold(0, |s, &x| s | x),
+        (ReduxOp::Xor, _) => a.iter().fold(0, |s, &x| s ^ x),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn redux_avx512(op: ReduxOp, ty: ReduxType, a: &[u32; 32]) -> u32 {
+    redux_portable(op, ty, a)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn redux_avx2(op: ReduxOp, ty: ReduxType, a: &[u32; 32]) -> u32 {
+    redux_portable(op, ty, a)
+}
+
+/// `redux.sync` (integer and bitwise) over all 32 lanes.
+#[inline]
+pub fn redux32(simd: Simd, op: ReduxOp, ty: ReduxType, a: &[u32; 32]) -> u32 {
+    match simd {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Simd::Avx512` is only made when the CPU has AVX-512F; the fold is compiled
+        // for it.
+        Simd::Avx512 => unsafe { redux_avx512(op, ty, a) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above, for AVX2.
+        Simd::Avx2 => unsafe { redux_avx2(op, ty, a) },
+        _ => redux_portable(op, ty, a),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::semantics::{redux, shfl};
+    use proptest::prelude::*;
+
+    fn modes() -> impl Strategy<Value = ShflMode> {
+        prop_oneof![Just(ShflMode::Up), Just(ShflMode::Down), Just(ShflMode::Bfly), Just(ShflMode::Idx)]
+    }
+
+    proptest! {
+        /// Each level's whole-warp shuffle is the semantics' converged shuffle (itself checked
+        /// against the spec's route-and-apply).
+        #[test]
+        fn shuffles_match_the_semantics(mode in modes(), a in prop::array::uniform32(any::<u32>()), b in any::<u32>(), c in prop_oneof![Just(0u32), Just(0x1f), any::<u32>()]) {
+            let wide: [u64; 32] = a.map(u64::from);
+            let mut d = [0u64; 32];
+            let pred = shfl::converged(mode, &wide, b, c, &mut d);
+            for simd in Simd::available() {
+                let mut got = [0u32; 32];
+                match shfl32(simd, mode, &a, b, c, &mut got) {
+                    Some(p) => {
+                        prop_assert_eq!(got.map(u64::from), d, "{:?} {:?}", simd, mode);
+                        prop_assert_eq!(p, pred, "{:?} {:?}", simd, mode);
+                    }
+                    None => prop_assert!(mode == ShflMode::Up && c & 0x1f1f != 0 || mode != ShflMode::Up && c & 0x1f1f != 0x1f),
+                }
+            }
+        }
+
+        /// Each level's vote predicates and reductions are the semantics' own over every lane.
+        #[test]
+        fn votes_and_reductions_match_the_semantics(a in prop::array::uniform32(prop_oneof![Just(0u32), any::<u32>()])) {
+            let plain = a.iter().enumerate().fold(0u32, |m, (l, &x)| if x != 0 { m | 1 << l } else { m });
+            let ops = [ReduxOp::Add, ReduxOp::Min, ReduxOp::Max, ReduxOp::And, ReduxOp::Or, ReduxOp::Xor];
+            for simd in Simd::available() {
+                prop_assert_eq!(nonzero(simd, &a), plain, "{:?}", simd);
+                for op in ops {
+                    for ty in [ReduxType::U32, ReduxType::S32, ReduxType::B32] {
+                        prop_assert_eq!(redux32(simd, op, ty, &a), redux::redux_int(op, ty, &a, !0), "{:?} {:?} {:?}", simd, op, ty);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The best level is one the CPU has, and the portable code is always there.
+    #[test]
+    fn the_best_level_is_available() {
+        let all = Simd::available();
+        assert_eq!(all[0], Simd::Portable);
+        assert!(all.contains(&Simd::best()));
+    }
+}
