@@ -63,16 +63,24 @@ impl Both {
     }
 }
 
-/// Runs `run` per lane, then with warp-wide forms, and asserts the same outcome: equal values,
-/// or reports that print the same (rule, lanes, each lane's state and call site).
+/// Runs `run` per lane, then with warp-wide forms (on the CPU's vector units, then with the
+/// portable code), and asserts the same outcome: equal values, or reports that print the same
+/// (rule, lanes, each lane's state and call site).
 pub fn compare<T: PartialEq + Debug>(run: impl Fn(Executor) -> Result<T, WarpError>, ex: Executor) -> Result<T, WarpError> {
     let per_lane = run(ex.wide(false));
+    let portable = run(ex.wide(true).simd(false));
+    agree(&per_lane, &portable);
     let before = warpkit::wide_runs();
     let wide = run(ex.wide(true));
     if std::env::var_os("WARPKIT_SHOW_WIDE").is_some() {
         eprintln!("warp-wide runs: {}", warpkit::wide_runs() - before);
     }
-    match (&per_lane, &wide) {
+    agree(&per_lane, &wide);
+    wide
+}
+
+fn agree<T: PartialEq + Debug>(per_lane: &Result<T, WarpError>, wide: &Result<T, WarpError>) {
+    match (per_lane, wide) {
         // Equal, or (NaNs) printing the same.
         (Ok(a), Ok(b)) => {
             if a != b {
@@ -82,5 +90,4 @@ pub fn compare<T: PartialEq + Debug>(run: impl Fn(Executor) -> Result<T, WarpErr
         (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "the warp-wide form's report differs from the per-lane executor's"),
         (a, b) => panic!("per lane: {a:?}\nwarp-wide: {b:?}"),
     }
-    wide
 }

@@ -64,11 +64,7 @@ impl Reducer {
                 __wk_outs|
             {
                 let __wk_hs = __wk.handles();
-                let mut __wk_1_x = ::warpkit::__private::wide::Lanes::new();
-                for __wk_l in __wk.lanes() {
-                    let __wk_a_x = __wk_args.take(__wk_l);
-                    __wk_1_x.set(__wk_l, __wk_a_x);
-                }
+                let __wk_1_x = __wk_args;
                 let mut __wk_2_issued = ::warpkit::__private::wide::Lanes::new();
                 if __wk.dense() {
                     '__wk_lanes: for __wk_l in 0..32u32 {

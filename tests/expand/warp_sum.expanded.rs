@@ -12,11 +12,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
             __wk_outs|
         {
             let __wk_hs = __wk.handles();
-            let mut __wk_1_x = ::warpkit::__private::wide::Lanes::new();
-            for __wk_l in __wk.lanes() {
-                let __wk_a_x = __wk_args.take(__wk_l);
-                __wk_1_x.set(__wk_l, __wk_a_x);
-            }
+            let __wk_1_x = __wk_args;
             let mut __wk_2_v = ::warpkit::__private::wide::Lanes::new();
             if __wk.dense() {
                 __wk_1_x.assert_full();

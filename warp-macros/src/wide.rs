@@ -328,6 +328,13 @@ impl<'p> Gen<'p> {
             self.bind(&n.to_string(), Bind::Wide(v.clone()));
         }
         let lanes = self.lanes_ty();
+        if let [var] = &vars[..] {
+            // One parameter: the lanes' arguments are its values.
+            return quote! {
+                let __wk_hs = __wk.handles();
+                let #var = __wk_args;
+            };
+        }
         let locals: Vec<syn::Ident> = names.iter().map(|n| format_ident!("__wk_a_{}", n.to_string().trim_start_matches("r#"))).collect();
         let unpack = if locals.len() == 1 { let l = &locals[0]; quote!(#l) } else { quote!((#(#locals,)*)) };
         quote! {

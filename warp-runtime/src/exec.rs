@@ -433,7 +433,8 @@ impl Executor {
         let mut lanes = core::pin::pin!(Lanes::<F>::new());
         let mut outs = Outs::new();
         let tracer = crate::trace::RunTracer::begin(self.trace);
-        let mut run = WarpRun::new(regs, self.target, self.order, launched).traced(tracer.as_ref()).wide(self.wide, self.time_limit, self.current_simd());
+        let mut run = WarpRun::new(regs, self.target, self.order, launched);
+        run.traced(tracer.as_ref()).wide(self.wide, self.time_limit, self.current_simd());
         // Made at the first barrier: a kernel without one does not pay for it.
         let mut barriers: Option<Barriers> = None;
         let mut idle_steps = 0;
@@ -454,9 +455,7 @@ impl Executor {
             match run.first_step_direct::<K, _, A>(lanes.as_mut(), &mut start, &mut outs, args, handles, &mut douts) {
                 Ok(Some(step)) => first = Some(Ok(step)),
                 Ok(None) => {
-                    for l in crate::semantics::lanes(douts.lanes()) {
-                        outs.set(l, douts.take(l));
-                    }
+                    outs = Outs::from_wide(douts);
                     first = Some(Ok(Step::Done));
                 }
                 Err(e) => first = Some(Err(e)),

@@ -702,7 +702,14 @@ impl Grid {
         let mut lanes: Pin<Box<[Lanes<_>]>> = Box::into_pin((0..ntasks).map(|_| Lanes::new()).collect::<Box<[_]>>());
         let mut outs: Vec<Outs<R>> = (0..ntasks).map(|_| Outs::new()).collect();
         let (wide, limit, simd) = (self.executor.current_wide(), self.executor.current_time_limit(), self.executor.current_simd());
-        let mut runs: Vec<WarpRun<'_>> = regs.iter().map(|r| WarpRun::new(r, target, self.executor.current_order(), 0).wide(wide, limit, simd)).collect();
+        let mut runs: Vec<WarpRun<'_>> = regs
+            .iter()
+            .map(|r| {
+                let mut run = WarpRun::new(r, target, self.executor.current_order(), 0);
+                run.wide(wide, limit, simd);
+                run
+            })
+            .collect();
         let mut bars: Vec<Barriers> = (0..nslots).map(|_| Barriers::new(wpb as u32, target.independent_scheduling())).collect();
         let mut slots: Vec<Option<(u64, S)>> = (0..nslots).map(|_| None).collect();
         // Per task: whether it can be stepped.
@@ -948,9 +955,8 @@ impl Grid {
                 cluster: self.cluster,
                 explicit_cluster: self.explicit_cluster,
             });
-            let mut run = WarpRun::new(&regs[t], self.executor.current_target(), self.executor.current_order(), self.launched_mask(warp))
-                .traced(tracer)
-                .wide(self.executor.current_wide(), self.executor.current_time_limit(), self.executor.current_simd());
+            let mut run = WarpRun::new(&regs[t], self.executor.current_target(), self.executor.current_order(), self.launched_mask(warp));
+            run.traced(tracer).wide(self.executor.current_wide(), self.executor.current_time_limit(), self.executor.current_simd());
             run.schedule = self.schedule;
             runs[t] = run;
             runnable[t] = runs[t].is_runnable();

@@ -614,12 +614,20 @@ impl<R> Outs<R> {
         self.filled |= 1 << lane;
     }
 
+    /// The results a warp-wide run left in `lanes`.
+    #[inline(always)]
+    pub(crate) fn from_wide(lanes: crate::wide::Lanes<R>) -> Outs<R> {
+        let (values, filled) = lanes.into_parts();
+        Outs { values, filled }
+    }
+
     /// Every lane's result; every lane was launched, so every lane returned one.
     pub(crate) fn into_array(self) -> [R; 32] {
         assert_eq!(self.filled, FULL, "every launched lane returned");
         let this = core::mem::ManuallyDrop::new(self);
-        // SAFETY: all 32 values are initialized, and `this` is not dropped, so each is read once.
-        core::array::from_fn(|l| unsafe { this.values[l].assume_init_read() })
+        // SAFETY: all 32 values are initialized (`MaybeUninit<R>` has `R`'s layout), and `this`
+        // is not dropped, so each is read once.
+        unsafe { core::ptr::read(&this.values as *const [MaybeUninit<R>; 32] as *const [R; 32]) }
     }
 
     /// Each lane's result, `None` for lanes that did not return one.
@@ -743,7 +751,8 @@ impl<'r> WarpRun<'r> {
     /// lacks independent thread scheduling (lockstep hazards are checked per step) or the warp
     /// is traced (a trace shows every lane's steps); `time_limit` bounds one warp-wide run, which
     /// uses the vector instructions of `simd`.
-    pub(crate) fn wide(mut self, on: bool, time_limit: Option<std::time::Duration>, simd: crate::simd::Simd) -> WarpRun<'r> {
+    #[inline(always)]
+    pub(crate) fn wide(&mut self, on: bool, time_limit: Option<std::time::Duration>, simd: crate::simd::Simd) -> &mut WarpRun<'r> {
         self.wide_limit = time_limit;
         self.simd = simd;
         self.regs.wide.set(on && self.target.independent_scheduling() && !self.tracing);
@@ -756,8 +765,9 @@ impl<'r> WarpRun<'r> {
     }
 
     /// Records this warp's steps into `tracer` (`None`: not traced).
+    /// (Set in place: a run is large, and moving it through a builder chain is a copy.)
     #[inline(always)]
-    pub(crate) fn traced(mut self, tracer: Option<&crate::trace::RunTracer>) -> WarpRun<'r> {
+    pub(crate) fn traced(&mut self, tracer: Option<&crate::trace::RunTracer>) -> &mut WarpRun<'r> {
         match tracer {
             // Fresh registers and runs are untraced: nothing to do.
             None if !self.regs.tracing.get() && self.regs.trace_events.borrow().is_empty() => {}

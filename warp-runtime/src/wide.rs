@@ -118,6 +118,25 @@ impl<T> Lanes<T> {
         }
     }
 
+    /// The values and the lanes that hold one, moved out (for the run's results).
+    #[inline(always)]
+    pub(crate) fn into_parts(self) -> ([MaybeUninit<T>; 32], u32) {
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: `this` is not dropped: the slots are moved out once, with the bits saying
+        // which hold a value.
+        (unsafe { core::ptr::read(&this.slots) }, this.set)
+    }
+
+    /// Every lane's value, read from `values` (which the caller no longer uses as values).
+    ///
+    /// # Safety
+    /// `values` holds 32 initialized `T`s, each read once between it and the result.
+    #[inline(always)]
+    pub(crate) unsafe fn read_array(values: *const [T; 32]) -> Lanes<T> {
+        // SAFETY: the caller's contract; `MaybeUninit<T>` has `T`'s layout.
+        Lanes { slots: unsafe { core::ptr::read(values as *const [MaybeUninit<T>; 32]) }, set: FULL }
+    }
+
     /// Sets every lane's value to `value(lane)` (dropping those it had).
     #[inline(always)]
     pub fn fill(&mut self, mut value: impl FnMut(u32) -> T) {
@@ -385,11 +404,17 @@ unsafe fn entry_direct<A, R>(ctx: &mut WideCtx<'_, '_>, body: *const (), args: *
     let (body, args, outs) = unsafe {
         (core::mem::transmute::<*const (), WideBody<A, R>>(body), &*(args as *const [A; 32]), &mut *(outs as *mut Lanes<R>))
     };
-    let mut lanes = Lanes::<A>::new();
-    for lane in crate::semantics::lanes(ctx.offered) {
-        // SAFETY: the caller's `A` is `Copy`: reading it leaves the caller's array as it was.
-        lanes.set(lane, unsafe { core::ptr::read(&args[lane as usize]) });
-    }
+    // SAFETY (both reads): the caller's `A` is `Copy`: reading it leaves the caller's array as
+    // it was.
+    let mut lanes = if ctx.offered == FULL {
+        unsafe { Lanes::<A>::read_array(args) }
+    } else {
+        let mut lanes = Lanes::<A>::new();
+        for lane in crate::semantics::lanes(ctx.offered) {
+            lanes.set(lane, unsafe { core::ptr::read(&args[lane as usize]) });
+        }
+        lanes
+    };
     body(ctx, &mut lanes, outs)
 }
 
@@ -534,6 +559,11 @@ impl Iterator for LaneIter {
 /// completes the instructions they issue.
 pub struct WideCtx<'c, 'r> {
     run: &'c mut WarpRun<'r>,
+    /// The lanes that have returned: the run's, kept here while the form runs (a field of the
+    /// form's own context stays in a register through a stretch's loop; the run's, behind a
+    /// second reference, would be stored at every lane) and given back to the run before the
+    /// engine looks at it, and when the form ends.
+    exited: u32,
     /// The lanes that offered (every live lane when the run started).
     offered: u32,
     offers: [*const Offer; 32],
@@ -686,7 +716,8 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     fn new(run: &'c mut WarpRun<'r>, offered: u32, offers: [*const Offer; 32], hs: &'c [Warp<'r>; 32], full_warp: bool, time_limit: Option<std::time::Duration>) -> Self {
         debug_assert_eq!(full_warp, whole_warp(hs));
         WIDE_RUNS.with(|c| c.set(c.get() + 1));
-        WideCtx { run, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: None, time_limit, hs, pending: None, full_warp }
+        let exited = run.exited;
+        WideCtx { run, exited, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: None, time_limit, hs, pending: None, full_warp }
     }
 
     fn offer(&self, lane: u32) -> &Offer {
@@ -697,7 +728,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// The live lanes, in the run's lane order: a stretch's loop.
     #[inline(always)]
     pub fn lanes(&self) -> LaneIter {
-        let live = !self.run.exited;
+        let live = !self.exited;
         match self.run.order_ref() {
             // Ascending: the live lanes' bits, lowest first.
             None => LaneIter { mask: live, order: None, at: 0 },
@@ -709,7 +740,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// loop over `0..32`.
     #[inline(always)]
     pub fn dense(&self) -> bool {
-        self.run.exited == 0 && self.run.order_ref().is_none()
+        self.exited == 0 && self.run.order_ref().is_none()
     }
 
     /// Lane `lane` runs now (for its memory accesses and, if it panics, the report).
@@ -747,6 +778,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     pub fn issue<I: WideInstr<T>, T>(&mut self, instr: &I, site: Site, a: &Lanes<T>, b: B<'_>, out: &mut Lanes<<I::Out as Decode>::Output>) -> Result<(), WarpError> {
         self.pending = None;
         self.tick()?;
+        self.run.exited = self.exited;
         let run = &mut *self.run;
         let regs = run.regs;
         let live = !run.exited;
@@ -834,7 +866,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     #[inline(always)]
     pub fn ret<R>(&mut self, outs: &mut Lanes<R>, lane: u32, value: R) {
         outs.set(lane, value);
-        self.run.exited |= 1 << (lane & 31);
+        self.exited |= 1 << (lane & 31);
     }
 
     /// Completes the warp instruction every live lane has just issued, as the engine completes
@@ -843,6 +875,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     #[inline]
     pub fn settle(&mut self) -> Result<(), WarpError> {
         self.tick()?;
+        self.run.exited = self.exited;
         self.run.settle_wide()
     }
 
@@ -858,6 +891,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                 self.deadline = crate::exec::Deadline::start(self.time_limit);
             }
             if let Some((d, elapsed)) = self.deadline.as_ref().and_then(|d| Some((d, d.passed()?))) {
+                self.run.exited = self.exited;
                 let blocks = vec![crate::block::block_report(core::slice::from_ref(&*self.run))];
                 let detail = "the warp ran warp-wide (a uniform loop that does not end?)".to_string();
                 return Err(WarpError::TimeLimit { limit: d.limit(), elapsed, detail, blocks });
@@ -869,7 +903,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// Whether every lane has returned: a uniform loop ends then (no lane runs it any more).
     #[inline(always)]
     pub fn done(&self) -> bool {
-        self.run.exited == FULL
+        self.exited == FULL
     }
 
     /// The first live lane in the lane order runs now: a uniform statement, which every lane
@@ -884,6 +918,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
 
 impl Drop for WideCtx<'_, '_> {
     fn drop(&mut self) {
+        self.run.exited = self.exited;
         // A lane panicked in a stretch that ends with an instruction the form issues itself:
         // the lanes that got there first wait at it, as their posts would show.
         if let Some((op, site)) = self.pending.take() {
@@ -925,7 +960,7 @@ pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Of
     // SAFETY: `same_offers` checked that every lane offered this entry and body.
     let result = unsafe { entry(&mut ctx, body) };
     // The lanes return from their futures in the next step, each with its result.
-    ctx.run.exited = exited;
+    ctx.exited = exited;
     result
 }
 
