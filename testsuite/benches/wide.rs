@@ -1,8 +1,10 @@
 //! Warp-wide forms against the per-lane executor (issue 15), measured in the same run.
 //!
 //! - `warp_sum`: the converged 5-step `shfl_down` sum through `Executor::run_with` on a
-//!   `#[warp_kernel]` fn, warp-wide and per lane, and the same sum in sequential Rust. Targets:
-//!   50 ns per warp with SIMD, 150 ns portable; the ratio to sequential Rust is printed.
+//!   `#[warp_kernel]` fn, warp-wide on the CPU's vector units (the level detected at run time)
+//!   and with the portable code (`Executor::simd(false)`), per lane, and the same sum in
+//!   sequential Rust. Targets: 50 ns per warp with SIMD, 150 ns portable; the ratio to
+//!   sequential Rust is printed.
 //! - `empty`: a kernel that only returns its argument, per lane: the cost of a run itself
 //!   (registers, block, lane futures), the floor under any kernel started through `run_with`.
 //!
@@ -38,9 +40,11 @@ fn sequential(x: &[u32; 32]) -> [u32; 32] {
     let mut v = *x;
     for offset in [16, 8, 4, 2, 1] {
         let prev = v;
-        for l in 0..32 {
-            let src = if l + offset < 32 { l + offset } else { l };
-            v[l] = v[l].wrapping_add(prev[src]);
+        for l in 0..32 - offset {
+            v[l] = v[l].wrapping_add(prev[l + offset]);
+        }
+        for l in 32 - offset..32 {
+            v[l] = v[l].wrapping_add(prev[l]);
         }
     }
     v
@@ -49,7 +53,9 @@ fn sequential(x: &[u32; 32]) -> [u32; 32] {
 fn bench(c: &mut Criterion) {
     let data: [u32; 32] = random_u32(32, 15).try_into().unwrap();
     let wide = Executor::new().races(false).wide(true);
+    let portable = wide.simd(false);
     let per_lane = wide.wide(false);
+    assert_eq!(portable.run_with(&data, warp_sum).unwrap(), sequential(&data));
     let before = warpkit::wide_runs();
     assert_eq!(wide.run_with(&data, warp_sum).unwrap(), sequential(&data));
     assert_eq!(warpkit::wide_runs(), before + 1, "warp_sum runs warp-wide");
@@ -59,6 +65,7 @@ fn bench(c: &mut Criterion) {
     let rec = Recorder::default();
     let mut g = rec.group(c, "wide");
     g.bench("warp_sum/wide", || wide.run_with(black_box(&data), warp_sum).unwrap());
+    g.bench("warp_sum/portable", || portable.run_with(black_box(&data), warp_sum).unwrap());
     g.bench("warp_sum/per_lane", || per_lane.run_with(black_box(&data), warp_sum).unwrap());
     g.bench("warp_sum/sequential", || sequential(black_box(&data)));
     g.bench("empty/per_lane", || per_lane.run_with(black_box(&data), identity).unwrap());
@@ -69,7 +76,10 @@ fn bench(c: &mut Criterion) {
     if let (Some(w), Some(p), Some(s), Some(e)) = (ns("warp_sum/wide"), ns("warp_sum/per_lane"), ns("warp_sum/sequential"), ns("empty/per_lane")) {
         println!("| warp_sum | ns per warp | x sequential |");
         println!("|---|---|---|");
-        println!("| warp-wide (portable: no SIMD path yet) | {w:.0} | {:.0}x |", w / s);
+        println!("| warp-wide, {:?} | {w:.0} | {:.0}x |", wide.current_simd(), w / s);
+        if let Some(wp) = ns("warp_sum/portable") {
+            println!("| warp-wide, portable code | {wp:.0} | {:.0}x |", wp / s);
+        }
         println!("| per lane | {p:.0} | {:.0}x |", p / s);
         println!("| sequential Rust | {s:.1} | 1x |");
         println!("| a kernel without instructions, per lane (the cost of a run) | {e:.0} | {:.0}x |", e / s);
