@@ -63,13 +63,12 @@ impl Reducer {
                 __wk_args,
                 __wk_outs|
             {
-                let __wk_hs = __wk.handles();
                 let __wk_1_x = __wk_args;
                 let mut __wk_2_issued = ::warpkit::__private::wide::Lanes::new();
                 if __wk.dense() {
                     '__wk_lanes: for __wk_l in 0..32u32 {
                         let __wk_g = __wk.lane(__wk_l);
-                        let w = &__wk_hs[__wk_l as usize];
+                        let w = &__wk.handle(__wk_l);
                         __wk_2_issued.set(__wk_l, (w).elect());
                         __wk_g.done();
                     }
@@ -79,7 +78,7 @@ impl Reducer {
                     let __wk_last = __wk_it.final_lane();
                     '__wk_lanes: for __wk_l in __wk_it {
                         let __wk_g = __wk.lane(__wk_l);
-                        let w = &__wk_hs[__wk_l as usize];
+                        let w = &__wk.handle(__wk_l);
                         __wk_2_issued.set(__wk_l, (w).elect());
                         __wk_g.done();
                     }
@@ -94,7 +93,7 @@ impl Reducer {
                     __wk_1_x.assert_full();
                     '__wk_lanes: for __wk_l in 0..32u32 {
                         let __wk_g = __wk.lane(__wk_l);
-                        let w = &__wk_hs[__wk_l as usize];
+                        let w = &__wk.handle(__wk_l);
                         __wk_3_result
                             .set(
                                 __wk_l,
@@ -124,7 +123,7 @@ impl Reducer {
                     let __wk_last = __wk_it.final_lane();
                     '__wk_lanes: for __wk_l in __wk_it {
                         let __wk_g = __wk.lane(__wk_l);
-                        let w = &__wk_hs[__wk_l as usize];
+                        let w = &__wk.handle(__wk_l);
                         __wk_3_result
                             .set(
                                 __wk_l,

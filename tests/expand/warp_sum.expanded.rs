@@ -11,14 +11,13 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
             __wk_args,
             __wk_outs|
         {
-            let __wk_hs = __wk.handles();
             let __wk_1_x = __wk_args;
             let mut __wk_2_v = ::warpkit::__private::wide::Lanes::new();
             if __wk.dense() {
                 __wk_1_x.assert_full();
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     let __wk_g = __wk.lane(__wk_l);
-                    let w = &__wk_hs[__wk_l as usize];
+                    let w = &__wk.handle(__wk_l);
                     {
                         let v = __wk_1_x[__wk_l];
                         __wk_2_v.set(__wk_l, v);
@@ -31,7 +30,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                 let __wk_last = __wk_it.final_lane();
                 '__wk_lanes: for __wk_l in __wk_it {
                     let __wk_g = __wk.lane(__wk_l);
-                    let w = &__wk_hs[__wk_l as usize];
+                    let w = &__wk.handle(__wk_l);
                     {
                         let v = __wk_1_x[__wk_l];
                         __wk_2_v.set(__wk_l, v);
@@ -57,7 +56,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                         __wk_2_v.assert_full();
                         '__wk_lanes: for __wk_l in 0..32u32 {
                             let __wk_g = __wk.lane(__wk_l);
-                            let w = &__wk_hs[__wk_l as usize];
+                            let w = &__wk.handle(__wk_l);
                             __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
                             __wk_g.done();
                         }
@@ -67,7 +66,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                         let __wk_last = __wk_it.final_lane();
                         '__wk_lanes: for __wk_l in __wk_it {
                             let __wk_g = __wk.lane(__wk_l);
-                            let w = &__wk_hs[__wk_l as usize];
+                            let w = &__wk.handle(__wk_l);
                             __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
                             __wk_g.done();
                         }
@@ -89,7 +88,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                         __wk_7_result.assert_full();
                         '__wk_lanes: for __wk_l in 0..32u32 {
                             let __wk_g = __wk.lane(__wk_l);
-                            let w = &__wk_hs[__wk_l as usize];
+                            let w = &__wk.handle(__wk_l);
                             (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
                             __wk_g.done();
                         }
@@ -99,7 +98,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                         let __wk_last = __wk_it.final_lane();
                         '__wk_lanes: for __wk_l in __wk_it {
                             let __wk_g = __wk.lane(__wk_l);
-                            let w = &__wk_hs[__wk_l as usize];
+                            let w = &__wk.handle(__wk_l);
                             (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
                             __wk_g.done();
                         }
@@ -113,7 +112,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                 __wk_2_v.assert_full();
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     let __wk_g = __wk.lane(__wk_l);
-                    let w = &__wk_hs[__wk_l as usize];
+                    let w = &__wk.handle(__wk_l);
                     {
                         let __wk_r = __wk_2_v[__wk_l];
                         __wk_2_v.drop_lane(__wk_l);
@@ -128,7 +127,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                 let __wk_last = __wk_it.final_lane();
                 '__wk_lanes: for __wk_l in __wk_it {
                     let __wk_g = __wk.lane(__wk_l);
-                    let w = &__wk_hs[__wk_l as usize];
+                    let w = &__wk.handle(__wk_l);
                     {
                         let __wk_r = __wk_2_v[__wk_l];
                         __wk_2_v.drop_lane(__wk_l);

@@ -331,14 +331,12 @@ impl<'p> Gen<'p> {
         if let [var] = &vars[..] {
             // One parameter: the lanes' arguments are its values.
             return quote! {
-                let __wk_hs = __wk.handles();
                 let #var = __wk_args;
             };
         }
         let locals: Vec<syn::Ident> = names.iter().map(|n| format_ident!("__wk_a_{}", n.to_string().trim_start_matches("r#"))).collect();
         let unpack = if locals.len() == 1 { let l = &locals[0]; quote!(#l) } else { quote!((#(#locals,)*)) };
         quote! {
-            let __wk_hs = __wk.handles();
             #(let mut #vars = #lanes::new();)*
             for __wk_l in __wk.lanes() {
                 let #unpack = __wk_args.take(__wk_l);
@@ -380,7 +378,7 @@ impl<'p> Gen<'p> {
                 #(#full.assert_full();)*
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     let __wk_g = __wk.lane(__wk_l);
-                    let #w = &__wk_hs[__wk_l as usize];
+                    let #w = &__wk.handle(__wk_l);
                     #(#pending)*
                     __wk_g.done();
                 }
@@ -390,7 +388,7 @@ impl<'p> Gen<'p> {
                 let __wk_last = __wk_it.final_lane();
                 '__wk_lanes: for __wk_l in __wk_it {
                     let __wk_g = __wk.lane(__wk_l);
-                    let #w = &__wk_hs[__wk_l as usize];
+                    let #w = &__wk.handle(__wk_l);
                     #(#pending)*
                     __wk_g.done();
                 }

@@ -331,8 +331,8 @@ impl Executor {
         let block = BlockCtx::new(0);
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
-        let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
-        self.drive::<K, _, ()>(&regs, FULL, |l| kernel(&handles[l as usize]), Some((&[(); 32], &handles))).map(Outs::into_array)
+        let handles = Handles::new(&regs);
+        self.drive::<K, _, ()>(&regs, FULL, |l| kernel(handles.get(l)), Some(&[(); 32])).map(Outs::into_array)
     }
 
     /// Runs `kernel` on all 32 lanes with lane `i` receiving `args[i]`: the shape of a
@@ -374,8 +374,8 @@ impl Executor {
         let block = BlockCtx::new(0);
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
-        let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
-        self.drive::<K, _, A>(&regs, FULL, |l| kernel(&handles[l as usize], args[l as usize]), Some((args, &handles))).map(Outs::into_array)
+        let handles = Handles::new(&regs);
+        self.drive::<K, _, A>(&regs, FULL, |l| kernel(handles.get(l), args[l as usize]), Some(args)).map(Outs::into_array)
     }
 
     /// Runs `kernel` on the lanes of `launched` (a partial warp; the others are inactive from the
@@ -404,8 +404,8 @@ impl Executor {
         let block = BlockCtx::new(0);
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
-        let handles: [Warp<'_>; 32] = core::array::from_fn(|l| Warp::new(&regs, l as u32));
-        self.drive::<K, _, ()>(&regs, launched, |l| kernel(&handles[l as usize]), Some((&[(); 32], &handles))).map(Outs::into_options)
+        let handles = Handles::new(&regs);
+        self.drive::<K, _, ()>(&regs, launched, |l| kernel(handles.get(l)), Some(&[(); 32])).map(Outs::into_options)
     }
 
     /// The stack a run of lane futures of `future` bytes with results `R` needs: the 32 futures
@@ -422,13 +422,7 @@ impl Executor {
     /// are the body of the kernel `K` itself and it has a warp-wide form taking `args`, the run
     /// is that form, without the futures (see `crate::wide::Direct`).
     #[inline(always)]
-    fn drive<'r, K, F: Future, A: Copy>(
-        &self,
-        regs: &'r Regs,
-        launched: u32,
-        mut start: impl FnMut(u32) -> F,
-        args: Option<(&[A; 32], &[Warp<'r>; 32])>,
-    ) -> Result<Outs<F::Output>, WarpError> {
+    fn drive<K, F: Future, A: Copy>(&self, regs: &Regs, launched: u32, mut start: impl FnMut(u32) -> F, args: Option<&[A; 32]>) -> Result<Outs<F::Output>, WarpError> {
         crate::warp::install_panic_capture();
         let mut lanes = core::pin::pin!(Lanes::<F>::new());
         let mut outs = Outs::new();
@@ -450,9 +444,9 @@ impl Executor {
         }
         let current = crate::mem::Current::enter(regs);
         let mut first = None;
-        if let Some((args, handles)) = args.filter(|_| regs.wide_allowed()) {
+        if let Some(args) = args.filter(|_| regs.wide_allowed()) {
             let mut douts = crate::wide::Lanes::new();
-            match run.first_step_direct::<K, _, A>(lanes.as_mut(), &mut start, &mut outs, args, handles, &mut douts) {
+            match run.first_step_direct::<K, _, A>(lanes.as_mut(), &mut start, &mut outs, args, &mut douts) {
                 Ok(Some(step)) => first = Some(Ok(step)),
                 Ok(None) => {
                     outs = Outs::from_wide(douts);
@@ -519,3 +513,35 @@ impl Executor {
     }
 }
 
+
+/// The lanes' handles of a single-warp run, each made when its lane's future is (a run that
+/// takes the kernel's warp-wide form makes one).
+struct Handles<'r> {
+    regs: &'r Regs,
+    slots: core::cell::UnsafeCell<[core::mem::MaybeUninit<Warp<'r>>; 32]>,
+    made: core::cell::Cell<u32>,
+}
+
+impl<'r> Handles<'r> {
+    #[inline(always)]
+    fn new(regs: &'r Regs) -> Handles<'r> {
+        Handles { regs, slots: core::cell::UnsafeCell::new([const { core::mem::MaybeUninit::uninit() }; 32]), made: core::cell::Cell::new(0) }
+    }
+
+    /// Lane `lane`'s handle (`Warp::new(regs, lane)`).
+    #[inline(always)]
+    fn get(&self, lane: u32) -> &Warp<'r> {
+        let l = lane as usize & 31;
+        // SAFETY: slot `l` is written once, through a pointer to it alone (no reference to the
+        // array or to another slot is made), before any reference to it is handed out; `Warp`
+        // has no drop glue.
+        unsafe {
+            let slot = (self.slots.get() as *mut core::mem::MaybeUninit<Warp<'r>>).add(l);
+            if self.made.get() >> l & 1 == 0 {
+                slot.write(core::mem::MaybeUninit::new(Warp::new(self.regs, l as u32)));
+                self.made.set(self.made.get() | 1 << l);
+            }
+            (*slot).assume_init_ref()
+        }
+    }
+}

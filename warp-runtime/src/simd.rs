@@ -106,21 +106,64 @@ fn permute_portable(a: &[u32; 32], src: &[u32; 32], d: &mut [u32; 32]) {
     }
 }
 
+/// Each lane's source lane (as [`sources`]) for the 16 lanes whose numbers are `lane`, in
+/// registers: no array between computing the indices and the permute.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn sources_avx512(mode: ShflMode, bval: u32, lane: core::arch::x86_64::__m512i) -> core::arch::x86_64::__m512i {
+    use core::arch::x86_64::*;
+    let b = _mm512_set1_epi32(bval as i32);
+    match mode {
+        // j = lane - b where lane >= b, else the lane itself.
+        ShflMode::Up => _mm512_mask_sub_epi32(lane, _mm512_cmpge_epu32_mask(lane, b), lane, b),
+        // j = lane + b where it is <= 31, else the lane itself.
+        ShflMode::Down => {
+            let j = _mm512_add_epi32(lane, b);
+            _mm512_mask_blend_epi32(_mm512_cmple_epu32_mask(j, _mm512_set1_epi32(31)), lane, j)
+        }
+        ShflMode::Bfly => _mm512_xor_si512(lane, b),
+        ShflMode::Idx => b,
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 fn shfl_avx512(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [u32; 32]) {
     use core::arch::x86_64::*;
-    let src = sources(mode, bval);
+    let lanes0 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    let lanes1 = _mm512_add_epi32(lanes0, _mm512_set1_epi32(16));
+    let (i0, i1) = (sources_avx512(mode, bval, lanes0), sources_avx512(mode, bval, lanes1));
     // SAFETY: every pointer is to 16 `u32`s inside the 32-element arrays (unaligned loads and
     // stores); the function is only called on CPUs with AVX-512F.
     unsafe {
         let lo = _mm512_loadu_si512(a.as_ptr() as *const _);
         let hi = _mm512_loadu_si512(a.as_ptr().add(16) as *const _);
         // Index bits 0-3 pick the element, bit 4 the table (`lo` or `hi`): a source lane.
-        let i0 = _mm512_loadu_si512(src.as_ptr() as *const _);
-        let i1 = _mm512_loadu_si512(src.as_ptr().add(16) as *const _);
         _mm512_storeu_si512(d.as_mut_ptr() as *mut _, _mm512_permutex2var_epi32(lo, i0, hi));
         _mm512_storeu_si512(d.as_mut_ptr().add(16) as *mut _, _mm512_permutex2var_epi32(lo, i1, hi));
+    }
+}
+
+/// Each lane's source lane (as [`sources`]) for the 8 lanes whose numbers are `lane`, in
+/// registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn sources_avx2(mode: ShflMode, bval: u32, lane: core::arch::x86_64::__m256i) -> core::arch::x86_64::__m256i {
+    use core::arch::x86_64::*;
+    let b = _mm256_set1_epi32(bval as i32);
+    match mode {
+        // lane >= b (both below 32: a signed compare is exact): lane - b, else the lane.
+        ShflMode::Up => {
+            let below = _mm256_cmpgt_epi32(b, lane);
+            _mm256_blendv_epi8(_mm256_sub_epi32(lane, b), lane, below)
+        }
+        ShflMode::Down => {
+            let j = _mm256_add_epi32(lane, b);
+            let past = _mm256_cmpgt_epi32(j, _mm256_set1_epi32(31));
+            _mm256_blendv_epi8(j, lane, past)
+        }
+        ShflMode::Bfly => _mm256_xor_si256(lane, b),
+        ShflMode::Idx => b,
     }
 }
 
@@ -128,14 +171,14 @@ fn shfl_avx512(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [u32; 32]) {
 #[target_feature(enable = "avx2")]
 fn shfl_avx2(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [u32; 32]) {
     use core::arch::x86_64::*;
-    let src = sources(mode, bval);
     for k in 0..4 {
-        // SAFETY: 8 indices at `src[8k..]`, each below 32 (masked again here), gathering from
-        // `a`; the function is only called on CPUs with AVX2.
+        let lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k));
+        let idx = sources_avx2(mode, bval, lane);
+        // SAFETY: 8 indices, each below 32, gathering from `a`; a store of 8 `u32`s inside `d`;
+        // the function is only called on CPUs with AVX2.
         unsafe {
-            let idx = _mm256_and_si256(_mm256_loadu_si256(src.as_ptr().add(8 * k) as *const _), _mm256_set1_epi32(31));
             let g = _mm256_i32gather_epi32::<4>(a.as_ptr() as *const i32, idx);
-            _mm256_storeu_si256(d.as_mut_ptr().add(8 * k) as *mut _, g);
+            _mm256_storeu_si256(d.as_mut_ptr().add(8 * k as usize) as *mut _, g);
         }
     }
 }
@@ -298,6 +341,29 @@ mod tests {
                 for op in ops {
                     for ty in [ReduxType::U32, ReduxType::S32, ReduxType::B32] {
                         prop_assert_eq!(redux32(simd, op, ty, &a), redux::redux_int(op, ty, &a, !0), "{:?} {:?} {:?}", simd, op, ty);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every mode, every `b` (its high bits ignored), whole-warp and other segments: each level
+    /// against the semantics' converged shuffle.
+    #[test]
+    fn every_shuffle_operand() {
+        let a: [u32; 32] = core::array::from_fn(|l| 0x9e37_79b9u32.wrapping_mul(l as u32 + 1));
+        let wide: [u64; 32] = a.map(u64::from);
+        for mode in [ShflMode::Up, ShflMode::Down, ShflMode::Bfly, ShflMode::Idx] {
+            for b in (0..64).chain([0xffff_ffe0, 0x8000_001f]) {
+                for c in [0, 0x1f, 0x1f1f, 0x0c1f, 0x18] {
+                    let mut d = [0u64; 32];
+                    let pred = shfl::converged(mode, &wide, b, c, &mut d);
+                    for simd in Simd::available() {
+                        let mut got = [0u32; 32];
+                        match shfl32(simd, mode, &a, b, c, &mut got) {
+                            Some(p) => assert_eq!((got.map(u64::from), p), (d, pred), "{simd:?} {mode:?} b={b} c={c:#x}"),
+                            None => assert!(if mode == ShflMode::Up { c & 0x1f1f != 0 } else { c & 0x1f1f != 0x1f }),
+                        }
                     }
                 }
             }

@@ -932,7 +932,6 @@ impl<'r> WarpRun<'r> {
         start: &mut impl FnMut(u32) -> F,
         outs: &mut Outs<F::Output>,
         args: &[A; 32],
-        handles: &[crate::handle::Warp<'r>; 32],
         douts: &mut crate::wide::Lanes<F::Output>,
     ) -> Result<Option<Step>, WarpError> {
         let exited_before = self.begin_step();
@@ -952,7 +951,7 @@ impl<'r> WarpRun<'r> {
                     let douts = douts as *mut crate::wide::Lanes<F::Output> as *mut ();
                     let limit = self.wide_limit;
                     // SAFETY: `of` checked the form and its types; `A` is `Copy`.
-                    let run = catch_lane_panic(|| unsafe { crate::wide::run_direct(self, &direct, handles, args, douts, limit) });
+                    let run = catch_lane_panic(|| unsafe { crate::wide::run_direct(self, &direct, args, douts, limit) });
                     return match run {
                         Ok(Ok(())) => {
                             // Every lane returned; one that returned with an instruction issued

@@ -437,7 +437,7 @@ impl Direct {
             return None;
         }
         // SAFETY: the lane posted this offer in the poll just made, and its future is alive.
-        let o = unsafe { &*regs.offers.get()[lane as usize] };
+        let o = unsafe { &*crate::warp::at(&regs.offers, lane as usize & 31).get() };
         Some(Direct { direct: o.kind.direct, body: o.body, types: (o.kind.types)(), kernel: o.kernel })
     }
 
@@ -455,20 +455,19 @@ impl Direct {
 
 /// Runs `direct` for the live lanes of `run`, each lane's arguments from `args`
 /// (`*const [A; 32]`), its result into `outs` (`*mut Lanes<R>`), with the warp's own handles
-/// `hs` (each `Warp::new(regs, lane)`).
+/// (each `Warp::new(regs, lane)`).
 ///
 /// # Safety
 /// `direct.of::<K, A, R>()` for the `A` and `R` behind the pointers, and `A: Copy`.
 pub(crate) unsafe fn run_direct<'r>(
     run: &mut WarpRun<'r>,
     direct: &Direct,
-    hs: &[Warp<'r>; 32],
     args: *const (),
     outs: *mut (),
     time_limit: Option<std::time::Duration>,
 ) -> Result<(), WarpError> {
     let live = !run.exited;
-    let mut ctx = WideCtx::new(run, live, [core::ptr::null(); 32], hs, true, time_limit);
+    let mut ctx = WideCtx::new(run, live, [core::ptr::null(); 32], None, time_limit);
     // SAFETY: the caller's contract.
     unsafe { (direct.direct)(&mut ctx, direct.body, args, outs) }
 }
@@ -571,8 +570,9 @@ pub struct WideCtx<'c, 'r> {
     clock: u32,
     deadline: Option<crate::exec::Deadline>,
     time_limit: Option<std::time::Duration>,
-    /// Each lane's handle.
-    hs: &'c [Warp<'r>; 32],
+    /// Each lane's handle, as it offered the form (`None`: each lane's is the warp's own,
+    /// made when asked for).
+    hs: Option<&'c [Warp<'r>; 32]>,
     /// The instruction the current stretch ends with, when the form issues it itself
     /// ([`issue`](Self::issue)): if a lane panics in the stretch, the lanes before it in the
     /// lane order have reached the instruction and wait at it, as in the per-lane executor.
@@ -711,10 +711,9 @@ pub fn site() -> Site {
 
 impl<'c, 'r> WideCtx<'c, 'r> {
     /// A run of the form for the lanes of `offered` (with their `offers`, null in a direct run)
-    /// and their handles `hs`; counted in [`wide_runs`].
-    /// `full_warp`: every handle of `hs` is the whole warp's own.
-    fn new(run: &'c mut WarpRun<'r>, offered: u32, offers: [*const Offer; 32], hs: &'c [Warp<'r>; 32], full_warp: bool, time_limit: Option<std::time::Duration>) -> Self {
-        debug_assert_eq!(full_warp, whole_warp(hs));
+    /// and their handles `hs` (`None`: the warp's own); counted in [`wide_runs`].
+    fn new(run: &'c mut WarpRun<'r>, offered: u32, offers: [*const Offer; 32], hs: Option<&'c [Warp<'r>; 32]>, time_limit: Option<std::time::Duration>) -> Self {
+        let full_warp = hs.is_none_or(whole_warp);
         WIDE_RUNS.with(|c| c.set(c.get() + 1));
         let exited = run.exited;
         WideCtx { run, exited, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: None, time_limit, hs, pending: None, full_warp }
@@ -755,11 +754,11 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         LaneGuard { regs: self.run.regs, lane }
     }
 
-    /// Each lane's handle, as the kernel received it (lanes that did not offer get the
+    /// Lane `lane`'s handle, as the kernel received it (lanes that did not offer get the
     /// warp's).
     #[inline(always)]
-    pub fn handles(&self) -> &'c [Warp<'r>; 32] {
-        self.hs
+    pub fn handle(&self, lane: u32) -> Warp<'r> {
+        handle_of(self.hs, self.run.regs, lane)
     }
 
     /// The current stretch ends with `instr` at `site`, which the form issues itself
@@ -779,7 +778,9 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         self.pending = None;
         self.tick()?;
         self.run.exited = self.exited;
+        let hs = self.hs;
         let run = &mut *self.run;
+        let handle = |l: u32| handle_of(hs, run.regs, l);
         let regs = run.regs;
         let live = !run.exited;
         let b_of = |l: u32| match b {
@@ -791,7 +792,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         // plain method) must post this one over it, for the engine's report.
         if live == FULL && regs.posted() == 0 {
             a.assert_full();
-            let key0 = instr.key(&self.hs[0], b_of(0));
+            let key0 = instr.key(&handle(0), b_of(0));
             // Every handle the whole warp's: the requests are equal when the `b`s are.
             let same = match (self.full_warp, b) {
                 (true, B::None | B::Uniform(_)) => true,
@@ -800,9 +801,11 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                     let b0 = b[0];
                     (1..32u32).fold(true, |same, l| same & (b[l] == b0))
                 }
-                (false, _) => (1..32u32).all(|l| instr.key(&self.hs[l as usize], b_of(l)) == key0),
+                (false, _) => (1..32u32).all(|l| instr.key(&handle(l), b_of(l)) == key0),
             };
-            let op = crate::warp::op_of(key0);
+            // The descriptor's instruction, as the request word holds it (not decoded from it).
+            let op = instr.op();
+            debug_assert_eq!(op, crate::warp::op_of(key0));
             if same && crate::warp::mask_of(key0) == FULL && op.synchronizing() && op.supported_on(run.target) {
                 let a = a.full_ref().expect("checked full above");
                 // What the engine's completion computes for a converged instruction of 32-bit
@@ -852,7 +855,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
             }
         }
         for l in crate::semantics::lanes(live) {
-            regs.post_key(l, instr.key(&self.hs[l as usize], b_of(l)), I::bits(&a[l]), site);
+            regs.post_key(l, instr.key(&self.handle(l), b_of(l)), I::bits(&a[l]), site);
         }
         self.run.settle_wide()?;
         for l in crate::semantics::lanes(live) {
@@ -928,10 +931,19 @@ impl Drop for WideCtx<'_, '_> {
                 // A lane runs its whole stretch before the next lane starts: the live lanes
                 // before the one that panicked got to the instruction.
                 for l in self.lanes().take_while(|&l| l != panicked) {
-                    regs.post_key(l, pack(op, self.hs[l as usize].mask, 0, 0), 0, site);
+                    regs.post_key(l, pack(op, self.handle(l).mask, 0, 0), 0, site);
                 }
             }
         }
+    }
+}
+
+/// Lane `lane`'s handle: from `hs`, or the warp's own.
+#[inline(always)]
+fn handle_of<'r>(hs: Option<&[Warp<'r>; 32]>, regs: &'r Regs, lane: u32) -> Warp<'r> {
+    match hs {
+        Some(hs) => hs[lane as usize & 31],
+        None => Warp::new(regs, lane & 31),
     }
 }
 
@@ -956,7 +968,7 @@ pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Of
             Warp::new(regs, l as u32)
         }
     });
-    let mut ctx = WideCtx::new(run, offered, offers, &hs, whole_warp(&hs), time_limit);
+    let mut ctx = WideCtx::new(run, offered, offers, Some(&hs), time_limit);
     // SAFETY: `same_offers` checked that every lane offered this entry and body.
     let result = unsafe { entry(&mut ctx, body) };
     // The lanes return from their futures in the next step, each with its result.
