@@ -113,6 +113,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, handle: &syn::Ident) -> 
     let mut tainted = HashSet::new();
     let body = loop {
         let mut g = Gen::new(points, handle.clone(), krate.clone(), tainted.clone());
+        g.stable_handles = !only_receiver(&item.block, handle);
         g.push_scope();
         let params = g.params(&names);
         let block = g.fn_block(&item.block, unit);
@@ -123,7 +124,11 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, handle: &syn::Ident) -> 
             tainted = g.tainted;
             continue;
         }
-        break quote!(#params #block);
+        // A lane's code that keeps a reference to its handle (`let h = w;`, an argument, a
+        // macro) gets one that lives as long as the form; one that only calls its methods gets
+        // a handle made there (a direct run then makes none it does not use).
+        let handles = if g.stable_handles { quote!(let __wk_hs = __wk.handles();) } else { quote!() };
+        break quote!(#handles #params #block);
     };
     let w = handle;
     let args = syn::Ident::new("__warpkit_args", Span::mixed_site());
@@ -183,6 +188,9 @@ enum Bind {
 struct Gen<'p> {
     points: &'p HashSet<usize>,
     handle: syn::Ident,
+    /// Whether lanes' code keeps references to its handle: each lane's then lives in an array
+    /// as long as the form.
+    stable_handles: bool,
     krate: TokenStream,
     scopes: Vec<Vec<(String, Bind)>>,
     next: usize,
@@ -282,7 +290,7 @@ fn mutating(e: &Expr) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, handle, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new() }
+        Gen { points, handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -368,6 +376,7 @@ impl<'p> Gen<'p> {
         used.retain(|u| !fresh.contains(u));
         let full: Vec<syn::Ident> = used.iter().map(|u| syn::Ident::new(u, Span::call_site())).collect();
         let w = &self.handle;
+        let handle_of = if self.stable_handles { quote!(&__wk_hs[__wk_l as usize]) } else { quote!(&__wk.handle(__wk_l)) };
         // When every lane is live and runs in ascending order, the stretch is a plain loop over
         // 0..32 in which the per-lane variables it reads were set for every lane (checked once
         // here, so that each read's check folds away); otherwise, the live lanes in order. A lane
@@ -378,7 +387,7 @@ impl<'p> Gen<'p> {
                 #(#full.assert_full();)*
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     let __wk_g = __wk.lane(__wk_l);
-                    let #w = &__wk.handle(__wk_l);
+                    let #w = #handle_of;
                     #(#pending)*
                     __wk_g.done();
                 }
@@ -388,7 +397,7 @@ impl<'p> Gen<'p> {
                 let __wk_last = __wk_it.final_lane();
                 '__wk_lanes: for __wk_l in __wk_it {
                     let __wk_g = __wk.lane(__wk_l);
-                    let #w = &__wk.handle(__wk_l);
+                    let #w = #handle_of;
                     #(#pending)*
                     __wk_g.done();
                 }
@@ -1446,4 +1455,39 @@ fn plain_uniform(g: &Gen<'_>, e: &Expr) -> bool {
         Expr::Cast(c) => plain_uniform(g, &c.expr),
         _ => false,
     }
+}
+
+/// Whether `handle` appears in `block` only as the receiver of method calls (`w.lane_id()`), not
+/// as a value (`let h = w;`, `f(w)`, inside a macro's tokens).
+fn only_receiver(block: &Block, handle: &syn::Ident) -> bool {
+    struct Uses<'h> {
+        handle: &'h syn::Ident,
+        ok: bool,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Uses<'_> {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            match &*m.receiver {
+                Expr::Path(p) if p.path.is_ident(self.handle) => {}
+                other => self.visit_expr(other),
+            }
+            for a in &m.args {
+                self.visit_expr(a);
+            }
+        }
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if p.path.is_ident(self.handle) {
+                self.ok = false;
+            }
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            let mut idents = Vec::new();
+            idents_in(mac.tokens.clone(), &mut idents);
+            if idents.iter().any(|i| i == &self.handle.to_string()) {
+                self.ok = false;
+            }
+        }
+    }
+    let mut uses = Uses { handle, ok: true };
+    syn::visit::Visit::visit_block(&mut uses, block);
+    uses.ok
 }

@@ -467,7 +467,8 @@ pub(crate) unsafe fn run_direct<'r>(
     time_limit: Option<std::time::Duration>,
 ) -> Result<(), WarpError> {
     let live = !run.exited;
-    let mut ctx = WideCtx::new(run, live, [core::ptr::null(); 32], None, time_limit);
+    let own = core::cell::OnceCell::new();
+    let mut ctx = WideCtx::new(run, live, [core::ptr::null(); 32], None, &own, time_limit);
     // SAFETY: the caller's contract.
     unsafe { (direct.direct)(&mut ctx, direct.body, args, outs) }
 }
@@ -573,6 +574,8 @@ pub struct WideCtx<'c, 'r> {
     /// Each lane's handle, as it offered the form (`None`: each lane's is the warp's own,
     /// made when asked for).
     hs: Option<&'c [Warp<'r>; 32]>,
+    /// The warp's own handles, once asked for ([`handles`](Self::handles)).
+    own: &'c core::cell::OnceCell<[Warp<'r>; 32]>,
     /// The instruction the current stretch ends with, when the form issues it itself
     /// ([`issue`](Self::issue)): if a lane panics in the stretch, the lanes before it in the
     /// lane order have reached the instruction and wait at it, as in the per-lane executor.
@@ -712,11 +715,18 @@ pub fn site() -> Site {
 impl<'c, 'r> WideCtx<'c, 'r> {
     /// A run of the form for the lanes of `offered` (with their `offers`, null in a direct run)
     /// and their handles `hs` (`None`: the warp's own); counted in [`wide_runs`].
-    fn new(run: &'c mut WarpRun<'r>, offered: u32, offers: [*const Offer; 32], hs: Option<&'c [Warp<'r>; 32]>, time_limit: Option<std::time::Duration>) -> Self {
+    fn new(
+        run: &'c mut WarpRun<'r>,
+        offered: u32,
+        offers: [*const Offer; 32],
+        hs: Option<&'c [Warp<'r>; 32]>,
+        own: &'c core::cell::OnceCell<[Warp<'r>; 32]>,
+        time_limit: Option<std::time::Duration>,
+    ) -> Self {
         let full_warp = hs.is_none_or(whole_warp);
         WIDE_RUNS.with(|c| c.set(c.get() + 1));
         let exited = run.exited;
-        WideCtx { run, exited, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: None, time_limit, hs, pending: None, full_warp }
+        WideCtx { run, exited, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: None, time_limit, hs, own, pending: None, full_warp }
     }
 
     fn offer(&self, lane: u32) -> &Offer {
@@ -752,6 +762,20 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     #[inline(always)]
     pub fn lane(&self, lane: u32) -> LaneGuard<'r> {
         LaneGuard { regs: self.run.regs, lane }
+    }
+
+    /// Every lane's handle, as the kernel received it (lanes that did not offer get the
+    /// warp's), in an array that lives as long as the form (made at the first call in a direct
+    /// run).
+    #[inline(always)]
+    pub fn handles(&self) -> &'c [Warp<'r>; 32] {
+        match self.hs {
+            Some(hs) => hs,
+            None => {
+                let regs = self.run.regs;
+                self.own.get_or_init(|| core::array::from_fn(|l| Warp::new(regs, l as u32)))
+            }
+        }
     }
 
     /// Lane `lane`'s handle, as the kernel received it (lanes that did not offer get the
@@ -968,7 +992,8 @@ pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Of
             Warp::new(regs, l as u32)
         }
     });
-    let mut ctx = WideCtx::new(run, offered, offers, Some(&hs), time_limit);
+    let own = core::cell::OnceCell::new();
+    let mut ctx = WideCtx::new(run, offered, offers, Some(&hs), &own, time_limit);
     // SAFETY: `same_offers` checked that every lane offered this entry and body.
     let result = unsafe { entry(&mut ctx, body) };
     // The lanes return from their futures in the next step, each with its result.
