@@ -2,11 +2,13 @@
 //! of 32-bit values is one index vector and a permute in registers, a ballot a compare and a
 //! mask move, a reduction a vector fold.
 //!
-//! Which unit is chosen at run time ([`detected`]): AVX-512 (`vpermt2d`), else AVX2 (`vpgatherdd`)
-//! on x86-64; elsewhere, and on x86-64 CPUs with neither, the portable code (plain loops that the
-//! compiler vectorizes for the baseline target: SSE2 on x86-64, NEON on aarch64). Every level
-//! computes the same values as the portable code, which is the specification's formula written
-//! plainly; tests compare each level the CPU has against it, and against `semantics::shfl`.
+//! Which unit is chosen at run time ([`Simd::detected`]): AVX-512 (`vpermt2d`), else AVX2
+//! (`vpgatherdd`) on x86-64; NEON (`tbl`/`tbx` over the 128 bytes of the warp's values) on
+//! aarch64; elsewhere, and on x86-64 CPUs with neither, the portable code (plain loops that the
+//! compiler vectorizes for the baseline target). Reductions are one fold, compiled for each
+//! level. Every level computes the same values as the portable code, which is the
+//! specification's formula written plainly; tests compare each level the CPU has against it, and
+//! against `semantics::shfl` (on x86-64 here, and on aarch64 under qemu: DEVELOPMENT.md).
 //!
 //! `WARPKIT_SIMD=0` in the environment, or [`Executor::simd(false)`](crate::Executor::simd),
 //! keeps the portable code.
@@ -23,6 +25,8 @@ pub enum Simd {
     Avx2,
     /// x86-64 AVX-512 (F): two-table permutes for shuffles.
     Avx512,
+    /// aarch64 NEON: table lookups for shuffles.
+    Neon,
 }
 
 impl Simd {
@@ -34,6 +38,7 @@ impl Simd {
             0 => Simd::Portable,
             1 => Simd::Avx2,
             2 => Simd::Avx512,
+            3 => Simd::Neon,
             _ => {
                 let level = if std::env::var("WARPKIT_SIMD").is_ok_and(|v| v.trim() == "0") { Simd::Portable } else { Simd::best() };
                 LEVEL.store(level as u8, Ordering::Relaxed);
@@ -53,11 +58,18 @@ impl Simd {
                 return Simd::Avx2;
             }
         }
+        #[cfg(target_arch = "aarch64")]
+        {
+            if std::arch::is_aarch64_feature_detected!("neon") {
+                return Simd::Neon;
+            }
+        }
         Simd::Portable
     }
 
     /// Every level this CPU can run, the portable one first (for tests and benchmarks).
     pub fn available() -> Vec<Simd> {
+        #[allow(unused_mut)]
         let mut all = vec![Simd::Portable];
         #[cfg(target_arch = "x86_64")]
         {
@@ -66,6 +78,12 @@ impl Simd {
             }
             if std::is_x86_feature_detected!("avx512f") {
                 all.push(Simd::Avx512);
+            }
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            if std::arch::is_aarch64_feature_detected!("neon") {
+                all.push(Simd::Neon);
             }
         }
         all
@@ -183,6 +201,43 @@ fn shfl_avx2(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [u32; 32]) {
     }
 }
 
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "neon")]
+fn shfl_neon(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [u32; 32]) {
+    use core::arch::aarch64::*;
+    // SAFETY: loads of 64 bytes at `a` and `a + 16` words, stores of 16 bytes inside `d`; the
+    // function is only called on CPUs with NEON.
+    unsafe {
+        let bytes = a.as_ptr() as *const u8;
+        let lo = vld1q_u8_x4(bytes);
+        let hi = vld1q_u8_x4(bytes.add(64));
+        let b = vdupq_n_u32(bval);
+        let lane0 = vld1q_u32([0u32, 1, 2, 3].as_ptr());
+        let byte_of = vld1q_u32([0x0302_0100u32; 4].as_ptr());
+        let last = vdupq_n_u32(31);
+        for k in 0..8 {
+            let lane = vaddq_u32(lane0, vdupq_n_u32(4 * k as u32));
+            // Each lane's source lane, as `sources`.
+            let src = match mode {
+                ShflMode::Up => vbslq_u32(vcgeq_u32(lane, b), vsubq_u32(lane, b), lane),
+                ShflMode::Down => {
+                    let j = vaddq_u32(lane, b);
+                    vbslq_u32(vcleq_u32(j, last), j, lane)
+                }
+                ShflMode::Bfly => veorq_u32(lane, b),
+                ShflMode::Idx => b,
+            };
+            // The four bytes of source lane j are table bytes 4j..4j+3: the first table holds
+            // lanes 0-15, the second (indices 64 less) lanes 16-31; an index past a table's end
+            // gives 0 (`tbl`) or leaves the byte (`tbx`).
+            let idx = vreinterpretq_u8_u32(vaddq_u32(vmulq_n_u32(src, 0x0404_0404), byte_of));
+            let v = vqtbl4q_u8(lo, idx);
+            let v = vqtbx4q_u8(v, hi, vsubq_u8(idx, vdupq_n_u8(64)));
+            vst1q_u8((d.as_mut_ptr() as *mut u8).add(16 * k), v);
+        }
+    }
+}
+
 /// A converged whole-warp `shfl.sync` of 32-bit values with membermask `0xffffffff` and uniform
 /// `b`, `c`: writes each lane's `d` and returns the predicate mask, or `None` (writing nothing)
 /// when `c` is not a whole-warp segment (`0x1f`, or `0` for `.up`; the caller then takes the
@@ -204,6 +259,9 @@ pub fn shfl32(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: u32, d: &mut
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for AVX2.
         Simd::Avx2 => unsafe { shfl_avx2(mode, a, bval, d) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as above, for NEON.
+        Simd::Neon => unsafe { shfl_neon(mode, a, bval, d) },
         _ => permute_portable(a, &sources(mode, bval), d),
     }
     Some(predicates(mode, bval))
@@ -217,9 +275,10 @@ fn nonzero_portable(a: &[u32; 32]) -> u32 {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn nonzero_avx512(a: &[u32; 32]) -> u32 {
+fn nonzero_avx512(a: &[u32; 32]) -> u32 {
     use core::arch::x86_64::*;
-    // SAFETY: two loads of 16 `u32`s inside `a`; the caller checked AVX-512F.
+    // SAFETY: two loads of 16 `u32`s inside `a`; the function is only called on CPUs with
+    // AVX-512F.
     unsafe {
         let lo = _mm512_test_epi32_mask(_mm512_loadu_si512(a.as_ptr() as *const _), _mm512_set1_epi32(-1));
         let hi = _mm512_test_epi32_mask(_mm512_loadu_si512(a.as_ptr().add(16) as *const _), _mm512_set1_epi32(-1));
@@ -229,16 +288,35 @@ unsafe fn nonzero_avx512(a: &[u32; 32]) -> u32 {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn nonzero_avx2(a: &[u32; 32]) -> u32 {
+fn nonzero_avx2(a: &[u32; 32]) -> u32 {
     use core::arch::x86_64::*;
     let mut m = 0u32;
     for k in 0..4 {
-        // SAFETY: a load of 8 `u32`s inside `a`; the caller checked AVX2.
+        // SAFETY: a load of 8 `u32`s inside `a`; the function is only called on CPUs with AVX2.
         unsafe {
             let v = _mm256_loadu_si256(a.as_ptr().add(8 * k) as *const _);
             let zero = _mm256_cmpeq_epi32(v, _mm256_setzero_si256());
             let z = _mm256_movemask_ps(_mm256_castsi256_ps(zero)) as u32;
             m |= (!z & 0xff) << (8 * k);
+        }
+    }
+    m
+}
+
+#[cfg(target_arch = "aarch64")]
+#[target_feature(enable = "neon")]
+fn nonzero_neon(a: &[u32; 32]) -> u32 {
+    use core::arch::aarch64::*;
+    let mut m = 0u32;
+    // SAFETY: loads of 4 `u32`s inside `a` and of the 4-element weight array; the function is
+    // only called on CPUs with NEON.
+    unsafe {
+        let weights = vld1q_u32([1u32, 2, 4, 8].as_ptr());
+        for k in 0..8 {
+            let v = vld1q_u32(a.as_ptr().add(4 * k));
+            // All ones where the lane's value is not zero; its weight summed: 4 lanes' bits.
+            let bits = vaddvq_u32(vandq_u32(vtstq_u32(v, v), weights));
+            m |= bits << (4 * k);
         }
     }
     m
@@ -254,6 +332,9 @@ pub fn nonzero(simd: Simd, a: &[u32; 32]) -> u32 {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for AVX2.
         Simd::Avx2 => unsafe { nonzero_avx2(a) },
+        #[cfg(target_arch = "aarch64")]
+        // SAFETY: as above, for NEON.
+        Simd::Neon => unsafe { nonzero_neon(a) },
         _ => nonzero_portable(a),
     }
 }
@@ -276,13 +357,13 @@ fn redux_portable(op: ReduxOp, ty: ReduxType, a: &[u32; 32]) -> u32 {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn redux_avx512(op: ReduxOp, ty: ReduxType, a: &[u32; 32]) -> u32 {
+fn redux_avx512(op: ReduxOp, ty: ReduxType, a: &[u32; 32]) -> u32 {
     redux_portable(op, ty, a)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn redux_avx2(op: ReduxOp, ty: ReduxType, a: &[u32; 32]) -> u32 {
+fn redux_avx2(op: ReduxOp, ty: ReduxType, a: &[u32; 32]) -> u32 {
     redux_portable(op, ty, a)
 }
 
@@ -376,5 +457,7 @@ mod tests {
         let all = Simd::available();
         assert_eq!(all[0], Simd::Portable);
         assert!(all.contains(&Simd::best()));
+        #[cfg(target_arch = "aarch64")]
+        assert_eq!(Simd::best(), Simd::Neon, "every aarch64 Linux CPU has NEON");
     }
 }

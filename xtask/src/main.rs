@@ -22,6 +22,11 @@
 //! Copy the folder to a machine with an NVIDIA GPU (sm_90 or newer) and run `./run.sh` there: it
 //! needs only the driver (libcuda), no Rust and no CUDA toolkit.
 //!
+//! `cargo xtask aarch64`
+//!
+//! Runs the SIMD tests and the warp-wide differential tests built for aarch64 Linux under qemu
+//! (the NEON code of `warp-runtime/src/simd.rs`; see DEVELOPMENT.md for the packages).
+//!
 //! `cargo xtask gpu-bench`
 //!
 //! Runs `ptx --sm sm_90`, builds the benchmark host program (`cargo build --release -p gpu --bin
@@ -74,6 +79,10 @@ enum Cmd {
     /// Build the sm_90 PTX and the benchmark program into target/gpu-bench/, with the CUDA C++ of
     /// the same kernels and a run.sh for a GPU machine
     GpuBench,
+    /// Run the SIMD tests and the warp-wide differential tests for aarch64 (NEON) under qemu:
+    /// needs `rustup target add aarch64-unknown-linux-gnu` and Debian's qemu-user,
+    /// gcc-aarch64-linux-gnu and libc6-dev-arm64-cross
+    Aarch64,
 }
 
 fn main() -> ExitCode {
@@ -85,6 +94,7 @@ fn main() -> ExitCode {
         }
         Cmd::GpuConformance => gpu_conformance(),
         Cmd::GpuBench => gpu_bench(),
+        Cmd::Aarch64 => aarch64(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -93,6 +103,35 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `cargo xtask aarch64`: the vector-unit code of the other architecture (`warp-runtime/src/simd.rs`,
+/// NEON) against the portable code and the semantics, and every warp-wide differential test,
+/// built for aarch64 Linux and run under qemu's user-mode emulation.
+fn aarch64() -> Result<()> {
+    const TARGET: &str = "aarch64-unknown-linux-gnu";
+    for tool in ["aarch64-linux-gnu-gcc", "qemu-aarch64"] {
+        if Command::new(tool).arg("--version").output().is_err() {
+            bail!("`{tool}` is not installed (Debian: apt-get install qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross)");
+        }
+    }
+    let runs: [&[&str]; 2] = [
+        &["-p", "warp-runtime", "--lib", "simd"],
+        &["-p", "warpkit", "--test", "kernels", "--test", "diagnostics", "-p", "warpkit-testsuite", "--test", "wide"],
+    ];
+    for args in runs {
+        let status = Command::new(env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["test", "--target", TARGET])
+            .args(args)
+            .env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER", "aarch64-linux-gnu-gcc")
+            .env("CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER", "qemu-aarch64 -L /usr/aarch64-linux-gnu")
+            .status()
+            .context("running cargo")?;
+        if !status.success() {
+            bail!("cargo test --target {TARGET} {} failed (is the target installed? rustup target add {TARGET})", args.join(" "));
+        }
+    }
+    Ok(())
 }
 
 /// The folder the benchmark bundle is assembled in, relative to the repository root.
