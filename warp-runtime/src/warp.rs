@@ -260,7 +260,6 @@ impl Regs {
         }
     }
 
-    #[inline(always)]
     pub(crate) fn new(pos: WarpPos, block: &BlockCtx) -> Regs {
         let here: Site = no_site();
         Regs {
