@@ -113,6 +113,7 @@ host! {
     pub mod trace;
     pub mod wide;
     pub use wide::wide_runs;
+    pub use simd::Simd;
     pub use schedule::Schedule;
     pub use target::{ArchSuffix, ParseTargetError, Target};
 }
