@@ -89,6 +89,18 @@ fn wide_values(w: &Warp, x: u64) -> (u64, u32, (u32, bool)) {
     (s, w.match_any(s & 0xf), w.elect())
 }
 
+/// `i32` and `f32` operands, which the vector units read in place (their bits are their memory):
+/// shuffles of each mode, signed and unsigned reductions, a vote on a float.
+#[warp_kernel]
+fn signed_and_float(w: &Warp, x: u32) -> (i32, f32, f32, i32, i32, u32, bool) {
+    let s = x as i32 - 1000;
+    let f = x as f32 * 0.5 - 300.0;
+    let up = w.shfl_up(s, 3);
+    let bf = w.shfl_xor(f, 5);
+    let idx = w.shfl_idx(f, 7);
+    (up, bf, idx, w.redux_min(s), w.redux_add(up), w.redux_max(x), w.any(bf > 100.0))
+}
+
 fn targets() -> impl Strategy<Value = Target> {
     prop_oneof![Just(Target::SM_70), Just(Target::SM_80), Just(Target::SM_90), Just(Target::default())]
 }
@@ -118,6 +130,8 @@ proptest! {
         let _ = ex.run_with(&x, panics);
         let _ = ex.run_with(&x, per_lane_masks);
         let _ = ex.run_with(&x.map(|v| (v as u64) << 20 | v as u64), wide_values);
+        let _ = ex.run_with(&x, signed_and_float);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| signed_and_float(w, x[w.lane_id() as usize]).await);
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| mixed(w, x[w.lane_id() as usize]).await);
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| early_return(w, x[w.lane_id() as usize]).await);
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| panics(w, 70 + x[w.lane_id() as usize] % 10).await);
@@ -154,6 +168,7 @@ fn supported_kernels_run_warp_wide() {
     assert_eq!(wide(&|| drop(ex.run_with(&x, mixed))), 1, "mixed");
     assert_eq!(wide(&|| drop(ex.run_with(&x, early_return))), 1, "early_return");
     assert_eq!(wide(&|| drop(ex.run_with(&x, per_lane_masks))), 1, "per_lane_masks");
+    assert_eq!(wide(&|| drop(ex.run_with(&x, signed_and_float))), 1, "signed_and_float");
     // `tree_reduce` three times inside `reduce_u32` (itself per lane: it calls helpers).
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| reduce::reduce_u32(w, x[w.lane_id() as usize], 31).await))), 3, "tree_reduce");
     assert!(wide(&|| drop(ex.run(async |w: &Warp<'_>| bitonic_sort::sort_u32(w, x[w.lane_id() as usize]).await))) >= 1, "bitonic_sort");

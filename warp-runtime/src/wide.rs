@@ -595,6 +595,12 @@ pub trait WideInstr<T> {
     fn key(&self, w: &Warp<'_>, b: u32) -> u64;
     /// Operand `a` of a value.
     fn bits(value: &T) -> u64;
+    /// Every lane's operand `a` in place, when a value's 32 bits are its memory (no copy between
+    /// the stretch that wrote the values and the vector unit that reads them).
+    #[inline(always)]
+    fn words_in_place(_values: &[T; 32]) -> Option<&[u32; 32]> {
+        None
+    }
 }
 
 /// `shfl_up`/`shfl_down`/`shfl_xor`/`shfl_idx`: the handle's membermask and segment.
@@ -612,6 +618,20 @@ impl<T: WarpValue> WideInstr<T> for ShflOwn {
     fn bits(value: &T) -> u64 {
         value.to_bits()
     }
+    #[inline(always)]
+    fn words_in_place(values: &[T; 32]) -> Option<&[u32; 32]> {
+        // SAFETY: `RAW32`: a `T` is 4 bytes, each of whose bit patterns reads as a `u32` that
+        // `to_bits` also gives; the array is borrowed for as long as the result.
+        (T::RAW32 && core::mem::size_of::<T>() == 4 && core::mem::align_of::<T>() == 4).then(|| unsafe { &*(values as *const [T; 32] as *const [u32; 32]) })
+    }
+}
+
+/// A warp's 32-bit register values in place (see [`WideInstr::words_in_place`]).
+#[inline(always)]
+fn words_of<T: crate::value::Word>(values: &[T; 32]) -> Option<&[u32; 32]> {
+    // SAFETY: `RAW32`: a `T` is 4 bytes whose bit patterns read as the `u32` that `to_word`
+    // gives; the array is borrowed for as long as the result.
+    (T::RAW32 && core::mem::size_of::<T>() == 4 && core::mem::align_of::<T>() == 4).then(|| unsafe { &*(values as *const [T; 32] as *const [u32; 32]) })
 }
 
 /// `ballot`.
@@ -663,6 +683,10 @@ impl<T: ReduxInt> WideInstr<T> for ReduxAdd {
     fn bits(value: &T) -> u64 {
         value.to_word() as u64
     }
+    #[inline(always)]
+    fn words_in_place(values: &[T; 32]) -> Option<&[u32; 32]> {
+        words_of(values)
+    }
 }
 
 /// `redux_and`, `redux_or`, `redux_xor`.
@@ -679,6 +703,10 @@ impl<T: ReduxBits> WideInstr<T> for ReduxBitwise {
     #[inline(always)]
     fn bits(value: &T) -> u64 {
         value.to_word() as u64
+    }
+    #[inline(always)]
+    fn words_in_place(values: &[T; 32]) -> Option<&[u32; 32]> {
+        words_of(values)
     }
 }
 
@@ -701,6 +729,10 @@ impl<T: ReduxMinMax> WideInstr<T> for ReduxMinMaxOf {
     #[inline(always)]
     fn bits(value: &T) -> u64 {
         value.to_word() as u64
+    }
+    #[inline(always)]
+    fn words_in_place(values: &[T; 32]) -> Option<&[u32; 32]> {
+        words_of(values)
     }
 }
 
@@ -841,7 +873,15 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                 match op {
                     Op::Shfl { mode, words: 1 } => {
                         let mut d = [0u32; 32];
-                        if let Some(pred) = crate::simd::shfl32(simd, mode, &words(), crate::warp::b_of(key0), crate::warp::c_of(key0), &mut d) {
+                        let copied;
+                        let src = match I::words_in_place(a) {
+                            Some(src) => src,
+                            None => {
+                                copied = words();
+                                &copied
+                            }
+                        };
+                        if let Some(pred) = crate::simd::shfl32(simd, mode, src, crate::warp::b_of(key0), crate::warp::c_of(key0), &mut d) {
                             regs.issued_by_all(None, site);
                             out.fill(|l| I::Out::decode(d[l as usize] as u64, pred >> l & 1 == 1));
                             return Ok(());
@@ -854,7 +894,11 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                     }
                     Op::Redux(rop, ty) => {
                         regs.issued_by_all(None, site);
-                        uniform(out, crate::simd::redux32(simd, rop, ty, &words()));
+                        let r = match I::words_in_place(a) {
+                            Some(src) => crate::simd::redux32(simd, rop, ty, src),
+                            None => crate::simd::redux32(simd, rop, ty, &words()),
+                        };
+                        uniform(out, r);
                         return Ok(());
                     }
                     _ => {}
