@@ -937,6 +937,14 @@ impl<'r> WarpRun<'r> {
         let mut exited = self.exited;
         let seq = Seq::new(self.runnable, &self.order);
         let (first, rest) = seq.lanes().split_at(seq.lanes().len().min(1));
+        if let Some(&lane) = first.first() {
+            // A kernel whose form an earlier direct run on this thread found: its first lane
+            // would offer it again (and run nothing else); the run is the form at once.
+            if let Some(direct) = crate::wide::Direct::remembered::<K, A, F::Output>() {
+                self.regs.set_current(lane as u32);
+                return self.direct(&direct, args, douts);
+            }
+        }
         let step = self.poll_lanes(futs.as_mut(), start, outs, first, &mut exited);
         if let (Ok(()), Some(&lane)) = (&step, first.first()) {
             let lane = lane as u32;
@@ -945,33 +953,40 @@ impl<'r> WarpRun<'r> {
                     self.regs.offered.set(0);
                     // Suspended at its offer, having run nothing of the kernel.
                     futs.drop_lane(lane);
-                    self.started = true;
-                    let args = args as *const [A; 32] as *const ();
-                    let douts = douts as *mut crate::wide::Lanes<F::Output> as *mut ();
-                    let limit = self.wide_limit;
-                    // SAFETY: `of` checked the form and its types; `A` is `Copy`.
-                    let run = catch_lane_panic(|| unsafe { crate::wide::run_direct(self, &direct, args, douts, limit) });
-                    return match run {
-                        Ok(Ok(())) => {
-                            // Every lane returned; one that returned with an instruction issued
-                            // and never awaited is reported as the step it returned in would.
-                            self.exited = FULL;
-                            self.regs.exited.set(FULL);
-                            let posted = nonzero(&self.regs.key);
-                            if posted != 0 {
-                                self.waiting = 0;
-                                return Err(self.not_awaited(posted, 0));
-                            }
-                            Ok(None)
-                        }
-                        Ok(Err(e)) => Err(e),
-                        Err(caught) => Err(self.wide_panicked(caught)),
-                    };
+                    direct.remember::<K>();
+                    return self.direct(&direct, args, douts);
                 }
             }
         }
         let step = step.and_then(|()| self.poll_lanes(futs, start, outs, rest, &mut exited));
         self.finish_step(step, exited_before, exited).map(Some)
+    }
+
+    /// The direct run of `direct` (see `first_step_direct`): `Ok(None)` when every lane
+    /// returned, its result in `douts`.
+    fn direct<A: Copy, R>(&mut self, direct: &crate::wide::Direct, args: &[A; 32], douts: &mut crate::wide::Lanes<R>) -> Result<Option<Step>, WarpError> {
+        self.started = true;
+        let args = args as *const [A; 32] as *const ();
+        let douts = douts as *mut crate::wide::Lanes<R> as *mut ();
+        let limit = self.wide_limit;
+        // SAFETY: the caller checked the form and its types (`Direct::of`); `A` is `Copy`.
+        let run = catch_lane_panic(|| unsafe { crate::wide::run_direct(self, direct, args, douts, limit) });
+        match run {
+            Ok(Ok(())) => {
+                // Every lane returned; one that returned with an instruction issued and never
+                // awaited is reported as the step it returned in would.
+                self.exited = FULL;
+                self.regs.exited.set(FULL);
+                let posted = nonzero(&self.regs.key);
+                if posted != 0 {
+                    self.waiting = 0;
+                    return Err(self.not_awaited(posted, 0));
+                }
+                Ok(None)
+            }
+            Ok(Err(e)) => Err(e),
+            Err(caught) => Err(self.wide_panicked(caught)),
+        }
     }
 
     /// What a step's polling left: its outcome.

@@ -421,6 +421,7 @@ unsafe fn entry_direct<A, R>(ctx: &mut WideCtx<'_, '_>, body: *const (), args: *
 /// A kernel's warp-wide form, taken from its offer before any lane runs: what a run that starts
 /// the kernel itself (`Executor::run_with(&args, kernel)`, not a closure that calls it) runs
 /// without making the lanes' futures. The run is the one the offers of every lane would make.
+#[derive(Clone, Copy)]
 pub(crate) struct Direct {
     direct: DirectEntry,
     body: *const (),
@@ -428,7 +429,42 @@ pub(crate) struct Direct {
     kernel: &'static str,
 }
 
+/// The forms that direct runs on this thread found (`Direct::remember`), by the kernel's type
+/// name: a run of the same kernel again need not poll its first lane to find its form.
+struct Remembered {
+    entries: [Option<(&'static str, Direct)>; 4],
+    next: usize,
+}
+
+std::thread_local! {
+    static REMEMBERED: core::cell::RefCell<Remembered> = const { core::cell::RefCell::new(Remembered { entries: [None; 4], next: 0 }) };
+}
+
 impl Direct {
+    /// The form of kernel `K` (a `#[warp_kernel]` fn item), taking `A` and giving `R`, if a
+    /// direct run of `K` on this thread found it ([`remember`](Self::remember)). A kernel item
+    /// whose run is warp-wide offers its form at its entry every time (its first statement, when
+    /// the run takes forms), so the first lane's poll would find the same.
+    #[inline]
+    pub(crate) fn remembered<K, A, R>() -> Option<Direct> {
+        let k = core::any::type_name::<K>();
+        REMEMBERED.with(|r| {
+            let r = r.borrow();
+            r.entries.iter().flatten().find(|(name, _)| core::ptr::eq(*name, k) || *name == k).map(|&(_, d)| d).filter(|d| d.of::<K, A, R>())
+        })
+    }
+
+    /// Remembers this form as `K`'s (after [`of`](Self::of) said it is).
+    pub(crate) fn remember<K>(&self) {
+        let k = core::any::type_name::<K>();
+        REMEMBERED.with(|r| {
+            let mut r = r.borrow_mut();
+            let at = r.next % 4;
+            r.entries[at] = Some((k, *self));
+            r.next = at + 1;
+        });
+    }
+
     /// The form lane `lane` offered in the step just polled, if it did.
     pub(crate) fn offered(regs: &Regs, lane: u32) -> Option<Direct> {
         let offered = regs.offered.get();
