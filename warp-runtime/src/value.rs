@@ -45,17 +45,12 @@ pub trait WarpValue: Copy {
     fn to_bits(self) -> u64;
     /// The value from its bits (the low `32 * WORDS` bits).
     fn from_bits(bits: u64) -> Self;
-    /// Whether the value is 4 bytes whose bits are its memory (`to_bits` reads them, as
-    /// `u32`, `i32` and `f32` do): the warp-wide forms then read a warp's values in place.
-    #[doc(hidden)]
-    const RAW32: bool = false;
 }
 
 macro_rules! warp_value {
     ($($t:ty => $words:literal, |$v:ident| $to:expr, |$b:ident| $from:expr;)*) => {$(
         impl WarpValue for $t {
             const WORDS: u8 = $words;
-            const RAW32: bool = core::mem::size_of::<$t>() == 4;
             #[inline(always)]
             fn to_bits(self) -> u64 { let $v = self; $to }
             #[inline(always)]
@@ -320,13 +315,9 @@ pub trait Word: Copy {
     fn to_word(self) -> u32;
     /// The value from the 32-bit register.
     fn from_word(word: u32) -> Self;
-    /// Whether the value is 4 bytes whose bits are its register (`to_word` reads them).
-    #[doc(hidden)]
-    const RAW32: bool = false;
 }
 
 impl Word for u32 {
-    const RAW32: bool = true;
     #[inline(always)]
     fn to_word(self) -> u32 {
         self
@@ -338,7 +329,6 @@ impl Word for u32 {
 }
 
 impl Word for i32 {
-    const RAW32: bool = true;
     #[inline(always)]
     fn to_word(self) -> u32 {
         self as u32
@@ -350,7 +340,6 @@ impl Word for i32 {
 }
 
 impl Word for f32 {
-    const RAW32: bool = true;
     #[inline(always)]
     fn to_word(self) -> u32 {
         self.to_bits()

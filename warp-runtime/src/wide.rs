@@ -656,18 +656,21 @@ impl<T: WarpValue> WideInstr<T> for ShflOwn {
     }
     #[inline(always)]
     fn words_in_place(values: &[T; 32]) -> Option<&[u32; 32]> {
-        // SAFETY: `RAW32`: a `T` is 4 bytes, each of whose bit patterns reads as a `u32` that
-        // `to_bits` also gives; the array is borrowed for as long as the result.
-        (T::RAW32 && core::mem::size_of::<T>() == 4 && core::mem::align_of::<T>() == 4).then(|| unsafe { &*(values as *const [T; 32] as *const [u32; 32]) })
+        words_of(values)
     }
 }
 
-/// A warp's 32-bit register values in place (see [`WideInstr::words_in_place`]).
+/// A warp's values as their 32-bit registers, in place (see [`WideInstr::words_in_place`]), when
+/// `T` is `u32`, `i32` or `f32`: 4 bytes, no padding, every bit pattern the `u32` that their
+/// `to_bits`/`to_word` give. Decided by the type's name, not by anything a user's impl of a public
+/// trait could claim (a type of the user's is named by its path, never `u32`); for any other
+/// type the values are copied.
 #[inline(always)]
-fn words_of<T: crate::value::Word>(values: &[T; 32]) -> Option<&[u32; 32]> {
-    // SAFETY: `RAW32`: a `T` is 4 bytes whose bit patterns read as the `u32` that `to_word`
-    // gives; the array is borrowed for as long as the result.
-    (T::RAW32 && core::mem::size_of::<T>() == 4 && core::mem::align_of::<T>() == 4).then(|| unsafe { &*(values as *const [T; 32] as *const [u32; 32]) })
+fn words_of<T>(values: &[T; 32]) -> Option<&[u32; 32]> {
+    let primitive = matches!(core::any::type_name::<T>(), "u32" | "i32" | "f32");
+    // SAFETY: `T` is one of the three primitives above (4 bytes, align 4, no padding), whose bits
+    // read as a `u32` are the register value; the array is borrowed for as long as the result.
+    (primitive && core::mem::size_of::<T>() == 4 && core::mem::align_of::<T>() == 4).then(|| unsafe { &*(values as *const [T; 32] as *const [u32; 32]) })
 }
 
 /// `ballot`.
