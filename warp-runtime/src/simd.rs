@@ -13,6 +13,8 @@
 //! `WARPKIT_SIMD=0` in the environment, or [`Executor::simd(false)`](crate::Executor::simd),
 //! keeps the portable code.
 
+use core::mem::MaybeUninit;
+
 use crate::semantics::redux::{ReduxOp, ReduxType};
 use crate::semantics::shfl::ShflMode;
 
@@ -118,9 +120,9 @@ fn sources(mode: ShflMode, bval: u32) -> [u32; 32] {
 
 /// `d[lane] = a[src[lane]]`, plainly.
 #[inline(always)]
-fn permute_portable(a: &[u32; 32], src: &[u32; 32], d: &mut [u32; 32]) {
+fn permute_portable(a: &[u32; 32], src: &[u32; 32], d: &mut [MaybeUninit<u32>; 32]) {
     for (d, &s) in d.iter_mut().zip(src) {
-        *d = a[s as usize & 31];
+        d.write(a[s as usize & 31]);
     }
 }
 
@@ -146,7 +148,7 @@ fn sources_avx512(mode: ShflMode, bval: u32, lane: core::arch::x86_64::__m512i) 
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-fn shfl_avx512(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [u32; 32]) {
+fn shfl_avx512(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
     use core::arch::x86_64::*;
     let lanes0 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     let lanes1 = _mm512_add_epi32(lanes0, _mm512_set1_epi32(16));
@@ -187,7 +189,7 @@ fn sources_avx2(mode: ShflMode, bval: u32, lane: core::arch::x86_64::__m256i) ->
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn shfl_avx2(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [u32; 32]) {
+fn shfl_avx2(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
     use core::arch::x86_64::*;
     for k in 0..4 {
         let lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k));
@@ -203,7 +205,7 @@ fn shfl_avx2(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [u32; 32]) {
 
 #[cfg(target_arch = "aarch64")]
 #[target_feature(enable = "neon")]
-fn shfl_neon(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [u32; 32]) {
+fn shfl_neon(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
     use core::arch::aarch64::*;
     // SAFETY: loads of 64 bytes at `a` and `a + 16` words, stores of 16 bytes inside `d`; the
     // function is only called on CPUs with NEON.
@@ -244,6 +246,14 @@ fn shfl_neon(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [u32; 32]) {
 /// general path).
 #[inline]
 pub fn shfl32(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: u32, d: &mut [u32; 32]) -> Option<u32> {
+    // SAFETY: a write-only view of initialized `u32`s; only `u32` values are written through it.
+    shfl32_into(simd, mode, a, b, c, unsafe { &mut *(d as *mut [u32; 32] as *mut [MaybeUninit<u32>; 32]) })
+}
+
+/// [`shfl32`] into slots that need not hold values yet: all 32 are written when it returns
+/// `Some`.
+#[inline]
+pub(crate) fn shfl32_into(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: u32, d: &mut [MaybeUninit<u32>; 32]) -> Option<u32> {
     let whole_warp = match mode {
         ShflMode::Up => c & 0x1f1f == 0,
         _ => c & 0x1f1f == 0x1f,

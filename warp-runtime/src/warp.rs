@@ -320,10 +320,11 @@ impl Regs {
         self.current.set(lane);
     }
 
-    /// The lanes with a request posted.
+    /// Whether any lane has a request posted (one fold of the request words, no lane mask).
     #[inline(always)]
-    pub(crate) fn posted(&self) -> u32 {
-        nonzero(&self.key)
+    pub(crate) fn any_posted(&self) -> bool {
+        let cells: &Cell<[u64]> = &self.key;
+        cells.as_slice_of_cells().iter().fold(0, |any, k| any | k.get()) != 0
     }
 
     /// A warp-wide instruction that every lane issued with the same request, completed without

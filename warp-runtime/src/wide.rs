@@ -155,6 +155,27 @@ impl<T> Lanes<T> {
         self.set
     }
 
+    /// The slots as 32-bit registers, when `T` is `u32`, `i32` or `f32` (see `words_of`) and no
+    /// lane's value is set (nothing to drop or keep): written through the result, then
+    /// [`mark_full`](Self::mark_full).
+    #[inline(always)]
+    fn slots_as_words(&mut self) -> Option<&mut [MaybeUninit<u32>; 32]> {
+        let primitive = matches!(core::any::type_name::<T>(), "u32" | "i32" | "f32");
+        // SAFETY: `T` is one of those primitives (4 bytes, align 4, any bit pattern valid), so
+        // its slots are 32 `MaybeUninit<u32>`; none holds a value, so nothing is overwritten.
+        (primitive && self.set == 0 && core::mem::size_of::<T>() == 4 && core::mem::align_of::<T>() == 4)
+            .then(|| unsafe { &mut *(&mut self.slots as *mut [MaybeUninit<T>; 32] as *mut [MaybeUninit<u32>; 32]) })
+    }
+
+    /// Every slot was written (through [`slots_as_words`](Self::slots_as_words)).
+    ///
+    /// # Safety
+    /// All 32 slots hold a value of `T`.
+    #[inline(always)]
+    unsafe fn mark_full(&mut self) {
+        self.set = FULL;
+    }
+
     /// Every lane's value, when every lane's is set.
     #[inline(always)]
     pub fn full_ref(&self) -> Option<&[T; 32]> {
@@ -637,6 +658,12 @@ pub trait WideInstr<T> {
     fn words_in_place(_values: &[T; 32]) -> Option<&[u32; 32]> {
         None
     }
+    /// The results' slots as the 32-bit registers they decode from unchanged, when they are
+    /// (a shuffle of `u32`, `i32` or `f32`): the vector unit writes them there.
+    #[inline(always)]
+    fn results_in_place(_out: &mut Lanes<<Self::Out as Decode>::Output>) -> Option<&mut [MaybeUninit<u32>; 32]> {
+        None
+    }
 }
 
 /// `shfl_up`/`shfl_down`/`shfl_xor`/`shfl_idx`: the handle's membermask and segment.
@@ -657,6 +684,11 @@ impl<T: WarpValue> WideInstr<T> for ShflOwn {
     #[inline(always)]
     fn words_in_place(values: &[T; 32]) -> Option<&[u32; 32]> {
         words_of(values)
+    }
+    #[inline(always)]
+    fn results_in_place(out: &mut Lanes<T>) -> Option<&mut [MaybeUninit<u32>; 32]> {
+        // `AsValue<T>` decodes `T::from_bits(d)`: for these types, the register's bits.
+        out.slots_as_words()
     }
 }
 
@@ -885,7 +917,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         };
         // A lane with a request of its own still posted (issued and never awaited, behind a
         // plain method) must post this one over it, for the engine's report.
-        if live == FULL && regs.posted() == 0 {
+        if live == FULL && !regs.any_posted() {
             a.assert_full();
             let key0 = instr.key(&handle(0), b_of(0));
             // Every handle the whole warp's: the requests are equal when the `b`s are.
@@ -911,6 +943,16 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                 let uniform = |out: &mut Lanes<_>, r: u32| out.fill(|_| I::Out::decode(r as u64, false));
                 match op {
                     Op::Shfl { mode, words: 1 } => {
+                        let (b, c) = (crate::warp::b_of(key0), crate::warp::c_of(key0));
+                        if let (Some(src), Some(dst)) = (I::words_in_place(a), I::results_in_place(out)) {
+                            if crate::simd::shfl32_into(simd, mode, src, b, c, dst).is_some() {
+                                regs.issued_by_all(None, site);
+                                // SAFETY: every slot was just written with a `u32` register,
+                                // which is a valid `T` (u32, i32 or f32).
+                                unsafe { out.mark_full() };
+                                return Ok(());
+                            }
+                        }
                         let mut d = [0u32; 32];
                         let copied;
                         let src = match I::words_in_place(a) {
@@ -920,7 +962,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                                 &copied
                             }
                         };
-                        if let Some(pred) = crate::simd::shfl32(simd, mode, src, crate::warp::b_of(key0), crate::warp::c_of(key0), &mut d) {
+                        if let Some(pred) = crate::simd::shfl32(simd, mode, src, b, c, &mut d) {
                             regs.issued_by_all(None, site);
                             out.fill(|l| I::Out::decode(d[l as usize] as u64, pred >> l & 1 == 1));
                             return Ok(());
