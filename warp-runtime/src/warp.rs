@@ -978,10 +978,9 @@ impl<'r> WarpRun<'r> {
                 // awaited is reported as the step it returned in would.
                 self.exited = FULL;
                 self.regs.exited.set(FULL);
-                let posted = nonzero(&self.regs.key);
-                if posted != 0 {
+                if self.regs.any_posted() {
                     self.waiting = 0;
-                    return Err(self.not_awaited(posted, 0));
+                    return Err(self.not_awaited(nonzero(&self.regs.key), 0));
                 }
                 Ok(None)
             }

@@ -471,7 +471,12 @@ impl Direct {
         let k = core::any::type_name::<K>();
         REMEMBERED.with(|r| {
             let r = r.borrow();
-            r.entries.iter().flatten().find(|(name, _)| core::ptr::eq(*name, k) || *name == k).map(|&(_, d)| d).filter(|d| d.of::<K, A, R>())
+            let entries = r.entries.iter().flatten();
+            // The same type's name is normally the same string: addresses first, then contents.
+            let found = entries.clone().find(|(name, _)| core::ptr::eq(*name, k)).or_else(|| entries.clone().find(|(name, _)| *name == k));
+            // A kernel item's type fixes its argument and result types; the entry's function
+            // says they are these.
+            found.map(|&(_, d)| d).filter(|d| core::ptr::fn_addr_eq(d.direct, entry_direct::<A, R> as DirectEntry))
         })
     }
 
