@@ -67,23 +67,15 @@ impl Reducer {
                 let mut __wk_2_issued = ::warpkit::__private::wide::Lanes::new();
                 if __wk.dense() {
                     '__wk_lanes: for __wk_l in 0..32u32 {
-                        let __wk_g = __wk.lane(__wk_l);
-                        let w = &__wk.handle(__wk_l);
-                        __wk_2_issued.set(__wk_l, (w).elect());
-                        __wk_g.done();
-                    }
-                    __wk.enter(31);
-                } else {
-                    let __wk_it = __wk.lanes();
-                    let __wk_last = __wk_it.final_lane();
-                    '__wk_lanes: for __wk_l in __wk_it {
-                        let __wk_g = __wk.lane(__wk_l);
-                        let w = &__wk.handle(__wk_l);
-                        __wk_2_issued.set(__wk_l, (w).elect());
-                        __wk_g.done();
-                    }
-                    if let ::core::option::Option::Some(__wk_l) = __wk_last {
                         __wk.enter(__wk_l);
+                        let w = &__wk.handle(__wk_l);
+                        __wk_2_issued.set(__wk_l, (w).elect());
+                    }
+                } else {
+                    '__wk_lanes: for __wk_l in __wk.lanes() {
+                        __wk.enter(__wk_l);
+                        let w = &__wk.handle(__wk_l);
+                        __wk_2_issued.set(__wk_l, (w).elect());
                     }
                 }
                 __wk.settle()?;
@@ -92,63 +84,55 @@ impl Reducer {
                 if __wk.dense() {
                     __wk_1_x.assert_full();
                     '__wk_lanes: for __wk_l in 0..32u32 {
-                        let __wk_g = __wk.lane(__wk_l);
-                        let w = &__wk.handle(__wk_l);
-                        __wk_3_result
-                            .set(
-                                __wk_l,
-                                ::warpkit::__private::wide::result(
-                                    __wk_2_issued.take(__wk_l),
-                                ),
-                            );
-                        {
-                            let (_, is_leader) = __wk_3_result[__wk_l];
-                            __wk_4_is_leader.set(__wk_l, is_leader);
-                        }
-                        {
-                            let __wk_r = if __wk_4_is_leader[__wk_l] {
-                                __wk_1_x[__wk_l]
-                            } else {
-                                0
-                            };
-                            __wk_4_is_leader.drop_lane(__wk_l);
-                            __wk_1_x.drop_lane(__wk_l);
-                            __wk.ret(__wk_outs, __wk_l, __wk_r);
-                        }
-                        __wk_g.done();
-                    }
-                    __wk.enter(31);
-                } else {
-                    let __wk_it = __wk.lanes();
-                    let __wk_last = __wk_it.final_lane();
-                    '__wk_lanes: for __wk_l in __wk_it {
-                        let __wk_g = __wk.lane(__wk_l);
-                        let w = &__wk.handle(__wk_l);
-                        __wk_3_result
-                            .set(
-                                __wk_l,
-                                ::warpkit::__private::wide::result(
-                                    __wk_2_issued.take(__wk_l),
-                                ),
-                            );
-                        {
-                            let (_, is_leader) = __wk_3_result[__wk_l];
-                            __wk_4_is_leader.set(__wk_l, is_leader);
-                        }
-                        {
-                            let __wk_r = if __wk_4_is_leader[__wk_l] {
-                                __wk_1_x[__wk_l]
-                            } else {
-                                0
-                            };
-                            __wk_4_is_leader.drop_lane(__wk_l);
-                            __wk_1_x.drop_lane(__wk_l);
-                            __wk.ret(__wk_outs, __wk_l, __wk_r);
-                        }
-                        __wk_g.done();
-                    }
-                    if let ::core::option::Option::Some(__wk_l) = __wk_last {
                         __wk.enter(__wk_l);
+                        let w = &__wk.handle(__wk_l);
+                        __wk_3_result
+                            .set(
+                                __wk_l,
+                                ::warpkit::__private::wide::result(
+                                    __wk_2_issued.take(__wk_l),
+                                ),
+                            );
+                        {
+                            let (_, is_leader) = __wk_3_result[__wk_l];
+                            __wk_4_is_leader.set(__wk_l, is_leader);
+                        }
+                        {
+                            let __wk_r = if __wk_4_is_leader[__wk_l] {
+                                __wk_1_x[__wk_l]
+                            } else {
+                                0
+                            };
+                            __wk_4_is_leader.drop_lane(__wk_l);
+                            __wk_1_x.drop_lane(__wk_l);
+                            __wk.ret(__wk_outs, __wk_l, __wk_r);
+                        }
+                    }
+                } else {
+                    '__wk_lanes: for __wk_l in __wk.lanes() {
+                        __wk.enter(__wk_l);
+                        let w = &__wk.handle(__wk_l);
+                        __wk_3_result
+                            .set(
+                                __wk_l,
+                                ::warpkit::__private::wide::result(
+                                    __wk_2_issued.take(__wk_l),
+                                ),
+                            );
+                        {
+                            let (_, is_leader) = __wk_3_result[__wk_l];
+                            __wk_4_is_leader.set(__wk_l, is_leader);
+                        }
+                        {
+                            let __wk_r = if __wk_4_is_leader[__wk_l] {
+                                __wk_1_x[__wk_l]
+                            } else {
+                                0
+                            };
+                            __wk_4_is_leader.drop_lane(__wk_l);
+                            __wk_1_x.drop_lane(__wk_l);
+                            __wk.ret(__wk_outs, __wk_l, __wk_r);
+                        }
                     }
                 }
                 ::core::result::Result::Ok(())

@@ -16,29 +16,21 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
             if __wk.dense() {
                 __wk_1_x.assert_full();
                 '__wk_lanes: for __wk_l in 0..32u32 {
-                    let __wk_g = __wk.lane(__wk_l);
-                    let w = &__wk.handle(__wk_l);
-                    {
-                        let v = __wk_1_x[__wk_l];
-                        __wk_2_v.set(__wk_l, v);
-                    }
-                    __wk_g.done();
-                }
-                __wk.enter(31);
-            } else {
-                let __wk_it = __wk.lanes();
-                let __wk_last = __wk_it.final_lane();
-                '__wk_lanes: for __wk_l in __wk_it {
-                    let __wk_g = __wk.lane(__wk_l);
-                    let w = &__wk.handle(__wk_l);
-                    {
-                        let v = __wk_1_x[__wk_l];
-                        __wk_2_v.set(__wk_l, v);
-                    }
-                    __wk_g.done();
-                }
-                if let ::core::option::Option::Some(__wk_l) = __wk_last {
                     __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    {
+                        let v = __wk_1_x[__wk_l];
+                        __wk_2_v.set(__wk_l, v);
+                    }
+                }
+            } else {
+                '__wk_lanes: for __wk_l in __wk.lanes() {
+                    __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    {
+                        let v = __wk_1_x[__wk_l];
+                        __wk_2_v.set(__wk_l, v);
+                    }
                 }
             }
             for offset in [16, 8, 4, 2, 1] {
@@ -55,23 +47,15 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                     if __wk.dense() {
                         __wk_2_v.assert_full();
                         '__wk_lanes: for __wk_l in 0..32u32 {
-                            let __wk_g = __wk.lane(__wk_l);
-                            let w = &__wk.handle(__wk_l);
-                            __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
-                            __wk_g.done();
-                        }
-                        __wk.enter(31);
-                    } else {
-                        let __wk_it = __wk.lanes();
-                        let __wk_last = __wk_it.final_lane();
-                        '__wk_lanes: for __wk_l in __wk_it {
-                            let __wk_g = __wk.lane(__wk_l);
-                            let w = &__wk.handle(__wk_l);
-                            __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
-                            __wk_g.done();
-                        }
-                        if let ::core::option::Option::Some(__wk_l) = __wk_last {
                             __wk.enter(__wk_l);
+                            let w = &__wk.handle(__wk_l);
+                            __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
+                        }
+                    } else {
+                        '__wk_lanes: for __wk_l in __wk.lanes() {
+                            __wk.enter(__wk_l);
+                            let w = &__wk.handle(__wk_l);
+                            __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
                         }
                     }
                     let __wk_6_b: u32 = (offset);
@@ -87,23 +71,15 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                         __wk_2_v.assert_full();
                         __wk_7_result.assert_full();
                         '__wk_lanes: for __wk_l in 0..32u32 {
-                            let __wk_g = __wk.lane(__wk_l);
-                            let w = &__wk.handle(__wk_l);
-                            (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
-                            __wk_g.done();
-                        }
-                        __wk.enter(31);
-                    } else {
-                        let __wk_it = __wk.lanes();
-                        let __wk_last = __wk_it.final_lane();
-                        '__wk_lanes: for __wk_l in __wk_it {
-                            let __wk_g = __wk.lane(__wk_l);
-                            let w = &__wk.handle(__wk_l);
-                            (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
-                            __wk_g.done();
-                        }
-                        if let ::core::option::Option::Some(__wk_l) = __wk_last {
                             __wk.enter(__wk_l);
+                            let w = &__wk.handle(__wk_l);
+                            (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
+                        }
+                    } else {
+                        '__wk_lanes: for __wk_l in __wk.lanes() {
+                            __wk.enter(__wk_l);
+                            let w = &__wk.handle(__wk_l);
+                            (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
                         }
                     }
                 }
@@ -111,33 +87,25 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
             if __wk.dense() {
                 __wk_2_v.assert_full();
                 '__wk_lanes: for __wk_l in 0..32u32 {
-                    let __wk_g = __wk.lane(__wk_l);
-                    let w = &__wk.handle(__wk_l);
-                    {
-                        let __wk_r = __wk_2_v[__wk_l];
-                        __wk_2_v.drop_lane(__wk_l);
-                        __wk_1_x.drop_lane(__wk_l);
-                        __wk.ret(__wk_outs, __wk_l, __wk_r);
-                    }
-                    __wk_g.done();
-                }
-                __wk.enter(31);
-            } else {
-                let __wk_it = __wk.lanes();
-                let __wk_last = __wk_it.final_lane();
-                '__wk_lanes: for __wk_l in __wk_it {
-                    let __wk_g = __wk.lane(__wk_l);
-                    let w = &__wk.handle(__wk_l);
-                    {
-                        let __wk_r = __wk_2_v[__wk_l];
-                        __wk_2_v.drop_lane(__wk_l);
-                        __wk_1_x.drop_lane(__wk_l);
-                        __wk.ret(__wk_outs, __wk_l, __wk_r);
-                    }
-                    __wk_g.done();
-                }
-                if let ::core::option::Option::Some(__wk_l) = __wk_last {
                     __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    {
+                        let __wk_r = __wk_2_v[__wk_l];
+                        __wk_2_v.drop_lane(__wk_l);
+                        __wk_1_x.drop_lane(__wk_l);
+                        __wk.ret(__wk_outs, __wk_l, __wk_r);
+                    }
+                }
+            } else {
+                '__wk_lanes: for __wk_l in __wk.lanes() {
+                    __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    {
+                        let __wk_r = __wk_2_v[__wk_l];
+                        __wk_2_v.drop_lane(__wk_l);
+                        __wk_1_x.drop_lane(__wk_l);
+                        __wk.ret(__wk_outs, __wk_l, __wk_r);
+                    }
                 }
             }
             ::core::result::Result::Ok(())

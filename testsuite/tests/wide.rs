@@ -312,3 +312,181 @@ fn a_lane_drops_its_values_when_it_returns() {
         assert_eq!(log.into_inner(), vec![32; 32]);
     }
 }
+
+// ---- cases from the review of this session's speed-ups (each differed, or failed to compile).
+
+// The direct run takes the form the kernel's first lane offers, every time: kernels whose types
+// print the same (two local `struct S`, two closures) or whose instantiations compile to the same
+// code must each run their own (a per-thread cache keyed by the type's name did not).
+
+pub trait Offset {
+    const OFF: u32;
+}
+
+/// A generic kernel: its form (and the body behind it) depends on `T`.
+#[warp_kernel]
+fn shifted<T: Offset>(w: &Warp, x: u32) -> u32 {
+    w.shfl_xor(x, T::OFF)
+}
+
+/// Two `struct S` in two blocks of one function: two types, one `type_name`, so `shifted::<S>`
+/// prints the same for both.
+#[test]
+fn direct_runs_of_instantiations_named_alike() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32);
+    let first = {
+        struct S;
+        impl Offset for S {
+            const OFF: u32 = 1;
+        }
+        both().races(false).run_with(&x, shifted::<S>).unwrap()
+    };
+    assert_eq!(first[0], 1);
+    let second = {
+        struct S;
+        impl Offset for S {
+            const OFF: u32 = 16;
+        }
+        // Lane 0 reads lane 16.
+        both().races(false).run_with(&x, shifted::<S>).unwrap()
+    };
+    assert_eq!(second[0], 16);
+}
+
+/// A generic kernel over the closure it is given (each closure its own instantiation).
+#[warp_kernel]
+fn apply<F: Fn(u32) -> u32 + Copy>(w: &Warp, f: F) -> u32 {
+    let v = f(w.lane_id());
+    w.redux_add(v)
+}
+
+/// Two closures of one function have one `type_name`, so `apply::<C1>` and `apply::<C2>` do too
+/// (and in an optimized build their `entry_direct` instances are one function).
+#[test]
+fn direct_runs_of_two_closures() {
+    let id = |l: u32| l;
+    let twice = |l: u32| 2 * l;
+    let ex = Executor::new().races(false);
+    assert_eq!(ex.run_with(&[id; 32], apply).unwrap()[0], 496);
+    let per_lane = ex.wide(false).run_with(&[twice; 32], apply).unwrap();
+    let wide = ex.wide(true).run_with(&[twice; 32], apply).unwrap();
+    assert_eq!(per_lane[0], 992);
+    assert_eq!(wide, per_lane);
+}
+
+pub trait Arg {
+    type In: Copy;
+    fn get(x: Self::In) -> u32;
+}
+
+#[warp_kernel]
+fn via<T: Arg>(w: &Warp, x: T::In) -> u32 {
+    let v = T::get(x);
+    w.redux_max(v)
+}
+
+/// The same with different argument types (`entry_direct::<u32, u32>` and `::<i32, u32>` are one
+/// function in an optimized build).
+#[test]
+fn direct_runs_with_other_argument_types() {
+    let ex = Executor::new().races(false);
+    {
+        struct S;
+        impl Arg for S {
+            type In = u32;
+            fn get(x: u32) -> u32 {
+                x / 2
+            }
+        }
+        assert_eq!(ex.run_with(&[10u32; 32], via::<S>).unwrap()[0], 5);
+    }
+    struct S;
+    impl Arg for S {
+        type In = i32;
+        fn get(x: i32) -> u32 {
+            x.unsigned_abs()
+        }
+    }
+    // The same `type_name` as the block's `S`.
+    let per_lane = ex.wide(false).run_with(&[-4i32; 32], via::<S>).unwrap();
+    let wide = ex.wide(true).run_with(&[-4i32; 32], via::<S>).unwrap();
+    assert_eq!(wide, per_lane);
+}
+
+// A lane's code runs as that lane for memory accesses (the race detector names it), also in a
+// function the macro cannot see into.
+
+/// A plain helper the macro cannot see into: a store to global memory.
+fn put(s: GlobalSlice<'_, u32>, v: u32) {
+    s.store(0, v);
+}
+
+/// Every lane stores to element 0 between two instructions: a race between the warp's threads.
+#[warp_kernel]
+fn racy(w: &Warp, s: GlobalSlice<'_, u32>) -> u32 {
+    put(s, w.lane_id());
+    w.redux_add(1u32)
+}
+
+#[test]
+fn lane_code_memory_accesses_keep_their_lane() {
+    let buf = GlobalBuffer::<u32>::zeroed(1);
+    let s = buf.slice();
+    let per_lane = Executor::new().races(true).wide(false).run_with(&[s; 32], racy);
+    let before = warpkit::wide_runs();
+    let wide = Executor::new().races(true).wide(true).run_with(&[s; 32], racy);
+    assert_eq!(warpkit::wide_runs() - before, 1, "racy runs warp-wide");
+    assert!(per_lane.is_err(), "per lane: {per_lane:?}");
+    assert_eq!(format!("{per_lane:?}"), format!("{wide:?}"));
+}
+
+// The run's clock starts with the run (not at its 1024th step).
+
+#[test]
+fn time_limit_counts_the_first_steps() {
+    let limit = std::time::Duration::from_millis(50);
+    let started = std::time::Instant::now();
+    let r = Executor::new().wide(false).races(false).time_limit(Some(limit)).run(async |w: &Warp<'_>| {
+        let mut v = w.lane_id();
+        // About 1100 steps, each spending ~0.3 ms in lane 0.
+        for _ in 0..1100 {
+            if w.lane_id() == 0 {
+                let t = std::time::Instant::now();
+                while t.elapsed() < std::time::Duration::from_micros(300) {}
+            }
+            v = w.shfl_xor(v, 1).await;
+        }
+        v
+    });
+    let took = started.elapsed();
+    assert!(took > 4 * limit);
+    assert!(matches!(r, Err(WarpError::TimeLimit { .. })), "a run of {took:?} under a limit of {limit:?} ended {:?}", r.map(|_| ()));
+}
+
+/// A handle method of the user's own that returns a borrow of the handle, kept in a per-lane
+/// `let` across an instruction: the form's handles live as long as the form.
+pub trait Me {
+    fn me(&self) -> &Self;
+}
+
+impl Me for Warp<'_> {
+    fn me(&self) -> &Self {
+        self
+    }
+}
+
+#[warp_kernel]
+fn keeps_handle_borrow(w: &Warp, x: u32) -> u32 {
+    let me = w.me();
+    let v = w.shfl_xor(x, 1);
+    v + me.lane_id()
+}
+
+#[test]
+fn a_handle_borrow_kept_across_an_instruction() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32);
+    let before = warpkit::wide_runs();
+    let out = both().races(false).run_with(&x, keeps_handle_borrow).unwrap();
+    assert_eq!(warpkit::wide_runs() - before, 2, "warp-wide, with the portable code and the vector units");
+    assert_eq!(out[3], 2 + 3);
+}

@@ -379,30 +379,22 @@ impl<'p> Gen<'p> {
         let handle_of = if self.stable_handles { quote!(&__wk_hs[__wk_l as usize]) } else { quote!(&__wk.handle(__wk_l)) };
         // When every lane is live and runs in ascending order, the stretch is a plain loop over
         // 0..32 in which the per-lane variables it reads were set for every lane (checked once
-        // here, so that each read's check folds away); otherwise, the live lanes in order. A lane
-        // is the current one only if it panics (its guard's drop says so, at no cost while it
-        // does not); after the loop the current lane is the last one, as after a step.
+        // here, so that each read's check folds away); otherwise, the live lanes in order. Each
+        // lane is the current one while it runs: a function its code calls may access memory
+        // (the race detector names the lane), and a panic is its own.
         self.out.push(quote! {
             if __wk.dense() {
                 #(#full.assert_full();)*
                 '__wk_lanes: for __wk_l in 0..32u32 {
-                    let __wk_g = __wk.lane(__wk_l);
-                    let #w = #handle_of;
-                    #(#pending)*
-                    __wk_g.done();
-                }
-                __wk.enter(31);
-            } else {
-                let __wk_it = __wk.lanes();
-                let __wk_last = __wk_it.final_lane();
-                '__wk_lanes: for __wk_l in __wk_it {
-                    let __wk_g = __wk.lane(__wk_l);
-                    let #w = #handle_of;
-                    #(#pending)*
-                    __wk_g.done();
-                }
-                if let ::core::option::Option::Some(__wk_l) = __wk_last {
                     __wk.enter(__wk_l);
+                    let #w = #handle_of;
+                    #(#pending)*
+                }
+            } else {
+                '__wk_lanes: for __wk_l in __wk.lanes() {
+                    __wk.enter(__wk_l);
+                    let #w = #handle_of;
+                    #(#pending)*
                 }
             }
         });
@@ -1457,8 +1449,17 @@ fn plain_uniform(g: &Gen<'_>, e: &Expr) -> bool {
     }
 }
 
-/// Whether `handle` appears in `block` only as the receiver of method calls (`w.lane_id()`), not
-/// as a value (`let h = w;`, `f(w)`, inside a macro's tokens).
+/// Handle methods that return plain values (no borrow of the handle).
+const QUERIES: &[&str] = &[
+    "lane_id", "lanemask_eq", "lanemask_lt", "lanemask_le", "lanemask_gt", "lanemask_ge", "tid", "ntid", "ctaid", "nctaid",
+    "thread_rank", "block_size", "warp_in_block", "block_rank", "warp_index", "global_id", "cluster_ctarank", "cluster_nctarank",
+    "clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid", "is_explicit_cluster", "membermask", "width", "rank", "size",
+];
+
+/// Whether `handle` appears in `block` only as the receiver of the handle's own methods that keep
+/// no borrow of it (instructions, `tile`/`group`, queries such as `lane_id`), not as a value
+/// (`let h = w;`, `f(w)`, inside a macro's tokens) nor as the receiver of another method (a
+/// trait's, which may return a borrow of it).
 fn only_receiver(block: &Block, handle: &syn::Ident) -> bool {
     struct Uses<'h> {
         handle: &'h syn::Ident,
@@ -1467,7 +1468,12 @@ fn only_receiver(block: &Block, handle: &syn::Ident) -> bool {
     impl<'ast> syn::visit::Visit<'ast> for Uses<'_> {
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             match &*m.receiver {
-                Expr::Path(p) if p.path.is_ident(self.handle) => {}
+                Expr::Path(p) if p.path.is_ident(self.handle) => {
+                    let name = m.method.to_string();
+                    if !(crate::intrinsics::is_suspending(&name) || crate::intrinsics::is_deriving(&name) || QUERIES.contains(&name.as_str())) {
+                        self.ok = false;
+                    }
+                }
                 other => self.visit_expr(other),
             }
             for a in &m.args {

@@ -31,6 +31,7 @@ pub(crate) const CLOCK_EVERY: u32 = 1024;
 
 /// A run's time limit and when the run started. The loops that run warps count their own steps
 /// (a local counter stays in a register) and ask every [`CLOCK_EVERY`].
+#[derive(Clone, Copy)]
 pub(crate) struct Deadline {
     limit: Duration,
     started: Instant,
@@ -432,9 +433,8 @@ impl Executor {
         // Made at the first barrier: a kernel without one does not pay for it.
         let mut barriers: Option<Barriers> = None;
         let mut idle_steps = 0;
-        // The clock starts at the first look (after `CLOCK_EVERY` steps): a short run never
-        // reads it.
-        let (mut deadline, mut clock) = (None, CLOCK_EVERY);
+        let (deadline, mut clock) = (Deadline::start(self.time_limit), CLOCK_EVERY);
+        run.deadline = deadline;
         let races = self.current_races().then(|| {
             let pos = regs.pos();
             crate::race::RunRaces::new(pos.nctaid, pos.ntid, pos.cluster, !self.target.independent_scheduling())
@@ -459,9 +459,6 @@ impl Executor {
             clock -= 1;
             if clock == 0 {
                 clock = CLOCK_EVERY;
-                if deadline.is_none() {
-                    deadline = Deadline::start(self.time_limit);
-                }
                 if let Some((d, elapsed)) = deadline.as_ref().and_then(|d| Some((d, d.passed()?))) {
                     let detail = format!("{idle_steps} of the last steps only spun");
                     break Err(WarpError::TimeLimit { limit: d.limit(), elapsed, detail, blocks: vec![crate::block::block_report(core::slice::from_ref(&run))] });

@@ -32,6 +32,51 @@ std::thread_local! {
     static CURRENT: Cell<*const Regs> = const { Cell::new(core::ptr::null()) };
     /// Writes to memory by kernels on this thread (stores, atomics), ever.
     static WRITES: Cell<u64> = const { Cell::new(0) };
+    /// The registers of the warp whose warp-wide form runs on this thread, or null, and the lane
+    /// whose code the form runs: a thread-local, not the registers' own `current`, because the
+    /// form's loops store it for every lane, and a store to a thread-local cannot change the
+    /// form's per-lane values (a store through the registers' reference might, for all the
+    /// compiler knows, and would keep them out of registers).
+    static FORM_REGS: Cell<*const Regs> = const { Cell::new(core::ptr::null()) };
+    static FORM_LANE: Cell<u32> = const { Cell::new(0) };
+}
+
+/// While a warp-wide form of `regs`' warp runs (see `crate::wide::WideCtx`): the lane its code
+/// runs is [`form_lane`]'s, not the registers'. On drop, the registers' `current` is that lane
+/// and the previous form (if any: a lane's code may run a warp of its own) is restored.
+pub(crate) struct FormCurrent {
+    regs: *const Regs,
+    previous: (*const Regs, u32),
+}
+
+impl FormCurrent {
+    #[inline(always)]
+    pub(crate) fn enter(regs: &Regs) -> FormCurrent {
+        let previous = (FORM_REGS.with(|c| c.replace(regs)), FORM_LANE.with(|c| c.replace(regs.current_lane())));
+        FormCurrent { regs, previous }
+    }
+
+    /// The registers' `current` made the form's lane (before the engine reads them).
+    #[inline(always)]
+    pub(crate) fn sync(&self) {
+        // SAFETY: the form that made this guard keeps its registers alive while it lives.
+        unsafe { (*self.regs).set_current(FORM_LANE.with(Cell::get)) };
+    }
+}
+
+impl Drop for FormCurrent {
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.sync();
+        FORM_REGS.with(|c| c.set(self.previous.0));
+        FORM_LANE.with(|c| c.set(self.previous.1));
+    }
+}
+
+/// Lane `lane`'s code runs now, in the warp-wide form of this thread's [`FormCurrent`].
+#[inline(always)]
+pub(crate) fn form_lane(lane: u32) {
+    FORM_LANE.with(|c| c.set(lane));
 }
 
 /// While alive, `regs` is the current warp of this thread (its lanes are the ones polled); on drop
@@ -61,7 +106,10 @@ pub(crate) fn current() -> Option<(&'static Regs, u32)> {
     // SAFETY: `CURRENT` is non-null only while a `Current` guard lives, which its driver keeps for
     // no longer than the registers it names; the reference is used only while a lane of that
     // warp is polled, on this thread.
-    unsafe { regs.as_ref() }.map(|r| (r, r.current_lane()))
+    unsafe { regs.as_ref() }.map(|r| {
+        let lane = if FORM_REGS.with(Cell::get) == regs { FORM_LANE.with(Cell::get) } else { r.current_lane() };
+        (r, lane)
+    })
 }
 
 /// The number of writes kernels made on this thread so far.

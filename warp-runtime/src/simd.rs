@@ -11,7 +11,8 @@
 //! against `semantics::shfl` (on x86-64 here, and on aarch64 under qemu: DEVELOPMENT.md).
 //!
 //! `WARPKIT_SIMD=0` in the environment, or [`Executor::simd(false)`](crate::Executor::simd),
-//! keeps the portable code.
+//! keeps the portable code. The operations themselves are the crate's own: a [`Simd`] value
+//! made outside it cannot run instructions the CPU lacks.
 
 use core::mem::MaybeUninit;
 
@@ -245,7 +246,7 @@ fn shfl_neon(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>
 /// when `c` is not a whole-warp segment (`0x1f`, or `0` for `.up`; the caller then takes the
 /// general path).
 #[inline]
-pub fn shfl32(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: u32, d: &mut [u32; 32]) -> Option<u32> {
+pub(crate) fn shfl32(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: u32, d: &mut [u32; 32]) -> Option<u32> {
     // SAFETY: a write-only view of initialized `u32`s; only `u32` values are written through it.
     shfl32_into(simd, mode, a, b, c, unsafe { &mut *(d as *mut [u32; 32] as *mut [MaybeUninit<u32>; 32]) })
 }
@@ -334,7 +335,7 @@ fn nonzero_neon(a: &[u32; 32]) -> u32 {
 
 /// The lanes whose `a` is not zero (the predicates `vote.sync` reads).
 #[inline]
-pub fn nonzero(simd: Simd, a: &[u32; 32]) -> u32 {
+pub(crate) fn nonzero(simd: Simd, a: &[u32; 32]) -> u32 {
     match simd {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Simd::Avx512` is only made when the CPU has AVX-512F.
@@ -379,7 +380,7 @@ fn redux_avx2(op: ReduxOp, ty: ReduxType, a: &[u32; 32]) -> u32 {
 
 /// `redux.sync` (integer and bitwise) over all 32 lanes.
 #[inline]
-pub fn redux32(simd: Simd, op: ReduxOp, ty: ReduxType, a: &[u32; 32]) -> u32 {
+pub(crate) fn redux32(simd: Simd, op: ReduxOp, ty: ReduxType, a: &[u32; 32]) -> u32 {
     match simd {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Simd::Avx512` is only made when the CPU has AVX-512F; the fold is compiled

@@ -716,6 +716,9 @@ pub(crate) struct WarpRun<'r> {
     tracing: bool,
     /// How long one warp-wide run of a kernel may take ([`crate::wide`]).
     wide_limit: Option<std::time::Duration>,
+    /// The run's deadline, when its driver shares it with warp-wide forms (which otherwise start
+    /// their own clock when they start).
+    pub(crate) deadline: Option<crate::exec::Deadline>,
     /// The vector instructions warp-wide runs use ([`crate::simd`]).
     pub(crate) simd: crate::simd::Simd,
 }
@@ -743,6 +746,7 @@ impl<'r> WarpRun<'r> {
             trace: core::cell::RefCell::new(None),
             tracing: false,
             wide_limit: None,
+            deadline: None,
             simd: crate::simd::Simd::Portable,
         }
     }
@@ -938,14 +942,6 @@ impl<'r> WarpRun<'r> {
         let mut exited = self.exited;
         let seq = Seq::new(self.runnable, &self.order);
         let (first, rest) = seq.lanes().split_at(seq.lanes().len().min(1));
-        if let Some(&lane) = first.first() {
-            // A kernel whose form an earlier direct run on this thread found: its first lane
-            // would offer it again (and run nothing else); the run is the form at once.
-            if let Some(direct) = crate::wide::Direct::remembered::<K, A, F::Output>() {
-                self.regs.set_current(lane as u32);
-                return self.direct(&direct, args, douts);
-            }
-        }
         let step = self.poll_lanes(futs.as_mut(), start, outs, first, &mut exited);
         if let (Ok(()), Some(&lane)) = (&step, first.first()) {
             let lane = lane as u32;
@@ -954,7 +950,6 @@ impl<'r> WarpRun<'r> {
                     self.regs.offered.set(0);
                     // Suspended at its offer, having run nothing of the kernel.
                     futs.drop_lane(lane);
-                    direct.remember::<K>();
                     return self.direct(&direct, args, douts);
                 }
             }
@@ -969,7 +964,7 @@ impl<'r> WarpRun<'r> {
         self.started = true;
         let args = args as *const [A; 32] as *const ();
         let douts = douts as *mut crate::wide::Lanes<R> as *mut ();
-        let limit = self.wide_limit;
+        let limit = self.deadline.or_else(|| crate::exec::Deadline::start(self.wide_limit));
         // SAFETY: the caller checked the form and its types (`Direct::of`); `A` is `Copy`.
         let run = catch_lane_panic(|| unsafe { crate::wide::run_direct(self, direct, args, douts, limit) });
         match run {
@@ -1091,7 +1086,7 @@ impl<'r> WarpRun<'r> {
             crate::wide::decline(offered, &offers);
             return Ok(());
         }
-        let limit = self.wide_limit;
+        let limit = self.deadline.or_else(|| crate::exec::Deadline::start(self.wide_limit));
         // The form's run is progress: the lanes are not spinning while they wait to return.
         regs.mem_progress.set(true);
         match catch_lane_panic(|| crate::wide::run_offers(self, offered, offers, limit)) {

@@ -442,7 +442,6 @@ unsafe fn entry_direct<A, R>(ctx: &mut WideCtx<'_, '_>, body: *const (), args: *
 /// A kernel's warp-wide form, taken from its offer before any lane runs: what a run that starts
 /// the kernel itself (`Executor::run_with(&args, kernel)`, not a closure that calls it) runs
 /// without making the lanes' futures. The run is the one the offers of every lane would make.
-#[derive(Clone, Copy)]
 pub(crate) struct Direct {
     direct: DirectEntry,
     body: *const (),
@@ -450,47 +449,7 @@ pub(crate) struct Direct {
     kernel: &'static str,
 }
 
-/// The forms that direct runs on this thread found (`Direct::remember`), by the kernel's type
-/// name: a run of the same kernel again need not poll its first lane to find its form.
-struct Remembered {
-    entries: [Option<(&'static str, Direct)>; 4],
-    next: usize,
-}
-
-std::thread_local! {
-    static REMEMBERED: core::cell::RefCell<Remembered> = const { core::cell::RefCell::new(Remembered { entries: [None; 4], next: 0 }) };
-}
-
 impl Direct {
-    /// The form of kernel `K` (a `#[warp_kernel]` fn item), taking `A` and giving `R`, if a
-    /// direct run of `K` on this thread found it ([`remember`](Self::remember)). A kernel item
-    /// whose run is warp-wide offers its form at its entry every time (its first statement, when
-    /// the run takes forms), so the first lane's poll would find the same.
-    #[inline]
-    pub(crate) fn remembered<K, A, R>() -> Option<Direct> {
-        let k = core::any::type_name::<K>();
-        REMEMBERED.with(|r| {
-            let r = r.borrow();
-            let entries = r.entries.iter().flatten();
-            // The same type's name is normally the same string: addresses first, then contents.
-            let found = entries.clone().find(|(name, _)| core::ptr::eq(*name, k)).or_else(|| entries.clone().find(|(name, _)| *name == k));
-            // A kernel item's type fixes its argument and result types; the entry's function
-            // says they are these.
-            found.map(|&(_, d)| d).filter(|d| core::ptr::fn_addr_eq(d.direct, entry_direct::<A, R> as DirectEntry))
-        })
-    }
-
-    /// Remembers this form as `K`'s (after [`of`](Self::of) said it is).
-    pub(crate) fn remember<K>(&self) {
-        let k = core::any::type_name::<K>();
-        REMEMBERED.with(|r| {
-            let mut r = r.borrow_mut();
-            let at = r.next % 4;
-            r.entries[at] = Some((k, *self));
-            r.next = at + 1;
-        });
-    }
-
     /// The form lane `lane` offered in the step just polled, if it did.
     pub(crate) fn offered(regs: &Regs, lane: u32) -> Option<Direct> {
         let offered = regs.offered.get();
@@ -526,11 +485,11 @@ pub(crate) unsafe fn run_direct<'r>(
     direct: &Direct,
     args: *const (),
     outs: *mut (),
-    time_limit: Option<std::time::Duration>,
+    deadline: Option<crate::exec::Deadline>,
 ) -> Result<(), WarpError> {
     let live = !run.exited;
     let own = core::cell::OnceCell::new();
-    let mut ctx = WideCtx::new(run, live, [core::ptr::null(); 32], None, &own, time_limit);
+    let mut ctx = WideCtx::new(run, live, [core::ptr::null(); 32], None, &own, deadline);
     // SAFETY: the caller's contract.
     unsafe { (direct.direct)(&mut ctx, direct.body, args, outs) }
 }
@@ -552,42 +511,6 @@ pub struct LaneIter {
     /// The run's permutation (`None`: ascending).
     order: Option<[u8; 32]>,
     at: usize,
-}
-
-impl LaneIter {
-    /// The lane the loop ends with, if any.
-    #[inline(always)]
-    pub fn final_lane(&self) -> Option<u32> {
-        match &self.order {
-            None => (self.mask != 0).then(|| 31 - self.mask.leading_zeros()),
-            Some(order) => order.iter().rev().map(|&l| l as u32 & 31).find(|&l| self.mask >> l & 1 == 1),
-        }
-    }
-}
-
-/// A lane running its part of a stretch. It costs nothing while the lane does not panic; if it
-/// does, dropping the guard in the unwinding makes the lane the current one, as the per-lane
-/// executor's poll of it would have (the report names it).
-pub struct LaneGuard<'r> {
-    regs: &'r Regs,
-    lane: u32,
-}
-
-impl LaneGuard<'_> {
-    /// The lane finished its part of the stretch.
-    #[inline(always)]
-    pub fn done(self) {
-        core::mem::forget(self);
-    }
-}
-
-impl Drop for LaneGuard<'_> {
-    #[inline(always)]
-    fn drop(&mut self) {
-        // Reached while unwinding, or when the lane returned (`continue`): either way it is the
-        // lane that ran last.
-        self.regs.set_current(self.lane);
-    }
 }
 
 impl Iterator for LaneIter {
@@ -621,6 +544,8 @@ impl Iterator for LaneIter {
 /// completes the instructions they issue.
 pub struct WideCtx<'c, 'r> {
     run: &'c mut WarpRun<'r>,
+    /// This form's lane for memory accesses and reports (`crate::mem::FormCurrent`).
+    current: crate::mem::FormCurrent,
     /// The lanes that have returned: the run's, kept here while the form runs (a field of the
     /// form's own context stays in a register through a stretch's loop; the run's, behind a
     /// second reference, would be stored at every lane) and given back to the run before the
@@ -632,7 +557,6 @@ pub struct WideCtx<'c, 'r> {
     /// Settles since the last look at the clock, and the run's deadline.
     clock: u32,
     deadline: Option<crate::exec::Deadline>,
-    time_limit: Option<std::time::Duration>,
     /// Each lane's handle, as it offered the form (`None`: each lane's is the warp's own,
     /// made when asked for).
     hs: Option<&'c [Warp<'r>; 32]>,
@@ -829,12 +753,13 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         offers: [*const Offer; 32],
         hs: Option<&'c [Warp<'r>; 32]>,
         own: &'c core::cell::OnceCell<[Warp<'r>; 32]>,
-        time_limit: Option<std::time::Duration>,
+        deadline: Option<crate::exec::Deadline>,
     ) -> Self {
         let full_warp = hs.is_none_or(whole_warp);
         WIDE_RUNS.with(|c| c.set(c.get() + 1));
         let exited = run.exited;
-        WideCtx { run, exited, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline: None, time_limit, hs, own, pending: None, full_warp }
+        let current = crate::mem::FormCurrent::enter(run.regs);
+        WideCtx { run, current, exited, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline, hs, own, pending: None, full_warp }
     }
 
     fn offer(&self, lane: u32) -> &Offer {
@@ -863,13 +788,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// Lane `lane` runs now (for its memory accesses and, if it panics, the report).
     #[inline(always)]
     pub fn enter(&self, lane: u32) {
-        self.run.regs.set_current(lane);
-    }
-
-    /// Lane `lane` runs its part of the current stretch (see [`LaneGuard`]).
-    #[inline(always)]
-    pub fn lane(&self, lane: u32) -> LaneGuard<'r> {
-        LaneGuard { regs: self.run.regs, lane }
+        crate::mem::form_lane(lane);
     }
 
     /// Every lane's handle, as the kernel received it (lanes that did not offer get the
@@ -910,6 +829,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         self.pending = None;
         self.tick()?;
         self.run.exited = self.exited;
+        self.current.sync();
         let hs = self.hs;
         let run = &mut *self.run;
         let handle = |l: u32| handle_of(hs, run.regs, l);
@@ -1033,6 +953,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     pub fn settle(&mut self) -> Result<(), WarpError> {
         self.tick()?;
         self.run.exited = self.exited;
+        self.current.sync();
         self.run.settle_wide()
     }
 
@@ -1043,12 +964,9 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         self.clock -= 1;
         if self.clock == 0 {
             self.clock = crate::exec::CLOCK_EVERY;
-            // The clock starts at the first look: a short run never reads it.
-            if self.deadline.is_none() {
-                self.deadline = crate::exec::Deadline::start(self.time_limit);
-            }
             if let Some((d, elapsed)) = self.deadline.as_ref().and_then(|d| Some((d, d.passed()?))) {
                 self.run.exited = self.exited;
+                self.current.sync();
                 let blocks = vec![crate::block::block_report(core::slice::from_ref(&*self.run))];
                 let detail = "the warp ran warp-wide (a uniform loop that does not end?)".to_string();
                 return Err(WarpError::TimeLimit { limit: d.limit(), elapsed, detail, blocks });
@@ -1076,6 +994,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
 impl Drop for WideCtx<'_, '_> {
     fn drop(&mut self) {
         self.run.exited = self.exited;
+        self.current.sync();
         // A lane panicked in a stretch that ends with an instruction the form issues itself:
         // the lanes that got there first wait at it, as their posts would show.
         if let Some((op, site)) = self.pending.take() {
@@ -1107,7 +1026,7 @@ fn whole_warp(hs: &[Warp<'_>; 32]) -> bool {
 }
 
 /// Runs the warp-wide form that the lanes of `offered` (every live lane of `run`) offered.
-pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Offer; 32], time_limit: Option<std::time::Duration>) -> Result<(), WarpError> {
+pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Offer; 32], deadline: Option<crate::exec::Deadline>) -> Result<(), WarpError> {
     let first = offered.trailing_zeros();
     // SAFETY: the lanes of `offered` posted these offers in this step and wait at them.
     let (entry, body) = unsafe { ((*offers[first as usize]).kind.entry, (*offers[first as usize]).body) };
@@ -1123,7 +1042,7 @@ pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Of
         }
     });
     let own = core::cell::OnceCell::new();
-    let mut ctx = WideCtx::new(run, offered, offers, Some(&hs), &own, time_limit);
+    let mut ctx = WideCtx::new(run, offered, offers, Some(&hs), &own, deadline);
     // SAFETY: `same_offers` checked that every lane offered this entry and body.
     let result = unsafe { entry(&mut ctx, body) };
     // The lanes return from their futures in the next step, each with its result.
