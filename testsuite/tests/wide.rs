@@ -490,3 +490,222 @@ fn a_handle_borrow_kept_across_an_instruction() {
     assert_eq!(warpkit::wide_runs() - before, 2, "warp-wide, with the portable code and the vector units");
     assert_eq!(out[3], 2 + 3);
 }
+
+// ---- cases from the second review (each differed, or was unsound).
+
+// An isolated run's flight recorder names the lane a form was running when it died.
+
+/// Lane 5 dies between two instructions (an abort: what an isolated run is for).
+#[warp_kernel]
+fn aborts_in_lane_five(w: &Warp, x: u32) -> u32 {
+    let v = w.shfl_xor(x, 1);
+    if w.lane_id() == 5 {
+        std::process::abort();
+    }
+    w.redux_add(v)
+}
+
+/// The child's `Aborted` report names the lane it was running: lane 5, both ways (the form keeps
+/// its lane apart from the registers; the recorder asks for the running lane).
+#[test]
+fn isolated_abort_names_the_lane_that_died() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32);
+    let lane_of = |wide: bool| {
+        let err = Executor::new().races(false).wide(wide).isolated(true).run_with(&x, aborts_in_lane_five).unwrap_err();
+        match &err {
+            WarpError::Aborted { lane, .. } => *lane,
+            other => panic!("wide {wide}: {other:?}"),
+        }
+    };
+    let per_lane = lane_of(false);
+    let wide = lane_of(true);
+    assert_eq!(per_lane, Some(5));
+    assert_eq!(wide, per_lane, "the warp-wide child's report names another lane");
+}
+
+// The instructions of short forms count toward the run's clock.
+
+#[warp_kernel]
+fn five_shuffles(w: &Warp, x: u32) -> u32 {
+    let mut v = x;
+    for offset in [16, 8, 4, 2, 1] {
+        v = v.wrapping_add(w.shfl_xor(v, offset));
+    }
+    v
+}
+
+/// A per-lane kernel that calls a warp-wide kernel 600 times, lane 0 spending 0.5 ms per call:
+/// about 300 ms under a limit of 50 ms. Per lane, each call is five steps, and the run's clock,
+/// read every 1024 steps, ends the run; warp-wide, each call's five instructions count on the
+/// run's one counter too.
+#[test]
+fn short_forms_count_toward_the_time_limit() {
+    let limit = std::time::Duration::from_millis(50);
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32);
+    for wide in [false, true] {
+        let started = std::time::Instant::now();
+        let before = warpkit::wide_runs();
+        let r = Executor::new().wide(wide).races(false).time_limit(Some(limit)).run_with(&x, async |w: &Warp<'_>, x: u32| {
+            let mut s = x;
+            for _ in 0..600 {
+                if w.lane_id() == 0 {
+                    let t = std::time::Instant::now();
+                    while t.elapsed() < std::time::Duration::from_micros(500) {}
+                }
+                s = five_shuffles(w, s).await;
+            }
+            s
+        });
+        let took = started.elapsed();
+        let forms = warpkit::wide_runs() - before;
+        assert!(matches!(r, Err(WarpError::TimeLimit { .. })), "wide {wide} ({forms} forms): a run of {took:?} under a limit of {limit:?} ended {:?}", r.map(|_| ()));
+    }
+}
+
+// A form in a grid reads the grid's clock.
+
+#[warp_kernel]
+fn endless_in_a_grid(w: &Warp, x: u32) -> u32 {
+    let n = 0u32;
+    let mut v = x;
+    while n < 1 {
+        v = w.shfl_xor(v, 1);
+    }
+    v
+}
+
+/// A one-warp grid under a limit of 200 ms: lane 0 first computes for 150 ms, then the warp
+/// enters an endless uniform loop. Both ways the grid's clock (started with the launch) ends it
+/// at about 200 ms (a form with a clock of its own ran about 350).
+#[test]
+fn a_form_in_a_grid_keeps_the_grids_time_limit() {
+    let limit = std::time::Duration::from_millis(200);
+    for wide in [false, true] {
+        let started = std::time::Instant::now();
+        let r = Grid::new(32).executor(Executor::new().wide(wide).races(false).time_limit(Some(limit))).run(async |w: &Warp<'_>| {
+            if w.lane_id() == 0 {
+                let t = std::time::Instant::now();
+                while t.elapsed() < std::time::Duration::from_millis(150) {}
+            }
+            let _ = endless_in_a_grid(w, 1).await;
+        });
+        let took = started.elapsed();
+        let Err(WarpError::TimeLimit { elapsed, .. }) = r else { panic!("wide {wide}: {r:?}") };
+        assert!(took < limit + std::time::Duration::from_millis(120), "wide {wide}: the launch ran {took:?} under a limit of {limit:?} (the report says {elapsed:?})");
+    }
+}
+
+// A user's own `WideInstr` (a public trait) cannot make `issue` call a result slot set that no
+// value was written to: results go in place only for `u32`, `i32` and `f32` by their types' names.
+
+mod unsound {
+    use warpkit::wide::{self, Lanes, ShflOwn, WideCtx, WideInstr, B};
+    use warpkit::{Decode, Op, ShflMode, Warp, WarpError};
+
+    pub struct AsString;
+    impl Decode for AsString {
+        type Output = String;
+        fn decode(_: u64, _: bool) -> String {
+            String::new()
+        }
+    }
+
+    /// `shfl.idx` with the results "in place" in a buffer of its own.
+    pub struct Evil;
+    impl WideInstr<u32> for Evil {
+        type Out = AsString;
+        fn op(&self) -> Op {
+            Op::Shfl { mode: ShflMode::Idx, words: 1 }
+        }
+        fn key(&self, w: &Warp<'_>, b: u32) -> u64 {
+            <ShflOwn as WideInstr<u32>>::key(&ShflOwn(ShflMode::Idx), w, b)
+        }
+        fn bits(v: &u32) -> u64 {
+            *v as u64
+        }
+    }
+
+    std::thread_local! {
+        pub static SET: core::cell::Cell<Option<u32>> = const { core::cell::Cell::new(None) };
+    }
+
+    fn body(ctx: &mut WideCtx<'_, '_>, _: &mut Lanes<()>, outs: &mut Lanes<u32>) -> Result<(), WarpError> {
+        let mut a = Lanes::new();
+        a.fill(|l| l);
+        let mut out: Lanes<String> = Lanes::new();
+        ctx.issue(&Evil, wide::site(), &a, B::None, &mut out)?;
+        // Every lane's `String` decoded and written (no slot marked set without a value).
+        SET.with(|s| s.set(Some(out.lanes())));
+        assert!((0..32).all(|l| out.take(l).is_empty()));
+        outs.fill(|_| 0);
+        for l in 0..32 {
+            ctx.ret(outs, l, 0);
+        }
+        Ok(())
+    }
+
+    pub async fn kernel(w: &Warp<'_>) -> u32 {
+        match wide::offer(w, body, (), "review_two::unsound::kernel").await {
+            Ok(r) => r,
+            Err(()) => 0,
+        }
+    }
+}
+
+#[test]
+fn safe_code_cannot_mark_uninitialized_lanes_set() {
+    let _ = Executor::new().wide(true).races(false).run(async |w: &Warp<'_>| unsound::kernel(w).await);
+    let set = unsound::SET.with(|s| s.get());
+    assert_eq!(set, Some(u32::MAX), "every lane's result written by its decoding");
+}
+
+// A uniform statement between lane code that can panic runs in the first lane that gets to it.
+
+
+/// At `k == 0`, lane 0 would return after the uniform `let d = 100 / k;`, which panics first:
+/// lane 0 panics, the other lanes have not run the stretch (run after the stretch's loop, the
+/// statement was lane 1's, lane 0 having returned).
+#[warp_kernel]
+fn deferred_division(w: &Warp, x: u32) -> u32 {
+    let mut v = x;
+    for k in [1u32, 0] {
+        v = v.wrapping_add(1);
+        let d = 100 / k;
+        if k == 0 && w.lane_id() == 0 {
+            return v;
+        }
+        v = w.shfl_xor(v, 1);
+        v = v.wrapping_add(d);
+    }
+    v
+}
+
+#[test]
+fn a_uniform_panic_between_lane_code_is_the_first_lanes() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32);
+    let before = warpkit::wide_runs();
+    let _ = both::both().races(false).run_with(&x, deferred_division);
+    assert!(warpkit::wide_runs() > before, "runs warp-wide");
+}
+
+/// A uniform statement that cannot panic runs after the loop; one that can, and reads what the
+/// first changes, would read it too early: the kernel gets no form, and runs per lane.
+#[warp_kernel]
+fn halves_then_divides(w: &Warp, x: u32) -> u32 {
+    let mut v = x;
+    let mut s = 8u32;
+    while s > 0 {
+        v = v.wrapping_add(w.shfl_xor(v, s));
+        v ^= 1;
+        s /= 2;
+        let q = 64 / (s + 1);
+        v = v.wrapping_add(q);
+    }
+    v
+}
+
+#[test]
+fn uniform_statements_in_order() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32 * 3);
+    let _ = both().races(false).run_with(&x, halves_then_divides).unwrap();
+}

@@ -214,6 +214,8 @@ struct Gen<'p> {
     /// define or change, which the rest of the stretch must not read.
     deferred: Vec<TokenStream>,
     deferred_names: Vec<String>,
+    /// The uniform names the current stretch's lane code read so far.
+    uniform_reads: Vec<String>,
 }
 
 /// What [`Gen::order`] found so far in an expression.
@@ -290,7 +292,7 @@ fn mutating(e: &Expr) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new() }
+        Gen { points, handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -366,6 +368,7 @@ impl<'p> Gen<'p> {
         let fresh = core::mem::take(&mut self.fresh_here);
         let deferred = core::mem::take(&mut self.deferred);
         self.deferred_names.clear();
+        self.uniform_reads.clear();
         self.out.extend(hoisted);
         if pending.is_empty() {
             self.out.extend(deferred);
@@ -401,16 +404,61 @@ impl<'p> Gen<'p> {
         self.out.extend(deferred);
     }
 
-    /// A uniform statement at this point: at once when no lane code of the stretch precedes
-    /// it, else after the stretch's loop.
-    fn uniform_statement(&mut self, name: &str, tokens: TokenStream) {
+    /// A uniform statement at this point (`let #pat = #value;` when `pat` is given, else the
+    /// expression statement `value;`): at once when no lane code of the stretch precedes it.
+    /// Otherwise, when it cannot panic, after the stretch's loop; when it can, in the stretch's
+    /// loop, once, in the first lane that gets to it (as in the per-lane executor, where that lane
+    /// runs it first: a panic is that lane's, before the later lanes run anything; a `let`'s
+    /// names are bound after the loop). The rest of the stretch must not read what it defines
+    /// or changes (each lane would see its own copy), and an assignment that can panic must not
+    /// change a name the stretch read before it (the later lanes would read the new value): the
+    /// kernel then gets no form.
+    fn uniform_statement(&mut self, name: &str, pat: Option<&Pat>, value: TokenStream, may_panic: bool) {
         if self.pending.is_empty() {
             self.out.extend(core::mem::take(&mut self.hoisted));
+            let tokens = match pat {
+                Some(pat) => quote!(let #pat = #value;),
+                None => quote!(#value;),
+            };
             self.out.push(quote!(__wk.enter_first(); #tokens));
-        } else {
+            return;
+        }
+        if !may_panic {
+            let tokens = match pat {
+                Some(pat) => quote!(let #pat = #value;),
+                None => quote!(#value;),
+            };
             self.deferred.push(quote!(__wk.enter_first(); #tokens));
             self.deferred_names.push(name.to_string());
+            return;
         }
+        // Run before the statements deferred past the loop, it must not read what they change.
+        let mut reads = Vec::new();
+        idents_in(value.clone(), &mut reads);
+        if (pat.is_none() && self.uniform_reads.iter().any(|r| r == name)) || reads.iter().any(|r| self.deferred_names.contains(r)) {
+            self.ok = false;
+            return;
+        }
+        let once = self.fresh("once");
+        match pat {
+            Some(pat) => {
+                self.hoisted.push(quote!(let mut #once = ::core::option::Option::None;));
+                self.pending.push(quote!(if #once.is_none() { #once = ::core::option::Option::Some(#value); }));
+                // No lane got to it: every lane that ran the stretch returned in it, and the
+                // form has nothing left to run.
+                self.deferred.push(quote! {
+                    let #pat = match #once {
+                        ::core::option::Option::Some(__wk_v) => __wk_v,
+                        ::core::option::Option::None => return ::core::result::Result::Ok(()),
+                    };
+                });
+            }
+            None => {
+                self.hoisted.push(quote!(let mut #once = false;));
+                self.pending.push(quote!(if !#once { #once = true; #value; }));
+            }
+        }
+        self.deferred_names.push(name.to_string());
     }
 
     /// The lane returns `value`: its per-lane variables are dropped then, latest first, as its
@@ -833,7 +881,8 @@ impl<'p> Gen<'p> {
             if !self.tainted.contains(&name) && self.uniform(&init.expr) {
                 let e = &init.expr;
                 let pat = &local.pat;
-                self.uniform_statement(&name, quote!(let #pat = #e;));
+                let may_panic = !plain_uniform(self, e);
+                self.uniform_statement(&name, Some(pat), quote!(#e), may_panic);
                 self.bind(&name, Bind::Uniform);
                 return;
             }
@@ -878,7 +927,8 @@ impl<'p> Gen<'p> {
             // A uniform assignment stays a scalar one, at the uniform level.
             if let Some((name, rhs)) = assignment(e) {
                 if matches!(self.resolve(&name), Some(Bind::Uniform)) && self.uniform(rhs) && !self.deferred_names.contains(&name) {
-                    self.uniform_statement(&name, quote!(#e;));
+                    let may_panic = assignment_may_panic(self, e);
+                    self.uniform_statement(&name, None, quote!(#e), may_panic);
                     return;
                 }
             }
@@ -1142,6 +1192,9 @@ impl VisitMut for LaneRewrite<'_, '_> {
                 if let Some(ident) = p.path.get_ident() {
                     if self.deferred(&ident.to_string()) {
                         self.g.ok = false;
+                    }
+                    if self.uniform_name(&ident.to_string()) {
+                        self.g.uniform_reads.push(ident.to_string());
                     }
                     if let Some(v) = self.wide_use(&ident.to_string()) {
                         // Spanned as the use: errors about the value point at it.
@@ -1496,4 +1549,25 @@ fn only_receiver(block: &Block, handle: &syn::Ident) -> bool {
     let mut uses = Uses { handle, ok: true };
     syn::visit::Visit::visit_block(&mut uses, block);
     uses.ok
+}
+
+/// Whether a uniform assignment (`x = e`, `x op= e`) may panic: not when `e` is a literal or a
+/// uniform name and the operator cannot overflow or divide by zero with it (`=`, the bitwise
+/// ones, `/` and `%` by a literal other than 0, shifts by a literal below 8).
+fn assignment_may_panic(g: &Gen<'_>, e: &Expr) -> bool {
+    use syn::BinOp;
+    let lit = |e: &Expr| match e {
+        Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u64>().ok(),
+        _ => None,
+    };
+    match e {
+        Expr::Assign(a) => !plain_uniform(g, &a.right),
+        Expr::Binary(b) => match b.op {
+            BinOp::BitAndAssign(_) | BinOp::BitOrAssign(_) | BinOp::BitXorAssign(_) => !plain_uniform(g, &b.right),
+            BinOp::DivAssign(_) | BinOp::RemAssign(_) => !lit(&b.right).is_some_and(|v| v != 0),
+            BinOp::ShlAssign(_) | BinOp::ShrAssign(_) => !lit(&b.right).is_some_and(|v| v < 8),
+            _ => true,
+        },
+        _ => true,
+    }
 }

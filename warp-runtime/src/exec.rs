@@ -433,7 +433,7 @@ impl Executor {
         // Made at the first barrier: a kernel without one does not pay for it.
         let mut barriers: Option<Barriers> = None;
         let mut idle_steps = 0;
-        let (deadline, mut clock) = (Deadline::start(self.time_limit), CLOCK_EVERY);
+        let deadline = Deadline::start(self.time_limit);
         run.deadline = deadline;
         let races = self.current_races().then(|| {
             let pos = regs.pos();
@@ -456,9 +456,9 @@ impl Executor {
             }
         }
         let result = loop {
-            clock -= 1;
-            if clock == 0 {
-                clock = CLOCK_EVERY;
+            run.clock = run.clock.saturating_sub(1);
+            if run.clock == 0 {
+                run.clock = CLOCK_EVERY;
                 if let Some((d, elapsed)) = deadline.as_ref().and_then(|d| Some((d, d.passed()?))) {
                     let detail = format!("{idle_steps} of the last steps only spun");
                     break Err(WarpError::TimeLimit { limit: d.limit(), elapsed, detail, blocks: vec![crate::block::block_report(core::slice::from_ref(&run))] });

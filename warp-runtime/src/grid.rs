@@ -702,11 +702,14 @@ impl Grid {
         let mut lanes: Pin<Box<[Lanes<_>]>> = Box::into_pin((0..ntasks).map(|_| Lanes::new()).collect::<Box<[_]>>());
         let mut outs: Vec<Outs<R>> = (0..ntasks).map(|_| Outs::new()).collect();
         let (wide, limit, simd) = (self.executor.current_wide(), self.executor.current_time_limit(), self.executor.current_simd());
+        // The launch's clock, which warp-wide forms read too (each run keeps a copy).
+        let deadline = crate::exec::Deadline::start(limit);
         let mut runs: Vec<WarpRun<'_>> = regs
             .iter()
             .map(|r| {
                 let mut run = WarpRun::new(r, target, self.executor.current_order(), 0);
                 run.wide(wide, limit, simd);
+                run.deadline = deadline;
                 run
             })
             .collect();
@@ -744,7 +747,7 @@ impl Grid {
         let mut reason = Reason::Blocked;
         let mut stalls = 0u64;
         let mut stall_since = (progress.map_or(0, |p| p.load(Ordering::Relaxed)), Instant::now());
-        let (deadline, mut clock) = (crate::exec::Deadline::start(self.executor.current_time_limit()), crate::exec::CLOCK_EVERY);
+        let mut clock = crate::exec::CLOCK_EVERY;
 
         let result = (|| -> Result<(), (u64, WarpError)> {
             loop {
@@ -958,6 +961,8 @@ impl Grid {
             let mut run = WarpRun::new(&regs[t], self.executor.current_target(), self.executor.current_order(), self.launched_mask(warp));
             run.traced(tracer).wide(self.executor.current_wide(), self.executor.current_time_limit(), self.executor.current_simd());
             run.schedule = self.schedule;
+            // The launch's deadline, which the slot's previous run held.
+            run.deadline = runs[t].deadline;
             runs[t] = run;
             runnable[t] = runs[t].is_runnable();
             sched.renew(t);

@@ -109,10 +109,15 @@ mod unix {
     /// Copies the current warp's registers into the recorder. Async-signal-safe: plain loads
     /// and stores, no allocation, no lock.
     fn record_registers(flight: &Flight) {
-        if let Some((regs, _)) = crate::mem::current() {
+        if let Some((regs, lane)) = crate::mem::current() {
             // SAFETY: only the child's thread that died writes here, once; the host reads it
-            // after the child ended.
-            unsafe { (*flight.snapshot.get()).write(regs.snapshot()) };
+            // after the child ended. Written in place (a signal handler may run on a small
+            // alternate stack), then the lane that runs: the registers' own, or a warp-wide
+            // form's (which keeps it apart from the registers while it runs).
+            unsafe {
+                let snapshot = (*flight.snapshot.get()).write(regs.snapshot());
+                snapshot.lane = lane;
+            }
             flight.has_snapshot.store(1, Ordering::Release);
         }
     }

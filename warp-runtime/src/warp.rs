@@ -719,6 +719,10 @@ pub(crate) struct WarpRun<'r> {
     /// The run's deadline, when its driver shares it with warp-wide forms (which otherwise start
     /// their own clock when they start).
     pub(crate) deadline: Option<crate::exec::Deadline>,
+    /// Steps (and instructions of warp-wide forms) until the next look at the clock: one count
+    /// for the run and the forms it runs, so that many short forms reach the clock as the steps
+    /// of the per-lane executor would.
+    pub(crate) clock: u32,
     /// The vector instructions warp-wide runs use ([`crate::simd`]).
     pub(crate) simd: crate::simd::Simd,
 }
@@ -747,6 +751,7 @@ impl<'r> WarpRun<'r> {
             tracing: false,
             wide_limit: None,
             deadline: None,
+            clock: crate::exec::CLOCK_EVERY,
             simd: crate::simd::Simd::Portable,
         }
     }

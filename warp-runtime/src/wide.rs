@@ -554,8 +554,7 @@ pub struct WideCtx<'c, 'r> {
     /// The lanes that offered (every live lane when the run started).
     offered: u32,
     offers: [*const Offer; 32],
-    /// Settles since the last look at the clock, and the run's deadline.
-    clock: u32,
+    /// The run's deadline (its clock count is the run's, `WarpRun::clock`).
     deadline: Option<crate::exec::Deadline>,
     /// Each lane's handle, as it offered the form (`None`: each lane's is the warp's own,
     /// made when asked for).
@@ -581,18 +580,6 @@ pub trait WideInstr<T> {
     fn key(&self, w: &Warp<'_>, b: u32) -> u64;
     /// Operand `a` of a value.
     fn bits(value: &T) -> u64;
-    /// Every lane's operand `a` in place, when a value's 32 bits are its memory (no copy between
-    /// the stretch that wrote the values and the vector unit that reads them).
-    #[inline(always)]
-    fn words_in_place(_values: &[T; 32]) -> Option<&[u32; 32]> {
-        None
-    }
-    /// The results' slots as the 32-bit registers they decode from unchanged, when they are
-    /// (a shuffle of `u32`, `i32` or `f32`): the vector unit writes them there.
-    #[inline(always)]
-    fn results_in_place(_out: &mut Lanes<<Self::Out as Decode>::Output>) -> Option<&mut [MaybeUninit<u32>; 32]> {
-        None
-    }
 }
 
 /// `shfl_up`/`shfl_down`/`shfl_xor`/`shfl_idx`: the handle's membermask and segment.
@@ -610,18 +597,9 @@ impl<T: WarpValue> WideInstr<T> for ShflOwn {
     fn bits(value: &T) -> u64 {
         value.to_bits()
     }
-    #[inline(always)]
-    fn words_in_place(values: &[T; 32]) -> Option<&[u32; 32]> {
-        words_of(values)
-    }
-    #[inline(always)]
-    fn results_in_place(out: &mut Lanes<T>) -> Option<&mut [MaybeUninit<u32>; 32]> {
-        // `AsValue<T>` decodes `T::from_bits(d)`: for these types, the register's bits.
-        out.slots_as_words()
-    }
 }
 
-/// A warp's values as their 32-bit registers, in place (see [`WideInstr::words_in_place`]), when
+/// A warp's values as their 32-bit registers, in place, when
 /// `T` is `u32`, `i32` or `f32`: 4 bytes, no padding, every bit pattern the `u32` that their
 /// `to_bits`/`to_word` give. Decided by the type's name, not by anything a user's impl of a public
 /// trait could claim (a type of the user's is named by its path, never `u32`); for any other
@@ -683,10 +661,6 @@ impl<T: ReduxInt> WideInstr<T> for ReduxAdd {
     fn bits(value: &T) -> u64 {
         value.to_word() as u64
     }
-    #[inline(always)]
-    fn words_in_place(values: &[T; 32]) -> Option<&[u32; 32]> {
-        words_of(values)
-    }
 }
 
 /// `redux_and`, `redux_or`, `redux_xor`.
@@ -703,10 +677,6 @@ impl<T: ReduxBits> WideInstr<T> for ReduxBitwise {
     #[inline(always)]
     fn bits(value: &T) -> u64 {
         value.to_word() as u64
-    }
-    #[inline(always)]
-    fn words_in_place(values: &[T; 32]) -> Option<&[u32; 32]> {
-        words_of(values)
     }
 }
 
@@ -729,10 +699,6 @@ impl<T: ReduxMinMax> WideInstr<T> for ReduxMinMaxOf {
     #[inline(always)]
     fn bits(value: &T) -> u64 {
         value.to_word() as u64
-    }
-    #[inline(always)]
-    fn words_in_place(values: &[T; 32]) -> Option<&[u32; 32]> {
-        words_of(values)
     }
 }
 
@@ -759,7 +725,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         WIDE_RUNS.with(|c| c.set(c.get() + 1));
         let exited = run.exited;
         let current = crate::mem::FormCurrent::enter(run.regs);
-        WideCtx { run, current, exited, offered, offers, clock: crate::exec::CLOCK_EVERY, deadline, hs, own, pending: None, full_warp }
+        WideCtx { run, current, exited, offered, offers, deadline, hs, own, pending: None, full_warp }
     }
 
     fn offer(&self, lane: u32) -> &Offer {
@@ -869,7 +835,10 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                 match op {
                     Op::Shfl { mode, words: 1 } => {
                         let (b, c) = (crate::warp::b_of(key0), crate::warp::c_of(key0));
-                        if let (Some(src), Some(dst)) = (I::words_in_place(a), I::results_in_place(out)) {
+                        // Operands read and results written in place when both are u32, i32 or
+                        // f32 (by their types' names: any bit pattern is a value of theirs, so no
+                        // implementation of the public `WideInstr` can make this unsound).
+                        if let (Some(src), Some(dst)) = (words_of(a), out.slots_as_words()) {
                             if crate::simd::shfl32_into(simd, mode, src, b, c, dst).is_some() {
                                 regs.issued_by_all(None, site);
                                 // SAFETY: every slot was just written with a `u32` register,
@@ -880,7 +849,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                         }
                         let mut d = [0u32; 32];
                         let copied;
-                        let src = match I::words_in_place(a) {
+                        let src = match words_of(a) {
                             Some(src) => src,
                             None => {
                                 copied = words();
@@ -900,7 +869,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                     }
                     Op::Redux(rop, ty) => {
                         regs.issued_by_all(None, site);
-                        let r = match I::words_in_place(a) {
+                        let r = match words_of(a) {
                             Some(src) => crate::simd::redux32(simd, rop, ty, src),
                             None => crate::simd::redux32(simd, rop, ty, &words()),
                         };
@@ -961,9 +930,9 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// ends is ended by the run's time limit, as in the per-lane executor.
     #[inline(always)]
     fn tick(&mut self) -> Result<(), WarpError> {
-        self.clock -= 1;
-        if self.clock == 0 {
-            self.clock = crate::exec::CLOCK_EVERY;
+        self.run.clock = self.run.clock.saturating_sub(1);
+        if self.run.clock == 0 {
+            self.run.clock = crate::exec::CLOCK_EVERY;
             if let Some((d, elapsed)) = self.deadline.as_ref().and_then(|d| Some((d, d.passed()?))) {
                 self.run.exited = self.exited;
                 self.current.sync();
