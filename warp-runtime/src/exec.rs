@@ -435,6 +435,10 @@ impl Executor {
         let mut idle_steps = 0;
         let deadline = Deadline::start(self.time_limit);
         run.deadline = deadline;
+        // Steps until the next look at the clock (kept here, in a register: warp-wide forms
+        // count their instructions on the run's own count, `WarpRun::clock`, and look at the
+        // same deadline).
+        let mut clock = CLOCK_EVERY;
         let races = self.current_races().then(|| {
             let pos = regs.pos();
             crate::race::RunRaces::new(pos.nctaid, pos.ntid, pos.cluster, !self.target.independent_scheduling())
@@ -456,9 +460,9 @@ impl Executor {
             }
         }
         let result = loop {
-            run.clock = run.clock.saturating_sub(1);
-            if run.clock == 0 {
-                run.clock = CLOCK_EVERY;
+            clock -= 1;
+            if clock == 0 {
+                clock = CLOCK_EVERY;
                 if let Some((d, elapsed)) = deadline.as_ref().and_then(|d| Some((d, d.passed()?))) {
                     let detail = format!("{idle_steps} of the last steps only spun");
                     break Err(WarpError::TimeLimit { limit: d.limit(), elapsed, detail, blocks: vec![crate::block::block_report(core::slice::from_ref(&run))] });

@@ -719,9 +719,9 @@ pub(crate) struct WarpRun<'r> {
     /// The run's deadline, when its driver shares it with warp-wide forms (which otherwise start
     /// their own clock when they start).
     pub(crate) deadline: Option<crate::exec::Deadline>,
-    /// Steps (and instructions of warp-wide forms) until the next look at the clock: one count
-    /// for the run and the forms it runs, so that many short forms reach the clock as the steps
-    /// of the per-lane executor would.
+    /// Instructions of warp-wide forms until their next look at the clock: one count for all the
+    /// forms of the run, so that many short forms reach the clock as the steps of the per-lane
+    /// executor would (the driver counts its own steps apart).
     pub(crate) clock: u32,
     /// The vector instructions warp-wide runs use ([`crate::simd`]).
     pub(crate) simd: crate::simd::Simd,
