@@ -32,27 +32,33 @@ std::thread_local! {
     static CURRENT: Cell<*const Regs> = const { Cell::new(core::ptr::null()) };
     /// Writes to memory by kernels on this thread (stores, atomics), ever.
     static WRITES: Cell<u64> = const { Cell::new(0) };
-    /// The registers of the warp whose warp-wide form runs on this thread, or null, and the lane
-    /// whose code the form runs: a thread-local, not the registers' own `current`, because the
-    /// form's loops store it for every lane, and a store to a thread-local cannot change the
-    /// form's per-lane values (a store through the registers' reference might, for all the
-    /// compiler knows, and would keep them out of registers).
-    static FORM_REGS: Cell<*const Regs> = const { Cell::new(core::ptr::null()) };
+    /// The lane whose code the warp-wide form running on this thread runs: a thread-local, not
+    /// the registers' own `current`, because the form's loops store it for every lane, and a
+    /// store to a thread-local cannot change the form's per-lane values (a store through the
+    /// registers' reference might, for all the compiler knows, and would keep them out of
+    /// registers). Meanwhile the registers' `current` holds [`IN_FORM`].
     static FORM_LANE: Cell<u32> = const { Cell::new(0) };
 }
 
+/// What the registers' `current` holds while their warp's form runs lane code: the lane is
+/// [`FORM_LANE`]'s (no lane has this number).
+const IN_FORM: u32 = u32::MAX;
+
 /// While a warp-wide form of `regs`' warp runs (see `crate::wide::WideCtx`): the lane its code
-/// runs is [`form_lane`]'s, not the registers'. On drop, the registers' `current` is that lane
-/// and the previous form (if any: a lane's code may run a warp of its own) is restored.
+/// runs is [`form_lane`]'s. Before the engine reads the registers, [`sync`](Self::sync) puts
+/// that lane in them, and [`resume`](Self::resume) hands it back to the thread-local; on drop,
+/// the registers hold the lane, and the previous form's lane (a lane's code may run a warp of
+/// its own) is restored.
 pub(crate) struct FormCurrent {
     regs: *const Regs,
-    previous: (*const Regs, u32),
+    previous: u32,
 }
 
 impl FormCurrent {
     #[inline(always)]
     pub(crate) fn enter(regs: &Regs) -> FormCurrent {
-        let previous = (FORM_REGS.with(|c| c.replace(regs)), FORM_LANE.with(|c| c.replace(regs.current_lane())));
+        let previous = FORM_LANE.with(|c| c.replace(regs.current_lane()));
+        regs.set_current(IN_FORM);
         FormCurrent { regs, previous }
     }
 
@@ -62,14 +68,20 @@ impl FormCurrent {
         // SAFETY: the form that made this guard keeps its registers alive while it lives.
         unsafe { (*self.regs).set_current(FORM_LANE.with(Cell::get)) };
     }
+
+    /// Lane code runs again: the lane is the thread-local's.
+    #[inline(always)]
+    pub(crate) fn resume(&self) {
+        // SAFETY: as in `sync`.
+        unsafe { (*self.regs).set_current(IN_FORM) };
+    }
 }
 
 impl Drop for FormCurrent {
     #[inline(always)]
     fn drop(&mut self) {
         self.sync();
-        FORM_REGS.with(|c| c.set(self.previous.0));
-        FORM_LANE.with(|c| c.set(self.previous.1));
+        FORM_LANE.with(|c| c.set(self.previous));
     }
 }
 
@@ -107,8 +119,8 @@ pub(crate) fn current() -> Option<(&'static Regs, u32)> {
     // no longer than the registers it names; the reference is used only while a lane of that
     // warp is polled, on this thread.
     unsafe { regs.as_ref() }.map(|r| {
-        let lane = if FORM_REGS.with(Cell::get) == regs { FORM_LANE.with(Cell::get) } else { r.current_lane() };
-        (r, lane)
+        let lane = r.current_lane();
+        (r, if lane == IN_FORM { FORM_LANE.with(Cell::get) } else { lane })
     })
 }
 

@@ -792,6 +792,16 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// each lane posts its request and the engine settles it, with its reports.
     #[inline]
     pub fn issue<I: WideInstr<T>, T>(&mut self, instr: &I, site: Site, a: &Lanes<T>, b: B<'_>, out: &mut Lanes<<I::Out as Decode>::Output>) -> Result<(), WarpError> {
+        let done = self.issue_completed(instr, site, a, b, out);
+        if done.is_ok() {
+            self.current.resume();
+        }
+        done
+    }
+
+    /// [`issue`](Self::issue), the registers holding the current lane (`FormCurrent::sync`).
+    #[inline(always)]
+    fn issue_completed<I: WideInstr<T>, T>(&mut self, instr: &I, site: Site, a: &Lanes<T>, b: B<'_>, out: &mut Lanes<<I::Out as Decode>::Output>) -> Result<(), WarpError> {
         self.pending = None;
         self.tick()?;
         self.run.exited = self.exited;
@@ -923,7 +933,9 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         self.tick()?;
         self.run.exited = self.exited;
         self.current.sync();
-        self.run.settle_wide()
+        self.run.settle_wide()?;
+        self.current.resume();
+        Ok(())
     }
 
     /// Counts an instruction; every so many, looks at the run's clock: a uniform loop that never
