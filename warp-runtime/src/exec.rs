@@ -428,13 +428,12 @@ impl Executor {
         let mut lanes = core::pin::pin!(Lanes::<F>::new());
         let mut outs = Outs::new();
         let tracer = crate::trace::RunTracer::begin(self.trace);
+        let deadline = Deadline::start(self.time_limit);
         let mut run = WarpRun::new(regs, self.target, self.order, launched);
-        run.traced(tracer.as_ref()).wide(self.wide, self.time_limit, self.current_simd());
+        run.traced(tracer.as_ref()).wide(self.wide, deadline, self.current_simd());
         // Made at the first barrier: a kernel without one does not pay for it.
         let mut barriers: Option<Barriers> = None;
         let mut idle_steps = 0;
-        let deadline = Deadline::start(self.time_limit);
-        run.deadline = deadline;
         // Steps until the next look at the clock (kept here, in a register: warp-wide forms
         // count their instructions on the run's own count, `WarpRun::clock`, and look at the
         // same deadline).

@@ -708,8 +708,7 @@ impl Grid {
             .iter()
             .map(|r| {
                 let mut run = WarpRun::new(r, target, self.executor.current_order(), 0);
-                run.wide(wide, limit, simd);
-                run.deadline = deadline;
+                run.wide(wide, deadline, simd);
                 run
             })
             .collect();
@@ -959,10 +958,9 @@ impl Grid {
                 explicit_cluster: self.explicit_cluster,
             });
             let mut run = WarpRun::new(&regs[t], self.executor.current_target(), self.executor.current_order(), self.launched_mask(warp));
-            run.traced(tracer).wide(self.executor.current_wide(), self.executor.current_time_limit(), self.executor.current_simd());
-            run.schedule = self.schedule;
             // The launch's deadline, which the slot's previous run held.
-            run.deadline = runs[t].deadline;
+            run.traced(tracer).wide(self.executor.current_wide(), runs[t].deadline, self.executor.current_simd());
+            run.schedule = self.schedule;
             runs[t] = run;
             runnable[t] = runs[t].is_runnable();
             sched.renew(t);

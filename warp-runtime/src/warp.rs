@@ -714,10 +714,7 @@ pub(crate) struct WarpRun<'r> {
     trace: core::cell::RefCell<Option<Box<crate::trace::WarpTracer>>>,
     /// Whether `trace` holds a recorder (tested once per step, without borrowing it).
     tracing: bool,
-    /// How long one warp-wide run of a kernel may take ([`crate::wide`]).
-    wide_limit: Option<std::time::Duration>,
-    /// The run's deadline, when its driver shares it with warp-wide forms (which otherwise start
-    /// their own clock when they start).
+    /// The run's deadline (its driver's), which warp-wide forms look at too.
     pub(crate) deadline: Option<crate::exec::Deadline>,
     /// Instructions of warp-wide forms until their next look at the clock: one count for all the
     /// forms of the run, so that many short forms reach the clock as the steps of the per-lane
@@ -749,7 +746,6 @@ impl<'r> WarpRun<'r> {
             writes: 0,
             trace: core::cell::RefCell::new(None),
             tracing: false,
-            wide_limit: None,
             deadline: None,
             clock: crate::exec::CLOCK_EVERY,
             simd: crate::simd::Simd::Portable,
@@ -758,11 +754,11 @@ impl<'r> WarpRun<'r> {
 
     /// Takes the warp-wide forms kernels offer when `on` ([`crate::wide`]), unless the target
     /// lacks independent thread scheduling (lockstep hazards are checked per step) or the warp
-    /// is traced (a trace shows every lane's steps); `time_limit` bounds one warp-wide run, which
-    /// uses the vector instructions of `simd`.
+    /// is traced (a trace shows every lane's steps); the forms end at the run's `deadline` and
+    /// use the vector instructions of `simd`.
     #[inline(always)]
-    pub(crate) fn wide(&mut self, on: bool, time_limit: Option<std::time::Duration>, simd: crate::simd::Simd) -> &mut WarpRun<'r> {
-        self.wide_limit = time_limit;
+    pub(crate) fn wide(&mut self, on: bool, deadline: Option<crate::exec::Deadline>, simd: crate::simd::Simd) -> &mut WarpRun<'r> {
+        self.deadline = deadline;
         self.simd = simd;
         self.regs.wide.set(on && self.target.independent_scheduling() && !self.tracing);
         self
@@ -969,7 +965,7 @@ impl<'r> WarpRun<'r> {
         self.started = true;
         let args = args as *const [A; 32] as *const ();
         let douts = douts as *mut crate::wide::Lanes<R> as *mut ();
-        let limit = self.deadline.or_else(|| crate::exec::Deadline::start(self.wide_limit));
+        let limit = self.deadline;
         // SAFETY: the caller checked the form and its types (`Direct::of`); `A` is `Copy`.
         let run = catch_lane_panic(|| unsafe { crate::wide::run_direct(self, direct, args, douts, limit) });
         match run {
@@ -1091,7 +1087,7 @@ impl<'r> WarpRun<'r> {
             crate::wide::decline(offered, &offers);
             return Ok(());
         }
-        let limit = self.deadline.or_else(|| crate::exec::Deadline::start(self.wide_limit));
+        let limit = self.deadline;
         // The form's run is progress: the lanes are not spinning while they wait to return.
         regs.mem_progress.set(true);
         match catch_lane_panic(|| crate::wide::run_offers(self, offered, offers, limit)) {

@@ -599,6 +599,19 @@ impl<T: WarpValue> WideInstr<T> for ShflOwn {
     }
 }
 
+/// Every lane's operand `a` as a 32-bit register: in place (see [`words_of`]), else copied into
+/// `copy`.
+#[inline(always)]
+fn operand_words<'x, I: WideInstr<T>, T>(a: &'x [T; 32], copy: &'x mut [u32; 32]) -> &'x [u32; 32] {
+    match words_of(a) {
+        Some(src) => src,
+        None => {
+            *copy = core::array::from_fn(|l| I::bits(&a[l]) as u32);
+            copy
+        }
+    }
+}
+
 /// A warp's values as their 32-bit registers, in place, when
 /// `T` is `u32`, `i32` or `f32`: 4 bytes, no padding, every bit pattern the `u32` that their
 /// `to_bits`/`to_word` give. Decided by the type's name, not by anything a user's impl of a public
@@ -792,20 +805,9 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// each lane posts its request and the engine settles it, with its reports.
     #[inline]
     pub fn issue<I: WideInstr<T>, T>(&mut self, instr: &I, site: Site, a: &Lanes<T>, b: B<'_>, out: &mut Lanes<<I::Out as Decode>::Output>) -> Result<(), WarpError> {
-        let done = self.issue_completed(instr, site, a, b, out);
-        if done.is_ok() {
-            self.current.resume();
-        }
-        done
-    }
-
-    /// [`issue`](Self::issue), the registers holding the current lane (`FormCurrent::sync`).
-    #[inline(always)]
-    fn issue_completed<I: WideInstr<T>, T>(&mut self, instr: &I, site: Site, a: &Lanes<T>, b: B<'_>, out: &mut Lanes<<I::Out as Decode>::Output>) -> Result<(), WarpError> {
         self.pending = None;
         self.tick()?;
         self.run.exited = self.exited;
-        self.current.sync();
         let hs = self.hs;
         let run = &mut *self.run;
         let handle = |l: u32| handle_of(hs, run.regs, l);
@@ -819,7 +821,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         // A lane with a request of its own still posted (issued and never awaited, behind a
         // plain method) must post this one over it, for the engine's report.
         if live == FULL && !regs.any_posted() {
-            a.assert_full();
+            let a = a.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live");
             let key0 = instr.key(&handle(0), b_of(0));
             // Every handle the whole warp's: the requests are equal when the `b`s are.
             let same = match (self.full_warp, b) {
@@ -835,11 +837,11 @@ impl<'c, 'r> WideCtx<'c, 'r> {
             let op = instr.op();
             debug_assert_eq!(op, crate::warp::op_of(key0));
             if same && crate::warp::mask_of(key0) == FULL && op.synchronizing() && op.supported_on(run.target) {
-                let a = a.full_ref().expect("checked full above");
                 // What the engine's completion computes for a converged instruction of 32-bit
                 // operands, on the CPU's vector units (`crate::simd`), kept out of the registers
-                // (no report reads a completed instruction's operands).
-                let words = || -> [u32; 32] { core::array::from_fn(|l| I::bits(&a[l]) as u32) };
+                // (no report reads a completed instruction's operands). The operands are read in
+                // place when they are u32, i32 or f32, else copied into `copy`.
+                let mut copy = [0u32; 32];
                 let simd = run.simd;
                 let uniform = |out: &mut Lanes<_>, r: u32| out.fill(|_| I::Out::decode(r as u64, false));
                 match op {
@@ -858,15 +860,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                             }
                         }
                         let mut d = [0u32; 32];
-                        let copied;
-                        let src = match words_of(a) {
-                            Some(src) => src,
-                            None => {
-                                copied = words();
-                                &copied
-                            }
-                        };
-                        if let Some(pred) = crate::simd::shfl32(simd, mode, src, b, c, &mut d) {
+                        if let Some(pred) = crate::simd::shfl32(simd, mode, operand_words::<I, T>(a, &mut copy), b, c, &mut d) {
                             regs.issued_by_all(None, site);
                             out.fill(|l| I::Out::decode(d[l as usize] as u64, pred >> l & 1 == 1));
                             return Ok(());
@@ -874,16 +868,12 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                     }
                     Op::Vote(mode) => {
                         regs.issued_by_all(None, site);
-                        uniform(out, crate::semantics::vote::vote(mode, crate::simd::nonzero(simd, &words()), FULL));
+                        uniform(out, crate::semantics::vote::vote(mode, crate::simd::nonzero(simd, operand_words::<I, T>(a, &mut copy)), FULL));
                         return Ok(());
                     }
                     Op::Redux(rop, ty) => {
                         regs.issued_by_all(None, site);
-                        let r = match words_of(a) {
-                            Some(src) => crate::simd::redux32(simd, rop, ty, src),
-                            None => crate::simd::redux32(simd, rop, ty, &words()),
-                        };
-                        uniform(out, r);
+                        uniform(out, crate::simd::redux32(simd, rop, ty, operand_words::<I, T>(a, &mut copy)));
                         return Ok(());
                     }
                     _ => {}
@@ -899,7 +889,10 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                     return Ok(());
                 }
                 regs.issued_by_all(Some(&bits), site);
+                // The engine reads the registers (its reports name the current lane).
+                self.current.sync();
                 run.complete(op, FULL, FULL, Some(key0))?;
+                self.current.resume();
                 out.fill(|l| {
                     let (d, p) = regs.result_of(l);
                     I::Out::decode(d, p)
@@ -910,7 +903,9 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         for l in crate::semantics::lanes(live) {
             regs.post_key(l, instr.key(&self.handle(l), b_of(l)), I::bits(&a[l]), site);
         }
+        self.current.sync();
         self.run.settle_wide()?;
+        self.current.resume();
         for l in crate::semantics::lanes(live) {
             let (d, p) = regs.result_of(l);
             out.set(l, I::Out::decode(d, p));
