@@ -145,6 +145,7 @@ impl Reducer {
                     __warpkit_wide,
                     __warpkit_args,
                     __warpkit_kernel,
+                    false,
                 )
                 .await
             {

@@ -8,6 +8,135 @@ pub async fn warp_sums(
     out: GlobalSlice<'_, u32>,
     scale: u32,
 ) {
+    let __warpkit_args = (input, out, scale);
+    #[allow(unused_mut)]
+    let (input, out, scale) = if ::warpkit::__private::wide::wanted(w) {
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        let __warpkit_wide: ::warpkit::__private::wide::WideBody<
+            (GlobalSlice<'_, u32>, GlobalSlice<'_, u32>, u32),
+            (),
+        > = |__wk, __wk_args, __wk_outs| {
+            let mut __wk_1_input = ::warpkit::__private::wide::Lanes::new();
+            let mut __wk_2_out = ::warpkit::__private::wide::Lanes::new();
+            let mut __wk_3_scale = ::warpkit::__private::wide::Lanes::new();
+            for __wk_l in __wk.lanes() {
+                let (__wk_a_input, __wk_a_out, __wk_a_scale) = __wk_args.take(__wk_l);
+                __wk_1_input.set(__wk_l, __wk_a_input);
+                __wk_2_out.set(__wk_l, __wk_a_out);
+                __wk_3_scale.set(__wk_l, __wk_a_scale);
+            }
+            let mut __wk_4_i = ::warpkit::__private::wide::Lanes::new();
+            let __wk_5_instr = ::warpkit::__private::wide::ReduxAdd;
+            let mut __wk_7_a = ::warpkit::__private::wide::Lanes::new();
+            let __wk_6_site = ::warpkit::__private::wide::site();
+            __wk.expect(&__wk_5_instr, __wk_6_site, &__wk_7_a);
+            if __wk.dense() {
+                __wk_1_input.assert_full();
+                '__wk_lanes: for __wk_l in 0..32u32 {
+                    __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    {
+                        let i = w.global_id() as usize;
+                        __wk_4_i.set(__wk_l, i);
+                    }
+                    __wk_7_a
+                        .set(
+                            __wk_l,
+                            (if __wk_4_i[__wk_l] < __wk_1_input[__wk_l].len() {
+                                __wk_1_input[__wk_l].load(__wk_4_i[__wk_l])
+                            } else {
+                                0
+                            }),
+                        );
+                }
+            } else {
+                '__wk_lanes: for __wk_l in __wk.lanes() {
+                    __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    {
+                        let i = w.global_id() as usize;
+                        __wk_4_i.set(__wk_l, i);
+                    }
+                    __wk_7_a
+                        .set(
+                            __wk_l,
+                            (if __wk_4_i[__wk_l] < __wk_1_input[__wk_l].len() {
+                                __wk_1_input[__wk_l].load(__wk_4_i[__wk_l])
+                            } else {
+                                0
+                            }),
+                        );
+                }
+            }
+            let mut __wk_9_result = ::warpkit::__private::wide::Lanes::new();
+            __wk.issue(
+                &__wk_5_instr,
+                __wk_6_site,
+                &__wk_7_a,
+                ::warpkit::__private::wide::B::None,
+                &mut __wk_9_result,
+            )?;
+            let s = match __wk.uniform(&__wk_9_result) {
+                ::core::option::Option::Some(__wk_v) => __wk_v,
+                ::core::option::Option::None => return ::core::result::Result::Ok(()),
+            };
+            if __wk.dense() {
+                __wk_2_out.assert_full();
+                __wk_3_scale.assert_full();
+                __wk_4_i.assert_full();
+                __wk_9_result.assert_full();
+                '__wk_lanes: for __wk_l in 0..32u32 {
+                    __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    {
+                        let __wk_r = if __wk_4_i[__wk_l] < __wk_2_out[__wk_l].len() {
+                            __wk_2_out[__wk_l]
+                                .store(__wk_4_i[__wk_l], s * __wk_3_scale[__wk_l]);
+                        };
+                        __wk_4_i.drop_lane(__wk_l);
+                        __wk_3_scale.drop_lane(__wk_l);
+                        __wk_2_out.drop_lane(__wk_l);
+                        __wk_1_input.drop_lane(__wk_l);
+                        __wk.ret(__wk_outs, __wk_l, __wk_r);
+                    }
+                }
+            } else {
+                '__wk_lanes: for __wk_l in __wk.lanes() {
+                    __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    {
+                        let __wk_r = if __wk_4_i[__wk_l] < __wk_2_out[__wk_l].len() {
+                            __wk_2_out[__wk_l]
+                                .store(__wk_4_i[__wk_l], s * __wk_3_scale[__wk_l]);
+                        };
+                        __wk_4_i.drop_lane(__wk_l);
+                        __wk_3_scale.drop_lane(__wk_l);
+                        __wk_2_out.drop_lane(__wk_l);
+                        __wk_1_input.drop_lane(__wk_l);
+                        __wk.ret(__wk_outs, __wk_l, __wk_r);
+                    }
+                }
+            }
+            ::core::result::Result::Ok(())
+        };
+        let __warpkit_kernel = ::core::concat!(
+            ::core::module_path!(), "::", ::core::stringify!(warp_sums)
+        );
+        match ::warpkit::__private::wide::offer(
+                w,
+                __warpkit_wide,
+                __warpkit_args,
+                __warpkit_kernel,
+                true,
+            )
+            .await
+        {
+            ::core::result::Result::Ok(__warpkit_out) => return __warpkit_out,
+            ::core::result::Result::Err(__warpkit_args) => __warpkit_args,
+        }
+    } else {
+        __warpkit_args
+    };
     let i = w.global_id() as usize;
     let s = match if i < input.len() {
         ::warpkit::__private::load_point(input.load(i)).await

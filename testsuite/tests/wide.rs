@@ -645,7 +645,7 @@ mod unsound {
     }
 
     pub async fn kernel(w: &Warp<'_>) -> u32 {
-        match wide::offer(w, body, (), "review_two::unsound::kernel").await {
+        match wide::offer(w, body, (), "review_two::unsound::kernel", false).await {
             Ok(r) => r,
             Err(()) => 0,
         }
@@ -708,4 +708,32 @@ fn halves_then_divides(w: &Warp, x: u32) -> u32 {
 fn uniform_statements_in_order() {
     let x: [u32; 32] = core::array::from_fn(|l| l as u32 * 3);
     let _ = both().races(false).run_with(&x, halves_then_divides).unwrap();
+}
+
+
+// A vote's result kept a scalar (a branch on it is uniform) holds for the whole warp's handle
+// only: a kernel given a tile's handle runs per lane, each tile with its own vote.
+
+#[warp_kernel]
+fn vote_branch(w: &Warp, x: u32) -> u32 {
+    let big = w.any(x > 50);
+    let mut v = x;
+    if big {
+        v = w.shfl_xor(v, 1);
+    }
+    v
+}
+
+#[test]
+fn a_uniform_vote_needs_the_whole_warp() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32 * 3);
+    let before = warpkit::wide_runs();
+    let whole = both().run_with(&x, vote_branch).unwrap();
+    assert!(warpkit::wide_runs() - before >= 1, "the whole warp's call runs warp-wide");
+    assert_eq!(whole, core::array::from_fn(|l| x[l ^ 1]));
+    let before = warpkit::wide_runs();
+    let tiles = both().run_with(&x, async |w: &Warp<'_>, x| vote_branch(&w.tile(16), x).await).unwrap();
+    assert_eq!(warpkit::wide_runs(), before, "a tile's call runs per lane");
+    // Lanes 0-15 hold 0..=45, none above 50; lanes 16-31 hold 48..=93.
+    assert_eq!(tiles, core::array::from_fn(|l| if l < 16 { x[l] } else { x[l ^ 1] }));
 }

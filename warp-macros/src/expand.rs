@@ -32,7 +32,7 @@ pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
     check::check(&cx, &kernel);
     let entry = kernel.entry.is_some();
     let points: HashSet<usize> = kernel.suspension_points().into_iter().map(|p| p as usize).collect();
-    let wide_handle = crate::wide::supported(&kernel);
+    let wide = crate::wide::supported(&kernel);
     drop(kernel);
     match cx.check() {
         Ok(()) => {
@@ -41,7 +41,7 @@ pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
             let device = if entry { device_entry(&device_item) } else { device(&device_item) };
             let entry_type = if entry { crate::entry::host_type(&item) } else { TokenStream::new() };
             // `item` has not moved since the analysis: the addresses in `points` are its nodes.
-            let prologue = wide_handle.and_then(|h| crate::wide::prologue(&item, &points, &h));
+            let prologue = wide.and_then(|w| crate::wide::prologue(&item, &points, &w));
             let host = host(&mut item, &points, prologue);
             quote!(#host #device #entry_type)
         }

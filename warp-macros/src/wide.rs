@@ -42,27 +42,112 @@ use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, FnArg, ItemFn, Pat, ReturnType, Stmt, Type};
 
-/// The handle's name when the kernel's uses of handles are all ones the form supports: warp
-/// instructions other than CTA barriers (which need the block scheduler) and handles derived
-/// with `tile`/`group`; no warp-function calls, memory scheduling points or loads and stores.
-pub fn supported(kernel: &crate::ast::Kernel<'_>) -> Option<syn::Ident> {
+/// What the analysis says of a kernel that may have a warp-wide form.
+pub struct Support {
+    /// The handle's name.
+    pub handle: syn::Ident,
+    /// The plain loads and stores of the body (addresses): plain calls in the form, each lane's
+    /// in its stretch (they are scheduling points of the per-lane form only to let spinning
+    /// lanes make way, and a form has no loop that spins on a load: see [`spins`]).
+    pub accesses: HashSet<usize>,
+    /// The CTA barriers of the body (addresses): the form suspends at each.
+    pub barriers: HashSet<usize>,
+}
+
+/// What the kernel's uses of handles allow: a form when they are all ones it supports: warp
+/// instructions (CTA barriers included, at which the form suspends in its block's scheduler),
+/// handles derived with `tile`/`group`, static shared arrays, and plain loads and stores; no
+/// warp-function calls, atomic or volatile memory operations (scheduling points), cluster
+/// barriers or `tensormap.cp_fenceproxy` (which suspend at memory operations).
+pub fn supported(kernel: &crate::ast::Kernel<'_>) -> Option<Support> {
     use crate::ast::{Context, Passing, UseKind};
     let handle = kernel.handle.as_ref()?;
     if handle.position != 0 || handle.passing != Passing::Shared || !kernel.extra_handles.is_empty() {
         return None;
     }
-    let ok = kernel.uses.iter().all(|u| match &u.kind {
-        UseKind::Intrinsic { call, .. } => matches!(u.context, Context::Body) && instruction(&call.method.to_string()),
-        UseKind::Derive { .. } => matches!(u.context, Context::Body),
-        _ => false,
-    });
-    ok.then(|| handle.ident.cloned()).flatten()
+    let (mut accesses, mut barriers) = (HashSet::new(), HashSet::new());
+    for u in &kernel.uses {
+        if !matches!(u.context, Context::Body) {
+            return None;
+        }
+        match &u.kind {
+            UseKind::Intrinsic { expr, call } => {
+                let method = call.method.to_string();
+                if method.starts_with("barrier_cluster") || method == "tensormap_cp_fenceproxy" {
+                    return None;
+                }
+                if cta_barrier(&method) {
+                    barriers.insert(*expr as *const Expr as usize);
+                }
+            }
+            UseKind::LoadOp { expr } => {
+                accesses.insert(*expr as *const Expr as usize);
+            }
+            UseKind::Derive { .. } | UseKind::SharedDecl { .. } => {}
+            _ => return None,
+        }
+    }
+    Some(Support { handle: handle.ident.cloned()?, accesses, barriers })
 }
 
-/// The warp instructions a warp-wide form issues: not the CTA barriers, which suspend the warp in
-/// its block's scheduler, nor `tensormap.cp_fenceproxy`, which suspends at a memory operation.
-fn instruction(method: &str) -> bool {
-    !(method.starts_with("bar_") || method.starts_with("barrier_") || method.starts_with("sync_threads") || method == "tensormap_cp_fenceproxy")
+/// The CTA barriers: `bar`/`barrier` (`.sync`, `.arrive`, `.red`) and `__syncthreads` and its
+/// reductions.
+fn cta_barrier(method: &str) -> bool {
+    (method.starts_with("bar_") || method.starts_with("barrier_") || method.starts_with("sync_threads")) && !method.starts_with("barrier_cluster")
+}
+
+/// Whether a plain load of `block` (an address of `accesses` that is a call of `load`) sits in a
+/// loop that has no CTA barrier in it and is not a `for` over a range (`a..b`, `a..=b`): such a
+/// loop may spin on the load until another warp writes. The per-lane form lets that warp run
+/// every so many loads; a warp-wide form runs a stretch to its end, and gives the block's other
+/// warps their turn only at a barrier. (A `for` over a range ends by itself; one that polls a
+/// flag for a bounded number of turns may see it less often warp-wide, as on a GPU, whose
+/// compiler may hoist a plain load out of the loop.)
+fn spins(block: &Block, accesses: &HashSet<usize>, barriers: &HashSet<usize>) -> bool {
+    struct Loops<'s> {
+        accesses: &'s HashSet<usize>,
+        barriers: &'s HashSet<usize>,
+        /// For each loop the visit is in, innermost last: whether it has a barrier.
+        loops: Vec<bool>,
+        spins: bool,
+    }
+    impl Loops<'_> {
+        fn has_barrier(&self, e: &Expr) -> bool {
+            struct Find<'b>(&'b HashSet<usize>, bool);
+            impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
+                fn visit_expr(&mut self, e: &'ast Expr) {
+                    self.1 |= self.0.contains(&(e as *const Expr as usize));
+                    syn::visit::visit_expr(self, e);
+                }
+            }
+            let mut f = Find(self.barriers, false);
+            syn::visit::Visit::visit_expr(&mut f, e);
+            f.1
+        }
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Loops<'_> {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            if self.accesses.contains(&(e as *const Expr as usize)) {
+                let load = matches!(e, Expr::MethodCall(m) if crate::intrinsics::is_load(&m.method.to_string()));
+                if load && self.loops.last() == Some(&false) {
+                    self.spins = true;
+                }
+            }
+            match e {
+                Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
+                    let bounded = matches!(e, Expr::ForLoop(f) if matches!(&*f.expr, Expr::Range(r) if r.end.is_some()));
+                    let b = bounded || self.has_barrier(e);
+                    self.loops.push(b);
+                    syn::visit::visit_expr(self, e);
+                    self.loops.pop();
+                }
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+    }
+    let mut l = Loops { accesses, barriers, loops: Vec::new(), spins: false };
+    syn::visit::Visit::visit_block(&mut l, block);
+    l.spins
 }
 
 /// What the host expansion puts at the top of the kernel's body: the offer of the warp-wide form
@@ -72,12 +157,19 @@ pub struct Prologue {
 }
 
 /// The warp-wide prologue of `item`, or `None` when the kernel does not qualify. `points` are the
-/// addresses of the body's suspension points; `handle` is the handle parameter's name, from
-/// [`supported`].
-pub fn prologue(item: &ItemFn, points: &HashSet<usize>, handle: &syn::Ident) -> Option<Prologue> {
+/// addresses of the body's suspension points; `support` is what [`supported`] found.
+pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Option<Prologue> {
     if item.sig.receiver().is_some() || item.sig.asyncness.is_some() || item.sig.constness.is_some() {
         return None;
     }
+    if spins(&item.block, &support.accesses, &support.barriers) {
+        return None;
+    }
+    let handle = &support.handle;
+    // Loads and stores are lane code in the form.
+    let points: HashSet<usize> = points.difference(&support.accesses).copied().collect();
+    let points = &points;
+    let suspends = !support.barriers.is_empty();
     // Parameters after the handle: plain identifiers with nameable types.
     let mut names = Vec::new();
     let mut pats = Vec::new();
@@ -111,24 +203,26 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, handle: &syn::Ident) -> 
     }
     let krate = crate::krate::facade_at(Span::call_site());
     let mut tainted = HashSet::new();
-    let body = loop {
-        let mut g = Gen::new(points, handle.clone(), krate.clone(), tainted.clone());
+    let (body, whole_warp) = loop {
+        let mut g = Gen::new(points, &support.barriers, handle.clone(), krate.clone(), tainted.clone());
         g.stable_handles = !only_receiver(&item.block, handle);
         g.push_scope();
         let params = g.params(&names);
         let block = g.fn_block(&item.block, unit);
-        if !g.ok {
-            return None;
-        }
+        // Names found changed by lane code are per-lane: generate again (a pass that gave up
+        // may have given up because it took one of them for uniform).
         if g.tainted.len() > tainted.len() {
             tainted = g.tainted;
             continue;
+        }
+        if !g.ok {
+            return None;
         }
         // A lane's code that keeps a reference to its handle (`let h = w;`, an argument, a
         // macro) gets one that lives as long as the form; one that only calls its methods gets
         // a handle made there (a direct run then makes none it does not use).
         let handles = if g.stable_handles { quote!(let __wk_hs = __wk.handles();) } else { quote!() };
-        break quote!(#handles #params #block);
+        break (quote!(#handles #params #block), g.whole_warp);
     };
     let w = handle;
     let args = syn::Ident::new("__warpkit_args", Span::mixed_site());
@@ -143,17 +237,38 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, handle: &syn::Ident) -> 
         (quote!((#(#names,)*)), quote!((#(#types,)*)), quote!((#(#pats,)*)))
     };
     let name = &item.sig.ident;
+    // A kernel with CTA barriers: the form is a future, which suspends at each.
+    let (form, offer) = if suspends {
+        (
+            quote! {
+                let #wide: #krate::__private::wide::WideAsync<#args_type, #ret> = |__wk, __wk_args, __wk_outs| {
+                    ::std::boxed::Box::pin(async move {
+                        #body
+                        ::core::result::Result::Ok(())
+                    })
+                };
+            },
+            quote!(offer_suspending),
+        )
+    } else {
+        (
+            quote! {
+                let #wide: #krate::__private::wide::WideBody<#args_type, #ret> = |__wk, __wk_args, __wk_outs| {
+                    #body
+                    ::core::result::Result::Ok(())
+                };
+            },
+            quote!(offer),
+        )
+    };
     let tokens = quote! {
         let #args = #args_value;
         #[allow(unused_mut)]
         let #args_pat = if #krate::__private::wide::wanted(#w) {
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-            let #wide: #krate::__private::wide::WideBody<#args_type, #ret> = |__wk, __wk_args, __wk_outs| {
-                #body
-                ::core::result::Result::Ok(())
-            };
+            #form
             let __warpkit_kernel = ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name));
-            match #krate::__private::wide::offer(#w, #wide, #args, __warpkit_kernel).await {
+            match #krate::__private::wide::#offer(#w, #wide, #args, __warpkit_kernel, #whole_warp).await {
                 ::core::result::Result::Ok(#out) => return #out,
                 ::core::result::Result::Err(#args) => #args,
             }
@@ -187,6 +302,11 @@ enum Bind {
 
 struct Gen<'p> {
     points: &'p HashSet<usize>,
+    /// The points that are CTA barriers: the form suspends at each.
+    barriers: &'p HashSet<usize>,
+    /// Whether the form keeps a vote's or reduction's result a scalar, which holds only when
+    /// every lane's handle is the whole warp's.
+    whole_warp: bool,
     handle: syn::Ident,
     /// Whether lanes' code keeps references to its handle: each lane's then lives in an array
     /// as long as the form.
@@ -291,8 +411,8 @@ fn mutating(e: &Expr) -> bool {
 }
 
 impl<'p> Gen<'p> {
-    fn new(points: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
+    fn new(points: &'p HashSet<usize>, barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
+        Gen { points, barriers, whole_warp: false, handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -558,7 +678,12 @@ impl<'p> Gen<'p> {
             let call = call.to_token_stream();
             self.pending.push(quote!(#t.set(__wk_l, #call);));
             self.flush();
-            self.out.push(quote!(__wk.settle()?;));
+            if self.barriers.contains(&(pt as *const Expr as usize)) {
+                // The warp waits at the barrier in its block's scheduler, as its lanes would.
+                self.out.push(quote!(__wk.barrier()?.await; __wk.resumed();));
+            } else {
+                self.out.push(quote!(__wk.settle()?;));
+            }
             // Each lane reads its result first thing in the next stretch, as it does when it
             // resumes (the next instruction overwrites the result registers), through the
             // instruction's `Future` bound, spanned at the value argument as the per-lane form's
@@ -578,6 +703,17 @@ impl<'p> Gen<'p> {
             self.temps.push((pt as *const Expr as usize, r));
         }
         Some(self.emit(e))
+    }
+
+    /// Whether `e` is a vote or reduction on the kernel's own handle whose operand holds no other
+    /// instruction: its result is the same in every lane of a whole warp.
+    fn uniform_result(&self, e: &Expr) -> bool {
+        let Expr::MethodCall(m) = e else { return false };
+        let uniform = matches!(
+            m.method.to_string().as_str(),
+            "all" | "any" | "uni" | "ballot" | "redux_add" | "redux_min" | "redux_max" | "redux_and" | "redux_or" | "redux_xor"
+        );
+        uniform && self.is_point(e) && self.fast_instruction(m).is_some() && !m.args.iter().any(|a| self.has_point(a))
     }
 
     /// The instruction descriptor (`warp_runtime::wide::WideInstr`) of a call the form issues
@@ -871,6 +1007,31 @@ impl<'p> Gen<'p> {
             return;
         }
         if self.has_point(&init.expr) {
+            if let Some(name) = plain_ident(&local.pat).filter(|n| !self.tainted.contains(n)) {
+                if self.uniform_result(&init.expr) {
+                    // `let v = w.all(p);`: the same value in every lane, kept a scalar (a branch
+                    // on it is uniform). It holds for the whole warp's handle only: the form is
+                    // then offered for whole-warp handles alone.
+                    if self.hoist(&init.expr).is_some() {
+                        let at = &*init.expr as *const Expr as usize;
+                        let Some((_, r)) = self.temps.iter().find(|(a, _)| *a == at).cloned() else {
+                            self.ok = false;
+                            return;
+                        };
+                        let pat = &local.pat;
+                        self.out.push(quote! {
+                            let #pat = match __wk.uniform(&#r) {
+                                ::core::option::Option::Some(__wk_v) => __wk_v,
+                                // Every lane has returned.
+                                ::core::option::Option::None => return ::core::result::Result::Ok(()),
+                            };
+                        });
+                        self.bind(&name, Bind::Uniform);
+                        self.whole_warp = true;
+                    }
+                    return;
+                }
+            }
             if let Some(e) = self.hoist(&init.expr) {
                 self.per_lane_let(&local.pat, e);
             }

@@ -48,10 +48,13 @@ const IN_FORM: u32 = u32::MAX;
 /// runs is [`form_lane`]'s. Before the engine reads the registers, [`sync`](Self::sync) puts
 /// that lane in them, and [`resume`](Self::resume) hands it back to the thread-local; on drop,
 /// the registers hold the lane, and the previous form's lane (a lane's code may run a warp of
-/// its own) is restored.
+/// its own) is restored. A form that suspends at a CTA barrier [`leave`](Self::leave)s the
+/// thread-local to the warps that run meanwhile and [`reenter`](Self::reenter)s it when resumed.
 pub(crate) struct FormCurrent {
     regs: *const Regs,
-    previous: u32,
+    previous: Cell<u32>,
+    /// Whether the thread-local is this form's (false while it is suspended).
+    attached: Cell<bool>,
 }
 
 impl FormCurrent {
@@ -59,7 +62,7 @@ impl FormCurrent {
     pub(crate) fn enter(regs: &Regs) -> FormCurrent {
         let previous = FORM_LANE.with(|c| c.replace(regs.current_lane()));
         regs.set_current(IN_FORM);
-        FormCurrent { regs, previous }
+        FormCurrent { regs, previous: Cell::new(previous), attached: Cell::new(true) }
     }
 
     /// The registers' `current` made the form's lane (before the engine reads them).
@@ -75,13 +78,35 @@ impl FormCurrent {
         // SAFETY: as in `sync`.
         unsafe { (*self.regs).set_current(IN_FORM) };
     }
+
+    /// The form suspends: the registers hold its lane, and the thread-local is the previous
+    /// form's again.
+    pub(crate) fn leave(&self) {
+        if self.attached.replace(false) {
+            self.sync();
+            FORM_LANE.with(|c| c.set(self.previous.get()));
+        }
+    }
+
+    /// The suspended form runs again, in the lane the registers hold.
+    pub(crate) fn reenter(&self) {
+        if !self.attached.replace(true) {
+            // SAFETY: as in `sync`: a suspended form's registers outlive it.
+            let lane = unsafe { (*self.regs).current_lane() };
+            self.previous.set(FORM_LANE.with(|c| c.replace(lane)));
+            self.resume();
+        }
+    }
 }
 
 impl Drop for FormCurrent {
     #[inline(always)]
     fn drop(&mut self) {
-        self.sync();
-        FORM_LANE.with(|c| c.set(self.previous));
+        // A suspended form dropped (its run failed elsewhere) touches nothing.
+        if self.attached.get() {
+            self.sync();
+            FORM_LANE.with(|c| c.set(self.previous.get()));
+        }
     }
 }
 

@@ -722,6 +722,9 @@ pub(crate) struct WarpRun<'r> {
     pub(crate) clock: u32,
     /// The vector instructions warp-wide runs use ([`crate::simd`]).
     pub(crate) simd: crate::simd::Simd,
+    /// A warp-wide form that waits at a CTA barrier: the offer (of the lowest lane running it)
+    /// that holds it; null when none does. The warp's next step resumes it.
+    pub(crate) form: *const crate::wide::Offer,
 }
 
 impl<'r> WarpRun<'r> {
@@ -749,6 +752,7 @@ impl<'r> WarpRun<'r> {
             deadline: None,
             clock: crate::exec::CLOCK_EVERY,
             simd: crate::simd::Simd::Portable,
+            form: core::ptr::null(),
         }
     }
 
@@ -805,7 +809,43 @@ impl<'r> WarpRun<'r> {
         // One copy of the engine's step, traced or not: a second copy for traced runs, or a
         // wrapper around it, kept rustc from inlining the lanes' futures (+30% instructions).
         // The trace hooks are the `self.tracing` tests at the step's ends.
+        if !self.form.is_null() {
+            return self.resume_form();
+        }
         self.step_inner(futs, start, outs)
+    }
+
+    /// A step of a warp whose warp-wide form waits at a CTA barrier ([`crate::wide`]), which
+    /// has completed: the form runs on, to the next barrier (its lanes' requests are then
+    /// those of a step in which every live lane arrived there) or to its end (the lanes return
+    /// from their futures in the next step).
+    #[cold]
+    #[inline(never)]
+    fn resume_form(&mut self) -> Result<Step, WarpError> {
+        let exited_before = self.begin_step();
+        self.regs.mem_progress.set(true);
+        let resumed = catch_lane_panic(|| crate::wide::resume_form(self));
+        match resumed {
+            Ok(Ok(true)) => {
+                self.form = core::ptr::null();
+                self.runnable = !self.exited;
+                self.regs.exited.set(self.exited);
+                Ok(Step::Running)
+            }
+            Ok(Ok(false)) => {
+                self.runnable = !self.exited;
+                let exited = self.exited;
+                self.finish_step(Ok(()), exited_before, exited)
+            }
+            Ok(Err(e)) => {
+                self.form = core::ptr::null();
+                Err(e)
+            }
+            Err(caught) => {
+                self.form = core::ptr::null();
+                Err(self.wide_panicked(caught))
+            }
+        }
     }
 
     /// `result`, after recording the step that ends with it when the warp is traced (the step's
@@ -995,8 +1035,8 @@ impl<'r> WarpRun<'r> {
         // Lanes that returned in this step are exited for what other warps see (a cluster
         // barrier counts only non-exited threads).
         regs.exited.set(exited);
-        let posted = nonzero(&regs.key) & runnable;
-        let twice = regs.twice.replace(0);
+        let mut posted = nonzero(&regs.key) & runnable;
+        let mut twice = regs.twice.replace(0);
         if let Err(caught) = step {
             let lane = regs.current.get();
             self.exited |= 1 << lane;
@@ -1012,6 +1052,12 @@ impl<'r> WarpRun<'r> {
             if offered != 0 {
                 if let Err(e) = self.offers(offered) {
                     return self.ended(Err(e));
+                }
+                if !self.form.is_null() {
+                    // The form waits at a CTA barrier: every live lane posted it, as in a step
+                    // of their own.
+                    posted = nonzero(&regs.key) & runnable & !self.exited;
+                    twice |= regs.twice.replace(0);
                 }
             }
         }

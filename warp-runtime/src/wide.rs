@@ -44,6 +44,12 @@ use crate::warp::{pack, Regs, WarpRun, FULL};
 /// lane's result.
 pub type WideBody<A, R> = fn(&mut WideCtx<'_, '_>, &mut Lanes<A>, &mut Lanes<R>) -> Result<(), WarpError>;
 
+/// The warp-wide form of a kernel with CTA barriers: a future, which suspends the warp at each
+/// barrier ([`WideCtx::barrier`]) as the per-lane executor's lanes suspend there, so that the
+/// warp is one future in its block's scheduler.
+pub type WideAsync<A, R> =
+    for<'x, 'c, 'r> fn(&'x mut WideCtx<'c, 'r>, &'x mut Lanes<A>, &'x mut Lanes<R>) -> Pin<Box<dyn Future<Output = Result<(), WarpError>> + 'x>>;
+
 std::thread_local! {
     static WIDE_RUNS: Cell<u64> = const { Cell::new(0) };
 }
@@ -264,7 +270,13 @@ pub(crate) struct Offer {
     handle: (u32, u32, u32, u64),
     /// The kernel, `module::name`.
     kernel: &'static str,
+    /// Whether the form needs every lane's handle to be the whole warp's (see [`offer`]).
+    whole_warp: bool,
     state: Cell<State>,
+    /// The form of a kernel with CTA barriers while it runs, when this lane's offer is the one
+    /// that holds it (the lowest offering lane's): a `Running<A, R>`, freed when the form ends
+    /// or when this lane's future is dropped.
+    running: Cell<*mut ()>,
 }
 
 impl Offer {
@@ -280,19 +292,48 @@ type DirectEntry = unsafe fn(&mut WideCtx<'_, '_>, *const (), *const (), *mut ()
 /// The functions that run a form with arguments `A` and results `R` (one per pair, shared by
 /// every offer: a lane's offer stays small).
 pub(crate) struct OfferKind {
-    /// Runs the warp-wide form for the lanes of `ctx`: `entry::<A, R>`.
+    /// Runs the warp-wide form for the lanes of `ctx`: `entry::<A, R>` (for a form that
+    /// suspends at CTA barriers, `entry_async::<A, R>`, which only names the kind: `suspending`
+    /// runs it).
     entry: unsafe fn(&mut WideCtx<'_, '_>, *const ()) -> Result<(), WarpError>,
     /// Runs the form with every lane's arguments taken from an array (`entry_direct::<A, R>`),
-    /// for a run that starts the kernel itself ([`Direct`]).
-    direct: DirectEntry,
+    /// for a run that starts the kernel itself ([`Direct`]); `None` for a form that suspends.
+    direct: Option<DirectEntry>,
+    /// For a form that suspends at CTA barriers ([`WideAsync`]).
+    suspending: Option<&'static Suspending>,
     /// The names of `A` and `R`.
     types: fn() -> (&'static str, &'static str),
+}
+
+/// `start_async::<A, R>`, erased.
+type StartAsync = unsafe fn(*mut (), u32, [*const Offer; 32], Option<crate::exec::Deadline>) -> Result<bool, WarpError>;
+
+/// The future of a form that suspends ([`WideAsync`]), boxed.
+type FormFuture<'a> = Pin<Box<dyn Future<Output = Result<(), WarpError>> + 'a>>;
+
+/// How a form that suspends at CTA barriers is started, resumed and freed (`Running<A, R>`).
+pub(crate) struct Suspending {
+    /// Starts the form for the offers of `offered` (in the run behind the pointer) and polls it
+    /// once: `Ok(true)` when it ran to its end, `Ok(false)` when it waits at a barrier (held by
+    /// the lowest offering lane's offer).
+    start: StartAsync,
+    /// Polls the form that `offer` holds again, after its barrier completed.
+    resume: unsafe fn(*mut (), *const Offer) -> Result<bool, WarpError>,
+    /// Drops a `Running<A, R>`.
+    free: unsafe fn(*mut ()),
 }
 
 struct KindOf<A, R>(core::marker::PhantomData<fn(A) -> R>);
 
 impl<A, R> KindOf<A, R> {
-    const KIND: &'static OfferKind = &OfferKind { entry: entry::<A, R>, direct: entry_direct::<A, R>, types: type_names::<A, R> };
+    const KIND: &'static OfferKind =
+        &OfferKind { entry: entry::<A, R>, direct: Some(entry_direct::<A, R>), suspending: None, types: type_names::<A, R> };
+    const SUSPENDING: &'static OfferKind = &OfferKind {
+        entry: entry_async::<A, R>,
+        direct: None,
+        suspending: Some(&Suspending { start: start_async::<A, R>, resume: resume_async::<A, R>, free: free_async::<A, R> }),
+        types: type_names::<A, R>,
+    };
 }
 
 fn type_names<A, R>() -> (&'static str, &'static str) {
@@ -309,19 +350,31 @@ pub fn wanted(w: &Warp<'_>) -> bool {
 /// A kernel's offer of its warp-wide form, awaited at the top of its host `async fn` (only
 /// when [`wanted`]): `Ok(result)` when the form ran, `Err(args)` (the arguments, given back)
 /// when the lane must run the per-lane body. `kernel` names the kernel (`module::name`), for a
-/// run that starts it directly.
-pub fn offer<'a, A, R>(w: &Warp<'a>, body: WideBody<A, R>, args: A, kernel: &'static str) -> OfferFuture<'a, A, R> {
+/// run that starts it directly. `whole_warp`: the form keeps a vote's result a scalar, so it
+/// runs only when every lane's handle is the whole warp's.
+pub fn offer<'a, A, R>(w: &Warp<'a>, body: WideBody<A, R>, args: A, kernel: &'static str, whole_warp: bool) -> OfferFuture<'a, A, R> {
+    offer_of(w, KindOf::<A, R>::KIND, body as *const (), args, kernel, whole_warp)
+}
+
+/// [`offer`] for the form of a kernel with CTA barriers, which suspends at them.
+pub fn offer_suspending<'a, A, R>(w: &Warp<'a>, body: WideAsync<A, R>, args: A, kernel: &'static str, whole_warp: bool) -> OfferFuture<'a, A, R> {
+    offer_of(w, KindOf::<A, R>::SUSPENDING, body as *const (), args, kernel, whole_warp)
+}
+
+fn offer_of<'a, A, R>(w: &Warp<'a>, kind: &'static OfferKind, body: *const (), args: A, kernel: &'static str, whole_warp: bool) -> OfferFuture<'a, A, R> {
     OfferFuture {
         regs: w.regs,
         lane: w.lane,
         offer: Offer {
-            kind: KindOf::<A, R>::KIND,
-            body: body as *const (),
+            kind,
+            body,
             args: core::ptr::null_mut(),
             out: core::ptr::null_mut(),
             handle: (w.lane, w.mask, w.width, w.base),
             kernel,
+            whole_warp,
             state: Cell::new(State::Pending),
+            running: Cell::new(core::ptr::null_mut()),
         },
         posted: false,
         args: Some(args),
@@ -379,6 +432,14 @@ impl<A, R> Drop for OfferFuture<'_, A, R> {
         // code that does not await it): withdraw it.
         if self.posted && self.offer.state.get() == State::Pending {
             self.regs.withdraw_offer(self.lane, &self.offer as *const Offer);
+        }
+        // A form that suspends, dropped before its end (its run failed): freed here, before the
+        // other lanes' futures (whose values its arguments may borrow) are.
+        let running = self.offer.running.replace(core::ptr::null_mut());
+        if let (false, Some(s)) = (running.is_null(), self.offer.kind.suspending) {
+            // SAFETY: `running` is the `Running` this kind's `start` made, not otherwise
+            // referenced while the run is not stepping (it is being dropped).
+            unsafe { (s.free)(running) };
         }
     }
 }
@@ -439,6 +500,172 @@ unsafe fn entry_direct<A, R>(ctx: &mut WideCtx<'_, '_>, body: *const (), args: *
     body(ctx, &mut lanes, outs)
 }
 
+/// The `entry` of a kind whose form suspends: names the kind (offers compare it); never called
+/// (`run_offers` starts such a form through [`Suspending`]).
+unsafe fn entry_async<A, R>(_: &mut WideCtx<'_, '_>, _: *const ()) -> Result<(), WarpError> {
+    unreachable!("the form of {} suspends at barriers: `Suspending::start` starts it", core::any::type_name::<fn(A) -> R>())
+}
+
+/// A form that suspends at CTA barriers, while it runs: its future, and everything its context
+/// refers to, in one allocation (the future borrows the rest).
+struct Running<'a, A, R> {
+    /// Declared first: dropped before what it borrows.
+    fut: Option<FormFuture<'a>>,
+    ctx: MaybeUninit<WideCtx<'a, 'a>>,
+    run: Cell<*mut WarpRun<'a>>,
+    current: crate::mem::FormCurrent,
+    hs: [Warp<'a>; 32],
+    own: core::cell::OnceCell<[Warp<'a>; 32]>,
+    args: Lanes<A>,
+    outs: Lanes<R>,
+    /// The offers of the lanes that run the form, and the lanes exited before it.
+    offered: u32,
+    offers: [*const Offer; 32],
+    exited: u32,
+}
+
+impl<A, R> Drop for Running<'_, A, R> {
+    fn drop(&mut self) {
+        self.fut = None;
+        // SAFETY: `ctx` is initialised as soon as the allocation is made (`start_async`), and
+        // nothing refers to it once the future is gone.
+        unsafe { self.ctx.assume_init_drop() };
+    }
+}
+
+/// `Suspending::start` for a form taking `A` and giving `R`.
+///
+/// # Safety
+/// `run` is the `WarpRun` whose lanes of `offered` posted `offers` (made by
+/// [`offer_suspending::<A, R>`], one body) in the step that runs this, and wait at them.
+unsafe fn start_async<A, R>(run: *mut (), offered: u32, offers: [*const Offer; 32], deadline: Option<crate::exec::Deadline>) -> Result<bool, WarpError> {
+    let run = run as *mut WarpRun<'_>;
+    let first = offered.trailing_zeros() as usize;
+    // SAFETY: the caller's contract: the offers live in the lanes' pinned futures.
+    let (leader, regs, exited) = unsafe { (&*offers[first], (*run).regs, (*run).exited) };
+    // SAFETY: the body was made by `offer_suspending::<A, R>`.
+    let body: WideAsync<A, R> = unsafe { core::mem::transmute::<*const (), WideAsync<A, R>>(leader.body) };
+    let hs = offered_handles(regs, offered, &offers);
+    let mut args = Lanes::<A>::new();
+    for lane in crate::semantics::lanes(offered) {
+        // SAFETY: as in `entry`.
+        let offer = unsafe { &*offers[lane as usize] };
+        let taken = unsafe { (*(offer.args as *mut Option<A>)).take() };
+        args.set(lane, taken.expect("a waiting offer holds its arguments"));
+        offer.state.set(State::Ran);
+    }
+    let current = crate::mem::FormCurrent::enter(regs);
+    let p = Box::into_raw(Box::new(Running {
+        fut: None,
+        ctx: MaybeUninit::uninit(),
+        run: Cell::new(run),
+        current,
+        hs,
+        own: core::cell::OnceCell::new(),
+        args,
+        outs: Lanes::new(),
+        offered,
+        offers,
+        exited,
+    }));
+    // SAFETY: `p` is a fresh allocation that lives until `free_async` or the form's end; the
+    // context and the future refer to its other fields, which never move. The leader's offer
+    // owns it from here (its future is dropped before the other lanes' in a failed run).
+    unsafe {
+        let r = &mut *p;
+        r.ctx.write(WideCtx::new(&*(&r.run as *const Cell<_>), &*(&r.current as *const _), offered, offers, Some(&*(&r.hs as *const _)), &*(&r.own as *const _), deadline));
+        let fut = body(&mut *r.ctx.as_mut_ptr(), &mut *(&mut r.args as *mut Lanes<A>), &mut *(&mut r.outs as *mut Lanes<R>));
+        r.fut = Some(core::mem::transmute::<FormFuture<'_>, FormFuture<'_>>(fut));
+        leader.running.set(p as *mut ());
+        poll_running(p, leader)
+    }
+}
+
+/// `Suspending::resume`.
+///
+/// # Safety
+/// `leader` holds a `Running<A, R>` waiting at a barrier of the warp of `run`, which completed.
+unsafe fn resume_async<A, R>(run: *mut (), leader: *const Offer) -> Result<bool, WarpError> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let leader = &*leader;
+        let p = leader.running.get() as *mut Running<'_, A, R>;
+        (*p).run.set(run as *mut WarpRun<'_>);
+        (*p).current.reenter();
+        poll_running(p, leader)
+    }
+}
+
+/// `Suspending::free`.
+///
+/// # Safety
+/// `p` is a `Running<A, R>` that `start_async` made, not referenced elsewhere.
+unsafe fn free_async<A, R>(p: *mut ()) {
+    // SAFETY: the caller's contract.
+    drop(unsafe { Box::from_raw(p as *mut Running<'_, A, R>) });
+}
+
+/// Polls the form `p` (attached to its run): `Ok(true)` when it ended (each lane's result then
+/// in its offer, and `p` freed), `Ok(false)` when it waits at a barrier (detached: it touches
+/// nothing until resumed). A lane's panic unwinds from here with the registers naming it, as
+/// the form's context does when it is on the stack.
+///
+/// # Safety
+/// `p` is `leader`'s `Running<A, R>`, attached to the run that steps now.
+unsafe fn poll_running<A, R>(p: *mut Running<'_, A, R>, leader: &Offer) -> Result<bool, WarpError> {
+    /// Detaches the form if a lane's panic unwinds through its poll.
+    struct Unwind(*mut ());
+    impl Drop for Unwind {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                // SAFETY: set below to the form being polled, whose context is initialised.
+                unsafe { (*(self.0 as *mut WideCtx<'_, '_>)).detach_unwinding() };
+            }
+        }
+    }
+    // SAFETY: the caller's contract.
+    let r = unsafe { &mut *p };
+    let guard = Unwind(r.ctx.as_mut_ptr() as *mut ());
+    let mut cx = Context::from_waker(core::task::Waker::noop());
+    let polled = r.fut.as_mut().expect("a running form has its future").as_mut().poll(&mut cx);
+    core::mem::forget(guard);
+    match polled {
+        Poll::Pending => {
+            // SAFETY: initialised in `start_async`.
+            unsafe { r.ctx.assume_init_mut().detach() };
+            Ok(false)
+        }
+        Poll::Ready(result) => {
+            for lane in crate::semantics::lanes(r.outs.lanes()) {
+                let value = r.outs.take(lane);
+                // SAFETY: as in `entry`.
+                unsafe { *((*r.offers[lane as usize]).out as *mut Option<R>) = Some(value) };
+            }
+            // The lanes return from their futures in the next step, each with its result.
+            // SAFETY: as above.
+            unsafe { r.ctx.assume_init_mut().exited = r.exited };
+            let _ = r.offered;
+            leader.running.set(core::ptr::null_mut());
+            // SAFETY: made by `start_async`; no reference to it is used after this.
+            drop(unsafe { Box::from_raw(p) });
+            result.map(|()| true)
+        }
+    }
+}
+
+/// The handles of the lanes of `offered` as they offered, the warp's own for the others.
+fn offered_handles<'r>(regs: &'r Regs, offered: u32, offers: &[*const Offer; 32]) -> [Warp<'r>; 32] {
+    core::array::from_fn(|l| {
+        if offered >> l & 1 == 1 {
+            // SAFETY: the lanes of `offered` posted these offers in this step and wait at them.
+            let (lane, mask, width, base) = unsafe { (*offers[l]).handle };
+            Warp { regs, lane, mask, width, base }
+        } else {
+            Warp::new(regs, l as u32)
+        }
+    })
+}
+
 /// A kernel's warp-wide form, taken from its offer before any lane runs: what a run that starts
 /// the kernel itself (`Executor::run_with(&args, kernel)`, not a closure that calls it) runs
 /// without making the lanes' futures. The run is the one the offers of every lane would make.
@@ -459,7 +686,7 @@ impl Direct {
         }
         // SAFETY: the lane posted this offer in the poll just made, and its future is alive.
         let o = unsafe { &*crate::warp::at(&regs.offers, lane as usize & 31).get() };
-        Some(Direct { direct: o.kind.direct, body: o.body, types: (o.kind.types)(), kernel: o.kernel })
+        Some(Direct { direct: o.kind.direct?, body: o.body, types: (o.kind.types)(), kernel: o.kernel })
     }
 
     /// Whether the form is the kernel `K`'s own, taking arguments `A` and giving results `R`:
@@ -489,7 +716,9 @@ pub(crate) unsafe fn run_direct<'r>(
 ) -> Result<(), WarpError> {
     let live = !run.exited;
     let own = core::cell::OnceCell::new();
-    let mut ctx = WideCtx::new(run, live, [core::ptr::null(); 32], None, &own, deadline);
+    let current = crate::mem::FormCurrent::enter(run.regs);
+    let run = Cell::new(run as *mut WarpRun<'r>);
+    let mut ctx = WideCtx::new(&run, &current, live, [core::ptr::null(); 32], None, &own, deadline);
     // SAFETY: the caller's contract.
     unsafe { (direct.direct)(&mut ctx, direct.body, args, outs) }
 }
@@ -543,9 +772,12 @@ impl Iterator for LaneIter {
 /// The warp-wide form's view of its warp: the live lanes, their handles, and the engine that
 /// completes the instructions they issue.
 pub struct WideCtx<'c, 'r> {
-    run: &'c mut WarpRun<'r>,
+    /// The run, while the form runs: the engine's step that runs or resumes the form puts it
+    /// here, and nothing else uses the run until the form returns or suspends (null while a form
+    /// that suspends at CTA barriers waits at one).
+    run: &'c Cell<*mut WarpRun<'r>>,
     /// This form's lane for memory accesses and reports (`crate::mem::FormCurrent`).
-    current: crate::mem::FormCurrent,
+    current: &'c crate::mem::FormCurrent,
     /// The lanes that have returned: the run's, kept here while the form runs (a field of the
     /// form's own context stays in a register through a stretch's loop; the run's, behind a
     /// second reference, would be stored at every lane) and given back to the run before the
@@ -727,7 +959,8 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// A run of the form for the lanes of `offered` (with their `offers`, null in a direct run)
     /// and their handles `hs` (`None`: the warp's own); counted in [`wide_runs`].
     fn new(
-        run: &'c mut WarpRun<'r>,
+        run: &'c Cell<*mut WarpRun<'r>>,
+        current: &'c crate::mem::FormCurrent,
         offered: u32,
         offers: [*const Offer; 32],
         hs: Option<&'c [Warp<'r>; 32]>,
@@ -736,9 +969,19 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     ) -> Self {
         let full_warp = hs.is_none_or(whole_warp);
         WIDE_RUNS.with(|c| c.set(c.get() + 1));
-        let exited = run.exited;
-        let current = crate::mem::FormCurrent::enter(run.regs);
+        // SAFETY: the caller attached the run.
+        let exited = unsafe { (*run.get()).exited };
         WideCtx { run, current, exited, offered, offers, deadline, hs, own, pending: None, full_warp }
+    }
+
+    /// The run. Each use holds it within one method of the form's context.
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    fn run(&self) -> &mut WarpRun<'r> {
+        // SAFETY: while the form runs (the only time its code calls the context's methods), the
+        // cell holds the run the engine's step lent it (see the field), which nothing else
+        // uses meanwhile; no method keeps two of these references alive at once.
+        unsafe { &mut *self.run.get() }
     }
 
     fn offer(&self, lane: u32) -> &Offer {
@@ -750,7 +993,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     #[inline(always)]
     pub fn lanes(&self) -> LaneIter {
         let live = !self.exited;
-        match self.run.order_ref() {
+        match self.run().order_ref() {
             // Ascending: the live lanes' bits, lowest first.
             None => LaneIter { mask: live, order: None, at: 0 },
             Some(order) => LaneIter { mask: live, order: Some(*order), at: 0 },
@@ -761,7 +1004,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// loop over `0..32`.
     #[inline(always)]
     pub fn dense(&self) -> bool {
-        self.exited == 0 && self.run.order_ref().is_none()
+        self.exited == 0 && self.run().order_ref().is_none()
     }
 
     /// Lane `lane` runs now (for its memory accesses and, if it panics, the report).
@@ -778,7 +1021,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         match self.hs {
             Some(hs) => hs,
             None => {
-                let regs = self.run.regs;
+                let regs = self.run().regs;
                 self.own.get_or_init(|| core::array::from_fn(|l| Warp::new(regs, l as u32)))
             }
         }
@@ -788,7 +1031,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// warp's).
     #[inline(always)]
     pub fn handle(&self, lane: u32) -> Warp<'r> {
-        handle_of(self.hs, self.run.regs, lane)
+        handle_of(self.hs, self.run().regs, lane)
     }
 
     /// The current stretch ends with `instr` at `site`, which the form issues itself
@@ -807,9 +1050,9 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     pub fn issue<I: WideInstr<T>, T>(&mut self, instr: &I, site: Site, a: &Lanes<T>, b: B<'_>, out: &mut Lanes<<I::Out as Decode>::Output>) -> Result<(), WarpError> {
         self.pending = None;
         self.tick()?;
-        self.run.exited = self.exited;
+        let run = self.run();
+        run.exited = self.exited;
         let hs = self.hs;
-        let run = &mut *self.run;
         let handle = |l: u32| handle_of(hs, run.regs, l);
         let regs = run.regs;
         let live = !run.exited;
@@ -904,7 +1147,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
             regs.post_key(l, instr.key(&self.handle(l), b_of(l)), I::bits(&a[l]), site);
         }
         self.current.sync();
-        self.run.settle_wide()?;
+        self.run().settle_wide()?;
         self.current.resume();
         for l in crate::semantics::lanes(live) {
             let (d, p) = regs.result_of(l);
@@ -926,29 +1169,77 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     #[inline]
     pub fn settle(&mut self) -> Result<(), WarpError> {
         self.tick()?;
-        self.run.exited = self.exited;
+        let run = self.run();
+        run.exited = self.exited;
         self.current.sync();
-        self.run.settle_wide()?;
+        run.settle_wide()?;
         self.current.resume();
         Ok(())
+    }
+
+    /// The CTA barrier every live lane has just issued (through its handle, which posted it):
+    /// the form suspends, and the warp waits at the barrier as its lanes would (the engine's
+    /// step reads their requests). Awaited, the future is ready once the block resumes the
+    /// warp, the barrier completed; each lane then reads its result from its instruction's future
+    /// ([`result`]).
+    #[inline]
+    pub fn barrier(&mut self) -> Result<Suspend, WarpError> {
+        self.tick()?;
+        self.run().exited = self.exited;
+        self.current.sync();
+        Ok(Suspend { polled: false })
+    }
+
+    /// The form runs again after [`barrier`](Self::barrier): lane code runs next.
+    #[inline]
+    pub fn resumed(&mut self) {
+        self.current.resume();
+    }
+
+    /// The form waits at a barrier: it leaves the run (and the thread's current lane) to the
+    /// engine until resumed.
+    fn detach(&mut self) {
+        self.run().exited = self.exited;
+        self.current.leave();
+        self.run.set(core::ptr::null_mut());
+    }
+
+    /// A lane's panic unwinds through the form's poll: the registers name the lane and the
+    /// lanes that reached the pending instruction, as the context's drop does when it is on the
+    /// stack; then the form is detached.
+    fn detach_unwinding(&mut self) {
+        if self.run.get().is_null() {
+            return;
+        }
+        self.posts_on_panic();
+        self.current.leave();
+        self.run.set(core::ptr::null_mut());
     }
 
     /// Counts an instruction; every so many, looks at the run's clock: a uniform loop that never
     /// ends is ended by the run's time limit, as in the per-lane executor.
     #[inline(always)]
     fn tick(&mut self) -> Result<(), WarpError> {
-        self.run.clock = self.run.clock.saturating_sub(1);
-        if self.run.clock == 0 {
-            self.run.clock = crate::exec::CLOCK_EVERY;
+        let run = self.run();
+        run.clock = run.clock.saturating_sub(1);
+        if run.clock == 0 {
+            run.clock = crate::exec::CLOCK_EVERY;
             if let Some((d, elapsed)) = self.deadline.as_ref().and_then(|d| Some((d, d.passed()?))) {
-                self.run.exited = self.exited;
+                run.exited = self.exited;
                 self.current.sync();
-                let blocks = vec![crate::block::block_report(core::slice::from_ref(&*self.run))];
+                let blocks = vec![crate::block::block_report(core::slice::from_ref(&*run))];
                 let detail = "the warp ran warp-wide (a uniform loop that does not end?)".to_string();
                 return Err(WarpError::TimeLimit { limit: d.limit(), elapsed, detail, blocks });
             }
         }
         Ok(())
+    }
+
+    /// The value every live lane got from a vote or reduction of the whole warp (`None` when no
+    /// lane is live).
+    #[inline(always)]
+    pub fn uniform<T: Copy>(&self, results: &Lanes<T>) -> Option<T> {
+        self.lanes().next().map(|l| results[l])
     }
 
     /// Whether every lane has returned: a uniform loop ends then (no lane runs it any more).
@@ -967,15 +1258,16 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     }
 }
 
-impl Drop for WideCtx<'_, '_> {
-    fn drop(&mut self) {
-        self.run.exited = self.exited;
+impl WideCtx<'_, '_> {
+    /// The run is given back: its exited lanes and current lane are the form's; if a lane
+    /// panicked in a stretch that ends with an instruction the form issues itself, the lanes
+    /// that got there first wait at it, as their posts would show.
+    fn posts_on_panic(&mut self) {
+        self.run().exited = self.exited;
         self.current.sync();
-        // A lane panicked in a stretch that ends with an instruction the form issues itself:
-        // the lanes that got there first wait at it, as their posts would show.
         if let Some((op, site)) = self.pending.take() {
             if std::thread::panicking() {
-                let regs = self.run.regs;
+                let regs = self.run().regs;
                 let panicked = regs.current_lane();
                 // A lane runs its whole stretch before the next lane starts: the live lanes
                 // before the one that panicked got to the instruction.
@@ -983,6 +1275,35 @@ impl Drop for WideCtx<'_, '_> {
                     regs.post_key(l, pack(op, self.handle(l).mask, 0, 0), 0, site);
                 }
             }
+        }
+    }
+}
+
+impl Drop for WideCtx<'_, '_> {
+    fn drop(&mut self) {
+        // A form suspended at a CTA barrier, dropped because its run failed elsewhere, touches
+        // nothing of the run.
+        if !self.run.get().is_null() {
+            self.posts_on_panic();
+        }
+    }
+}
+
+/// The future of [`WideCtx::barrier`]: pending once (the form suspends), then ready.
+#[must_use = "await it (the macro does)"]
+pub struct Suspend {
+    polled: bool,
+}
+
+impl Future for Suspend {
+    type Output = ();
+
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        if core::mem::replace(&mut self.polled, true) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
         }
     }
 }
@@ -1001,29 +1322,45 @@ fn whole_warp(hs: &[Warp<'_>; 32]) -> bool {
     hs.iter().enumerate().all(|(l, h)| h.lane == l as u32 && h.mask == FULL && h.width == 32 && h.base == hs[0].base)
 }
 
-/// Runs the warp-wide form that the lanes of `offered` (every live lane of `run`) offered.
+/// Runs the warp-wide form that the lanes of `offered` (every live lane of `run`) offered. A form
+/// that suspends at CTA barriers and waits at one is left in `run.form` (see
+/// `WarpRun::resume_form`).
 pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Offer; 32], deadline: Option<crate::exec::Deadline>) -> Result<(), WarpError> {
     let first = offered.trailing_zeros();
     // SAFETY: the lanes of `offered` posted these offers in this step and wait at them.
-    let (entry, body) = unsafe { ((*offers[first as usize]).kind.entry, (*offers[first as usize]).body) };
+    let leader = unsafe { &*offers[first as usize] };
+    if let Some(s) = leader.kind.suspending {
+        // SAFETY: `same_offers` checked that every lane offered this kind and body.
+        let ended = unsafe { (s.start)(run as *mut WarpRun<'_> as *mut (), offered, offers, deadline)? };
+        if !ended {
+            run.form = leader;
+        }
+        return Ok(());
+    }
+    let (entry, body) = (leader.kind.entry, leader.body);
     let exited = run.exited;
     let regs = run.regs;
-    let hs = core::array::from_fn(|l| {
-        if offered >> l & 1 == 1 {
-            // SAFETY: as above.
-            let (lane, mask, width, base) = unsafe { (*offers[l]).handle };
-            Warp { regs, lane, mask, width, base }
-        } else {
-            Warp::new(regs, l as u32)
-        }
-    });
+    let hs = offered_handles(regs, offered, &offers);
     let own = core::cell::OnceCell::new();
-    let mut ctx = WideCtx::new(run, offered, offers, Some(&hs), &own, deadline);
+    let current = crate::mem::FormCurrent::enter(regs);
+    let run = Cell::new(run as *mut WarpRun<'_>);
+    let mut ctx = WideCtx::new(&run, &current, offered, offers, Some(&hs), &own, deadline);
     // SAFETY: `same_offers` checked that every lane offered this entry and body.
     let result = unsafe { entry(&mut ctx, body) };
     // The lanes return from their futures in the next step, each with its result.
     ctx.exited = exited;
     result
+}
+
+/// Resumes the form that `run.form` holds, waiting at a barrier that completed: `Ok(true)` when it
+/// ended.
+pub(crate) fn resume_form(run: &mut WarpRun<'_>) -> Result<bool, WarpError> {
+    // SAFETY: `run.form` is the leader's offer, whose future is pinned and waits at it while the
+    // form runs; its kind is a suspending one.
+    let leader = unsafe { &*run.form };
+    let s = leader.kind.suspending.expect("a suspended form is a suspending kind's");
+    // SAFETY: as above; the run steps now.
+    unsafe { (s.resume)(run as *mut WarpRun<'_> as *mut (), leader) }
 }
 
 /// Whether the offers of the lanes of `offered` are all one form, offered at one call.
@@ -1033,7 +1370,9 @@ pub(crate) fn same_offers(regs: &Regs, offered: u32, offers: &[*const Offer; 32]
     let a = unsafe { &*offers[first] };
     crate::semantics::lanes(offered).all(|l| {
         let b = unsafe { &*offers[l as usize] };
-        a.same(b) && regs.path_at(l as usize) == regs.path_at(first)
+        let (lane, mask, width, _) = b.handle;
+        let whole = !a.whole_warp || (lane == l && mask == FULL && width == 32);
+        a.same(b) && whole && regs.path_at(l as usize) == regs.path_at(first)
     })
 }
 

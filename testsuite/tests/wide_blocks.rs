@@ -1,0 +1,285 @@
+//! Warp-wide forms in blocks (issue 15's blocks part): a kernel with CTA barriers, shared arrays
+//! and plain loads and stores gets a warp-wide form that suspends at each barrier, one future in
+//! its block's scheduler, as the per-lane executor's lanes suspend there. Each launch runs both
+//! ways (the per-lane executor is the reference) and must give the same values and the same
+//! reports; the sequential results are checked too, and each kernel meant to run warp-wide is
+//! checked to.
+
+use warpkit::prelude::*;
+
+/// The outcome of launching `kernel` over `grid` under `ex`, per lane and warp-wide: equal values,
+/// or reports that print the same (a time limit's elapsed time aside). Returns the warp-wide
+/// outcome and how many warp-wide runs it made.
+fn grid_both<R: PartialEq + core::fmt::Debug + Send>(
+    grid: &Grid,
+    ex: Executor,
+    kernel: impl AsyncFn(&Warp<'_>) -> R + Sync + Copy,
+) -> (Result<Vec<R>, WarpError>, u64) {
+    // One CPU thread: the count of warp-wide runs is the calling thread's.
+    let grid = grid.cpu_threads(1);
+    let per_lane = grid.executor(ex.wide(false)).map(kernel);
+    let before = warpkit::wide_runs();
+    let wide = grid.executor(ex.wide(true)).map(kernel);
+    let runs = warpkit::wide_runs() - before;
+    match (&per_lane, &wide) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "the warp-wide values differ from the per-lane executor's"),
+        (Err(WarpError::TimeLimit { .. }), Err(WarpError::TimeLimit { .. })) => {}
+        (a, b) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "the warp-wide report differs from the per-lane executor's"),
+    }
+    (wide, runs)
+}
+
+fn data(n: usize) -> Vec<u32> {
+    (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect()
+}
+
+// ---- a block's sum, a barrier's reduction, a neighbour's value.
+
+/// A block's sum through shared memory: each warp's sum (`redux`) to a shared slot, a barrier,
+/// then every thread adds the slots; `bar.red.popc` over a per-lane predicate; each thread's
+/// neighbour across the block, written before the first barrier.
+#[warp_kernel]
+fn block_total(w: &Warp, x: u32) -> (u32, u32, u32) {
+    let partials = w.shared_array::<u32, 32>();
+    let values = w.shared_array::<u32, 1024>();
+    let t = w.thread_rank() as usize;
+    let warps = w.block_size().div_ceil(32) as usize;
+    let mine = w.redux_add(x);
+    if w.lane_id() == 0 {
+        partials.store(w.warp_in_block() as usize, mine);
+    }
+    values.store(t, x);
+    w.sync_threads();
+    let mut total = 0u32;
+    for k in 0..warps {
+        total = total.wrapping_add(partials.load(k));
+    }
+    let odd = w.sync_threads_count(x % 2 == 1);
+    let n = w.block_size() as usize;
+    let neighbour = values.load((t + 1) % n);
+    (total, odd, neighbour)
+}
+
+#[test]
+fn block_sums_suspend_at_barriers() {
+    let d = data(1024);
+    for (blocks, size) in [(1u32, 32u32), (2, 64), (3, 96), (1, 1024), (2, 80)] {
+        for order in [LaneOrder::Ascending, LaneOrder::Descending, LaneOrder::Seeded(7)] {
+            let d = &d;
+            let (out, runs) = grid_both(&Grid::blocks(blocks, size), Executor::new().order(order), async |w: &Warp<'_>| {
+                block_total(w, d[w.global_id() as usize]).await
+            });
+            let out = out.unwrap();
+            assert_eq!(runs, (blocks * size.div_ceil(32)) as u64, "every warp runs warp-wide");
+            for (i, &(total, odd, neighbour)) in out.iter().enumerate() {
+                let b = i / size as usize;
+                let xs = &d[b * size as usize..][..size as usize];
+                assert_eq!(total, xs.iter().fold(0u32, |a, &v| a.wrapping_add(v)), "thread {i}");
+                assert_eq!(odd, xs.iter().filter(|&&v| v % 2 == 1).count() as u32);
+                assert_eq!(neighbour, xs[(i % size as usize + 1) % size as usize]);
+            }
+        }
+    }
+}
+
+// ---- a block scan in shared memory: a uniform loop with two barriers per turn.
+
+/// Hillis-Steele inclusive scan over the block, in shared memory: each turn reads the value
+/// `step` threads below, waits, adds, and waits again. Also `sync_threads_and`/`_or` at the end.
+#[warp_kernel]
+fn block_scan(w: &Warp, x: u32) -> (u32, bool, bool) {
+    let s = w.shared_array::<u32, 256>();
+    let t = w.thread_rank() as usize;
+    let n = w.block_size() as usize;
+    s.store(t, x);
+    w.sync_threads();
+    for step in [1usize, 2, 4, 8, 16, 32, 64, 128] {
+        let below = if t >= step && step < n { s.load(t - step) } else { 0 };
+        w.sync_threads();
+        let v = s.load(t).wrapping_add(below);
+        s.store(t, v);
+        w.bar_sync(0);
+    }
+    let all_small = w.sync_threads_and(x < u32::MAX / 2);
+    let any_zero = w.sync_threads_or(x % 7 == 0);
+    (s.load(t), all_small, any_zero)
+}
+
+#[test]
+fn a_block_scan_loops_over_barriers() {
+    let d = data(512);
+    for (blocks, size) in [(2u32, 256u32), (1, 200), (4, 33)] {
+        let d = &d;
+        let (out, runs) = grid_both(&Grid::blocks(blocks, size), Executor::new(), async |w: &Warp<'_>| block_scan(w, d[w.global_id() as usize]).await);
+        let out = out.unwrap();
+        assert!(runs > 0);
+        for b in 0..blocks as usize {
+            let xs = &d[b * size as usize..][..size as usize];
+            let mut acc = 0u32;
+            for (t, &x) in xs.iter().enumerate() {
+                acc = acc.wrapping_add(x);
+                let (v, all_small, any_zero) = out[b * size as usize + t];
+                assert_eq!(v, acc, "block {b} thread {t}");
+                assert_eq!(all_small, xs.iter().all(|&x| x < u32::MAX / 2));
+                assert_eq!(any_zero, xs.iter().any(|&x| x % 7 == 0));
+            }
+        }
+    }
+}
+
+// ---- producer and consumer warps on a named barrier (`bar.arrive` / `bar.sync a, b`).
+
+/// Warp 0 writes a slot per thread and arrives at barrier 1 without waiting; warp 1 waits there
+/// and reads. The branch is on a vote, so it is uniform in each warp.
+#[warp_kernel]
+fn produce_consume(w: &Warp, x: u32) -> u32 {
+    let s = w.shared_array::<u32, 32>();
+    let producer = w.all(w.warp_in_block() == 0);
+    let mut got = 0;
+    if producer {
+        s.store(w.lane_id() as usize, x * 3);
+        w.bar_arrive(1, 64);
+    } else {
+        w.bar_sync_count(1, 64);
+        got = s.load(31 - w.lane_id() as usize);
+    }
+    got
+}
+
+#[test]
+fn producer_and_consumer_warps_meet_at_a_named_barrier() {
+    let d = data(128);
+    let d = &d;
+    let (out, runs) = grid_both(&Grid::blocks(2, 64), Executor::new(), async |w: &Warp<'_>| produce_consume(w, d[w.global_id() as usize]).await);
+    let out = out.unwrap();
+    assert_eq!(runs, 4);
+    for b in 0..2 {
+        for l in 0..32 {
+            assert_eq!(out[b * 64 + l], 0);
+            assert_eq!(out[b * 64 + 32 + l], d[b * 64 + 31 - l] * 3);
+        }
+    }
+}
+
+// ---- reports: each the same both ways.
+
+/// Warp 0 waits at barrier 0, warp 1 at barrier 1: neither completes.
+#[warp_kernel]
+fn crossed_barriers(w: &Warp, x: u32) -> u32 {
+    let first = w.all(w.warp_in_block() == 0);
+    if first {
+        w.bar_sync(0);
+    } else {
+        w.bar_sync(1);
+    }
+    x
+}
+
+/// The lanes of each warp name different barriers.
+#[warp_kernel]
+fn split_barrier(w: &Warp, x: u32) -> u32 {
+    w.bar_sync(w.lane_id() % 2);
+    x
+}
+
+/// Half of each warp returns before the barrier; thread 37 panics after it.
+#[warp_kernel]
+fn returns_then_panics(w: &Warp, x: u32) -> u32 {
+    if w.lane_id() >= 16 {
+        return x;
+    }
+    w.sync_threads();
+    if w.thread_rank() == 37 {
+        panic!("thread 37 after the barrier");
+    }
+    x + 1
+}
+
+/// Every thread writes shared slot 0, without a barrier between the warps' stores: a race.
+#[warp_kernel]
+fn racy_slot(w: &Warp, x: u32) -> u32 {
+    let s = w.shared_array::<u32, 1>();
+    s.store(0, x);
+    w.sync_threads();
+    s.load(0)
+}
+
+/// A shared array read past its end after a barrier.
+#[warp_kernel]
+fn out_of_bounds(w: &Warp, _x: u32) -> u32 {
+    let s = w.shared_array::<u32, 40>();
+    w.sync_threads();
+    s.load(w.thread_rank() as usize)
+}
+
+/// A uniform loop with a barrier that never ends.
+#[warp_kernel]
+fn endless_barriers(w: &Warp, x: u32) -> u32 {
+    let mut v = x;
+    let turns = u32::MAX;
+    let mut k = 0;
+    while k < turns {
+        w.sync_threads();
+        v = w.shfl_xor(v, 1);
+        k += 1;
+    }
+    v
+}
+
+#[test]
+fn barrier_reports_are_the_same_warp_wide() {
+    let d = data(128);
+    let d = &d;
+    let grid = Grid::blocks(2, 64);
+    let (r, runs) = grid_both(&grid, Executor::new(), async |w: &Warp<'_>| crossed_barriers(w, d[w.global_id() as usize]).await);
+    assert!(r.is_err() && runs > 0, "{r:?}");
+    let (r, runs) = grid_both(&grid, Executor::new(), async |w: &Warp<'_>| split_barrier(w, d[w.global_id() as usize]).await);
+    assert!(r.is_err() && runs > 0, "{r:?}");
+    let (r, runs) = grid_both(&grid, Executor::new(), async |w: &Warp<'_>| returns_then_panics(w, d[w.global_id() as usize]).await);
+    assert!(matches!(r, Err(WarpError::LanePanicked { lane: 5, .. })) && runs > 0, "{r:?}");
+    let (r, runs) = grid_both(&grid, Executor::new().races(true), async |w: &Warp<'_>| racy_slot(w, d[w.global_id() as usize]).await);
+    assert!(r.is_err() && runs > 0, "{r:?}");
+    let (r, runs) = grid_both(&grid, Executor::new(), async |w: &Warp<'_>| out_of_bounds(w, d[w.global_id() as usize]).await);
+    assert!(r.is_err() && runs > 0, "{r:?}");
+    let limit = Some(std::time::Duration::from_millis(200));
+    let (r, runs) = grid_both(&grid, Executor::new().time_limit(limit), async |w: &Warp<'_>| endless_barriers(w, d[w.global_id() as usize]).await);
+    assert!(matches!(r, Err(WarpError::TimeLimit { .. })) && runs > 0, "{r:?}");
+}
+
+// ---- a single warp's run: its block is the warp.
+
+#[test]
+fn a_single_warp_with_barriers_runs_warp_wide() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32 * 5 + 1);
+    let per_lane = Executor::new().wide(false).run_with(&x, block_total).unwrap();
+    let before = warpkit::wide_runs();
+    let wide = Executor::new().run_with(&x, block_total).unwrap();
+    assert_eq!(warpkit::wide_runs() - before, 1);
+    assert_eq!(per_lane, wide);
+    let sum = x.iter().sum::<u32>();
+    assert!(wide.iter().enumerate().all(|(l, &(t, odd, n))| t == sum && odd == 16 && n == x[(l + 1) % 32]));
+}
+
+// ---- what keeps the per-lane form: a spin on a plain load.
+
+/// Warp 1 spins on a flag warp 0 sets; the loop has no barrier, so a warp-wide form, which would
+/// run it to its end before warp 0 got a turn, is not made.
+#[warp_kernel]
+fn spin_on_flag(w: &Warp, x: u32) -> u32 {
+    let flag = w.shared_array::<u32, 1>();
+    let setter = w.all(w.warp_in_block() == 0);
+    if setter {
+        flag.store_release(0, 1, Scope::Cta);
+    } else {
+        while flag.load(0) == 0 {}
+    }
+    w.sync_threads();
+    x
+}
+
+#[test]
+fn a_spin_on_a_plain_load_keeps_the_per_lane_form() {
+    let (r, runs) = grid_both(&Grid::blocks(1, 64), Executor::new().races(false), async |w: &Warp<'_>| spin_on_flag(w, w.thread_rank()).await);
+    assert_eq!(r.unwrap(), (0..64).collect::<Vec<u32>>());
+    assert_eq!(runs, 0);
+}
