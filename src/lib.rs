@@ -209,7 +209,7 @@ pub mod __private {
     }
 
     #[cfg(not(target_arch = "nvptx64"))]
-    pub use warp_runtime::{load_point, store_point};
+    pub use warp_runtime::{load_point, lockstep_load, store_point};
 
     #[cfg(not(target_arch = "nvptx64"))]
     impl<T: Copy> MemCall for warp_runtime::MemOp<T> {

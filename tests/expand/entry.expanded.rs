@@ -139,7 +139,7 @@ pub async fn warp_sums(
     };
     let i = w.global_id() as usize;
     let s = match if i < input.len() {
-        ::warpkit::__private::load_point(input.load(i)).await
+        ::warpkit::__private::lockstep_load(input.load(i)).await
     } else {
         0
     } {

@@ -283,3 +283,118 @@ fn a_spin_on_a_plain_load_keeps_the_per_lane_form() {
     assert_eq!(r.unwrap(), (0..64).collect::<Vec<u32>>());
     assert_eq!(runs, 0);
 }
+
+// ---- the review's findings (each failed before its fix).
+
+/// The common guard before a barrier: a whole warp past `n` returns before it.
+#[warp_kernel]
+fn guarded(w: &Warp, n: u32) -> u32 {
+    let t = w.thread_rank();
+    if t >= n {
+        return 0;
+    }
+    w.sync_threads();
+    t + 1
+}
+
+#[test]
+fn a_warp_whose_lanes_all_return_before_a_barrier_keeps_its_results() {
+    let (r, runs) = grid_both(&Grid::blocks(1, 64), Executor::new(), async |w: &Warp<'_>| guarded(w, 32).await);
+    assert_eq!(r.unwrap(), (0..64).map(|t| if t < 32 { t + 1 } else { 0 }).collect::<Vec<u32>>());
+    assert_eq!(runs, 2);
+    let before = warpkit::wide_runs();
+    let per_lane = Executor::new().wide(false).run_with(&[0u32; 32], guarded).unwrap();
+    let wide = Executor::new().run_with(&[0u32; 32], guarded).unwrap();
+    assert_eq!(warpkit::wide_runs() - before, 1);
+    assert_eq!((per_lane, wide), ([0; 32], [0; 32]));
+}
+
+/// Forty loads of the other warp's slots in one stretch, then a store: with races off the values
+/// depend on how the lanes' accesses interleave, and with races on the report lists the pairs.
+/// Per lane, no load of a kernel with a warp-wide form pauses (on sm_70+), as in the form.
+#[warp_kernel]
+fn many_loads(w: &Warp, x: u32) -> u32 {
+    let s = w.shared_array::<u32, 64>();
+    let t = w.thread_rank() as usize;
+    s.store(t, x);
+    w.sync_threads();
+    let mut acc = 0u32;
+    for i in 0..40usize {
+        acc = acc.wrapping_add(s.load((t + 32 + i) % 64));
+    }
+    s.store(t, acc);
+    w.sync_threads();
+    s.load(t)
+}
+
+/// Warp 1 polls a flag warp 0 sets, a bounded number of times.
+#[warp_kernel]
+fn bounded_poll(w: &Warp, x: u32) -> u32 {
+    let flag = w.shared_array::<u32, 1>();
+    if w.thread_rank() == 0 {
+        flag.store(0, 0);
+    }
+    w.sync_threads();
+    let setter = w.all(w.warp_in_block() == 0);
+    let mut seen = 0u32;
+    if setter {
+        flag.store(0, 1);
+    } else {
+        for i in 0..1000u32 {
+            if flag.load(0) == 1 {
+                seen = i + 1;
+                break;
+            }
+        }
+    }
+    w.sync_threads();
+    x + seen
+}
+
+#[test]
+fn racing_loads_interleave_alike_both_ways() {
+    for races in [false, true] {
+        for order in [LaneOrder::Ascending, LaneOrder::Seeded(3)] {
+            let ex = Executor::new().races(races).order(order);
+            let (r, runs) = grid_both(&Grid::blocks(1, 64), ex, async |w: &Warp<'_>| many_loads(w, w.thread_rank() + 1).await);
+            assert_eq!(runs, 2);
+            assert_eq!(r.is_err(), races, "{r:?}");
+            let (r, runs) = grid_both(&Grid::blocks(1, 64), ex, async |w: &Warp<'_>| bounded_poll(w, w.thread_rank()).await);
+            assert_eq!(runs, 2);
+            assert_eq!(r.is_err(), races, "{r:?}");
+        }
+    }
+}
+
+/// A spin whose load sits in a bounded `for` inside an unbounded `while`.
+#[warp_kernel]
+fn nested_spin(w: &Warp, x: u32) -> u32 {
+    let flag = w.shared_array::<u32, 1>();
+    if w.thread_rank() == 0 {
+        flag.store(0, 0);
+    }
+    w.sync_threads();
+    let setter = w.all(w.warp_in_block() == 0);
+    if setter {
+        flag.store(0, 1);
+    } else {
+        let mut done = false;
+        while !done {
+            for _ in 0..1 {
+                if flag.load(0) == 1 {
+                    done = true;
+                }
+            }
+        }
+    }
+    w.sync_threads();
+    x
+}
+
+#[test]
+fn a_spin_inside_a_bounded_loop_keeps_the_per_lane_form() {
+    let ex = Executor::new().races(false).time_limit(Some(std::time::Duration::from_secs(10)));
+    let (r, runs) = grid_both(&Grid::blocks(1, 64), ex, async |w: &Warp<'_>| nested_spin(w, w.thread_rank()).await);
+    assert_eq!(r.unwrap(), (0..64).collect::<Vec<u32>>());
+    assert_eq!(runs, 0);
+}

@@ -61,7 +61,9 @@ pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
 //         With a warp-wide form (`wide.rs`), the body starts with its offer, and the parameters
 //         after the handle are bound again (with their `mut`) for the per-lane body.
 fn host(item: &mut ItemFn, points: &HashSet<usize>, prologue: Option<crate::wide::Prologue>) -> TokenStream {
-    AwaitSuspensions { points }.visit_block_mut(&mut item.block);
+    // A kernel with a warp-wide form has no load that could spin (`wide::spins`): its loads do
+    // not pause on sm_70+, in either form.
+    AwaitSuspensions { points, lockstep_loads: prologue.is_some() }.visit_block_mut(&mut item.block);
     let ItemFn { attrs, vis, sig, block } = &*item;
     let mut sig = host_signature(sig);
     if prologue.is_some() {
@@ -200,6 +202,8 @@ fn add_elided_lifetime(ty: &mut Type) {
 /// span that `#[track_caller]` reports) untouched.
 struct AwaitSuspensions<'p> {
     points: &'p HashSet<usize>,
+    /// Loads suspend below sm_70 only (`lockstep_load`), not every so many (`load_point`).
+    lockstep_loads: bool,
 }
 
 impl VisitMut for AwaitSuspensions<'_> {
@@ -226,10 +230,12 @@ impl VisitMut for AwaitSuspensions<'_> {
                 _ => String::new(),
             };
             *e = if crate::intrinsics::is_load(&method) {
-                // A plain load: every so many, a scheduling point (spin-waits complete).
+                // A plain load: every so many, a scheduling point (spin-waits complete); in a
+                // kernel with a warp-wide form, only below sm_70.
                 let whole = base.span();
                 let krate = crate::krate::facade_at(whole);
-                awaited(attrs, syn::parse_quote_spanned!(whole=> #krate::__private::load_point(#base)), span)
+                let point = if self.lockstep_loads { quote!(lockstep_load) } else { quote!(load_point) };
+                awaited(attrs, syn::parse_quote_spanned!(whole=> #krate::__private::#point(#base)), span)
             } else if crate::intrinsics::is_store(&method) {
                 // A store: below sm_70, a scheduling point (lockstep warps).
                 let whole = base.span();

@@ -96,52 +96,54 @@ fn cta_barrier(method: &str) -> bool {
     (method.starts_with("bar_") || method.starts_with("barrier_") || method.starts_with("sync_threads")) && !method.starts_with("barrier_cluster")
 }
 
-/// Whether a plain load of `block` (an address of `accesses` that is a call of `load`) sits in a
-/// loop that has no CTA barrier in it and is not a `for` over a range (`a..b`, `a..=b`): such a
-/// loop may spin on the load until another warp writes. The per-lane form lets that warp run
-/// every so many loads; a warp-wide form runs a stretch to its end, and gives the block's other
-/// warps their turn only at a barrier. (A `for` over a range ends by itself; one that polls a
-/// flag for a bounded number of turns may see it less often warp-wide, as on a GPU, whose
-/// compiler may hoist a plain load out of the loop.)
+/// Whether a plain load of `block` (an address of `accesses` that is a call of `load`) could
+/// spin: whether it sits in a loop that might run forever without letting another warp run,
+/// waiting for that warp's write. A loop is safe when it is a `for` over a range (`a..b`,
+/// `a..=b`: it ends by itself) or when its body has a CTA barrier among its own statements (each
+/// turn waits there, and the block's other warps run). A kernel with a load that could spin
+/// keeps the per-lane form, where every 32nd plain load of a lane lets other warps run
+/// (`load_point`); in a kernel with a warp-wide form, no load pauses on sm_70 and later in
+/// either form (`lockstep_load`), so both interleave the lanes' accesses alike.
 fn spins(block: &Block, accesses: &HashSet<usize>, barriers: &HashSet<usize>) -> bool {
     struct Loops<'s> {
         accesses: &'s HashSet<usize>,
         barriers: &'s HashSet<usize>,
-        /// For each loop the visit is in, innermost last: whether it has a barrier.
+        /// For each loop the visit is in: whether it is safe.
         loops: Vec<bool>,
         spins: bool,
     }
     impl Loops<'_> {
-        fn has_barrier(&self, e: &Expr) -> bool {
-            struct Find<'b>(&'b HashSet<usize>, bool);
-            impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
-                fn visit_expr(&mut self, e: &'ast Expr) {
-                    self.1 |= self.0.contains(&(e as *const Expr as usize));
-                    syn::visit::visit_expr(self, e);
-                }
-            }
-            let mut f = Find(self.barriers, false);
-            syn::visit::Visit::visit_expr(&mut f, e);
-            f.1
+        /// Whether one of `body`'s own statements is a barrier.
+        fn waits(&self, body: &Block) -> bool {
+            let barrier = |e: &Expr| self.barriers.contains(&(e as *const Expr as usize));
+            body.stmts.iter().any(|s| match s {
+                Stmt::Expr(e, _) => barrier(e),
+                Stmt::Local(l) => l.init.as_ref().is_some_and(|i| barrier(&i.expr)),
+                _ => false,
+            })
         }
     }
     impl<'ast> syn::visit::Visit<'ast> for Loops<'_> {
         fn visit_expr(&mut self, e: &'ast Expr) {
             if self.accesses.contains(&(e as *const Expr as usize)) {
                 let load = matches!(e, Expr::MethodCall(m) if crate::intrinsics::is_load(&m.method.to_string()));
-                if load && self.loops.last() == Some(&false) {
+                if load && self.loops.contains(&false) {
                     self.spins = true;
                 }
             }
-            match e {
-                Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
-                    let bounded = matches!(e, Expr::ForLoop(f) if matches!(&*f.expr, Expr::Range(r) if r.end.is_some()));
-                    let b = bounded || self.has_barrier(e);
-                    self.loops.push(b);
+            let safe = match e {
+                Expr::ForLoop(f) => Some(matches!(&*f.expr, Expr::Range(r) if r.end.is_some()) || self.waits(&f.body)),
+                Expr::While(w) => Some(self.waits(&w.body)),
+                Expr::Loop(l) => Some(self.waits(&l.body)),
+                _ => None,
+            };
+            match safe {
+                Some(safe) => {
+                    self.loops.push(safe);
                     syn::visit::visit_expr(self, e);
                     self.loops.pop();
                 }
-                _ => syn::visit::visit_expr(self, e),
+                None => syn::visit::visit_expr(self, e),
             }
         }
     }

@@ -395,7 +395,19 @@ pub const LOADS_PER_POINT: u8 = 32;
 #[track_caller]
 #[inline(always)]
 pub fn load_point<T>(value: T) -> LoadPoint<T> {
-    AccessPoint { value: Some(value), site: core::panic::Location::caller(), store: false, polled: false }
+    AccessPoint { value: Some(value), site: core::panic::Location::caller(), store: false, counted: true, polled: false }
+}
+
+/// A plain load's value, as a scheduling point below sm_70 only (as a store is: see
+/// [`store_point`]). `#[warp_kernel]` wraps the loads of a kernel that has a warp-wide form in
+/// it instead of [`load_point`]: none of them can spin (each sits outside any loop that could
+/// run forever), and the warp-wide form runs a lane's code from one instruction to the next
+/// without a pause, so the per-lane form does not pause there either, and both interleave the
+/// lanes' accesses alike.
+#[track_caller]
+#[inline(always)]
+pub fn lockstep_load<T>(value: T) -> LoadPoint<T> {
+    AccessPoint { value: Some(value), site: core::panic::Location::caller(), store: false, counted: false, polled: false }
 }
 
 /// A store's result, as a scheduling point below sm_70: the lanes of a warp there execute in
@@ -406,7 +418,7 @@ pub fn load_point<T>(value: T) -> LoadPoint<T> {
 #[track_caller]
 #[inline(always)]
 pub fn store_point<T>(value: T) -> AccessPoint<T> {
-    AccessPoint { value: Some(value), site: core::panic::Location::caller(), store: true, polled: false }
+    AccessPoint { value: Some(value), site: core::panic::Location::caller(), store: true, counted: false, polled: false }
 }
 
 /// The future of [`load_point`].
@@ -418,9 +430,11 @@ pub type LoadPoint<T> = AccessPoint<T>;
 pub struct AccessPoint<T> {
     value: Option<T>,
     site: Site,
-    /// A store (suspends only below sm_70), or a load (suspends every `LOADS_PER_POINT`th time,
-    /// and every time below sm_70).
+    /// A store, or a load.
     store: bool,
+    /// Suspends every `LOADS_PER_POINT`th time (a load of [`load_point`]); every access
+    /// suspends below sm_70.
+    counted: bool,
     polled: bool,
 }
 
@@ -434,7 +448,7 @@ impl<T> Future for AccessPoint<T> {
         if !this.polled {
             this.polled = true;
             if let Some((regs, lane)) = current() {
-                let yields = if this.store { !regs.target().independent_scheduling() } else { regs.count_load(lane) };
+                let yields = if this.counted { regs.count_load(lane) } else { !regs.target().independent_scheduling() };
                 if yields {
                     let op = if this.store { "st" } else { "ld" };
                     regs.note_yield(MemWait { site: this.site, op, space: Space::Generic, index: 0, value: 0, mbarrier: None });

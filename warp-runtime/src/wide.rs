@@ -519,7 +519,6 @@ struct Running<'a, A, R> {
     args: Lanes<A>,
     outs: Lanes<R>,
     /// The offers of the lanes that run the form, and the lanes exited before it.
-    offered: u32,
     offers: [*const Offer; 32],
     exited: u32,
 }
@@ -564,18 +563,20 @@ unsafe fn start_async<A, R>(run: *mut (), offered: u32, offers: [*const Offer; 3
         own: core::cell::OnceCell::new(),
         args,
         outs: Lanes::new(),
-        offered,
         offers,
         exited,
     }));
     // SAFETY: `p` is a fresh allocation that lives until `free_async` or the form's end; the
-    // context and the future refer to its other fields, which never move. The leader's offer
-    // owns it from here (its future is dropped before the other lanes' in a failed run).
+    // context and the future refer to its other fields, which never move, and each field is
+    // reached through `p` alone (no reference to the whole is made while the future lives, so
+    // none overlaps the future's own references to the context and the lanes). The leader's
+    // offer owns it from here (its future is dropped before the other lanes' in a failed run).
     unsafe {
-        let r = &mut *p;
-        r.ctx.write(WideCtx::new(&*(&r.run as *const Cell<_>), &*(&r.current as *const _), offered, offers, Some(&*(&r.hs as *const _)), &*(&r.own as *const _), deadline));
-        let fut = body(&mut *r.ctx.as_mut_ptr(), &mut *(&mut r.args as *mut Lanes<A>), &mut *(&mut r.outs as *mut Lanes<R>));
-        r.fut = Some(core::mem::transmute::<FormFuture<'_>, FormFuture<'_>>(fut));
+        use core::ptr::{addr_of, addr_of_mut};
+        let ctx = WideCtx::new(&*addr_of!((*p).run), &*addr_of!((*p).current), offered, offers, Some(&*addr_of!((*p).hs)), &*addr_of!((*p).own), deadline);
+        (*addr_of_mut!((*p).ctx)).write(ctx);
+        let fut = body(&mut *(*addr_of_mut!((*p).ctx)).as_mut_ptr(), &mut *addr_of_mut!((*p).args), &mut *addr_of_mut!((*p).outs));
+        *addr_of_mut!((*p).fut) = Some(core::mem::transmute::<FormFuture<'_>, FormFuture<'_>>(fut));
         leader.running.set(p as *mut ());
         poll_running(p, leader)
     }
@@ -590,8 +591,8 @@ unsafe fn resume_async<A, R>(run: *mut (), leader: *const Offer) -> Result<bool,
     unsafe {
         let leader = &*leader;
         let p = leader.running.get() as *mut Running<'_, A, R>;
-        (*p).run.set(run as *mut WarpRun<'_>);
-        (*p).current.reenter();
+        (*core::ptr::addr_of!((*p).run)).set(run as *mut WarpRun<'_>);
+        (*core::ptr::addr_of!((*p).current)).reenter();
         poll_running(p, leader)
     }
 }
@@ -606,47 +607,48 @@ unsafe fn free_async<A, R>(p: *mut ()) {
 }
 
 /// Polls the form `p` (attached to its run): `Ok(true)` when it ended (each lane's result then
-/// in its offer, and `p` freed), `Ok(false)` when it waits at a barrier (detached: it touches
-/// nothing until resumed). A lane's panic unwinds from here with the registers naming it, as
-/// the form's context does when it is on the stack.
+/// in its offer, and `p` freed), `Ok(false)` when it waits at a barrier (it detached itself:
+/// [`WideCtx::barrier`]). A lane's panic unwinds from here with the registers naming it, as the
+/// form's context does when it is on the stack.
 ///
 /// # Safety
 /// `p` is `leader`'s `Running<A, R>`, attached to the run that steps now.
 unsafe fn poll_running<A, R>(p: *mut Running<'_, A, R>, leader: &Offer) -> Result<bool, WarpError> {
+    use core::ptr::{addr_of, addr_of_mut};
     /// Detaches the form if a lane's panic unwinds through its poll.
     struct Unwind(*mut ());
     impl Drop for Unwind {
         fn drop(&mut self) {
             if std::thread::panicking() {
-                // SAFETY: set below to the form being polled, whose context is initialised.
+                // SAFETY: set below to the context of the form being polled (initialised),
+                // whose future is abandoned: it is only dropped after this.
                 unsafe { (*(self.0 as *mut WideCtx<'_, '_>)).detach_unwinding() };
             }
         }
     }
-    // SAFETY: the caller's contract.
-    let r = unsafe { &mut *p };
-    let guard = Unwind(r.ctx.as_mut_ptr() as *mut ());
+    // SAFETY (every access below): the caller's contract; each field is reached through `p`.
+    let guard = Unwind(unsafe { (*addr_of_mut!((*p).ctx)).as_mut_ptr() } as *mut ());
     let mut cx = Context::from_waker(core::task::Waker::noop());
-    let polled = r.fut.as_mut().expect("a running form has its future").as_mut().poll(&mut cx);
+    let fut = unsafe { &mut *addr_of_mut!((*p).fut) };
+    let polled = fut.as_mut().expect("a running form has its future").as_mut().poll(&mut cx);
     core::mem::forget(guard);
     match polled {
         Poll::Pending => {
-            // SAFETY: initialised in `start_async`.
-            unsafe { r.ctx.assume_init_mut().detach() };
+            debug_assert!(unsafe { (*addr_of!((*p).run)).get() }.is_null(), "a form suspends only at a barrier, detached");
             Ok(false)
         }
         Poll::Ready(result) => {
-            for lane in crate::semantics::lanes(r.outs.lanes()) {
-                let value = r.outs.take(lane);
+            unsafe { *addr_of_mut!((*p).fut) = None };
+            let (outs, offers) = unsafe { (&mut *addr_of_mut!((*p).outs), &*addr_of!((*p).offers)) };
+            for lane in crate::semantics::lanes(outs.lanes()) {
+                let value = outs.take(lane);
                 // SAFETY: as in `entry`.
-                unsafe { *((*r.offers[lane as usize]).out as *mut Option<R>) = Some(value) };
+                unsafe { *((*offers[lane as usize]).out as *mut Option<R>) = Some(value) };
             }
             // The lanes return from their futures in the next step, each with its result.
-            // SAFETY: as above.
-            unsafe { r.ctx.assume_init_mut().exited = r.exited };
-            let _ = r.offered;
+            unsafe { (*addr_of_mut!((*p).ctx)).assume_init_mut().exited = *addr_of!((*p).exited) };
             leader.running.set(core::ptr::null_mut());
-            // SAFETY: made by `start_async`; no reference to it is used after this.
+            // SAFETY: made by `start_async`; nothing refers to it after this.
             drop(unsafe { Box::from_raw(p) });
             result.map(|()| true)
         }
@@ -1185,8 +1187,12 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     #[inline]
     pub fn barrier(&mut self) -> Result<Suspend, WarpError> {
         self.tick()?;
-        self.run().exited = self.exited;
-        self.current.sync();
+        if self.exited == FULL {
+            // Every lane has returned: nothing waits (the warp has exited, as far as the block
+            // is concerned), and the form runs on to its end.
+            return Ok(Suspend { polled: true });
+        }
+        self.detach();
         Ok(Suspend { polled: false })
     }
 
@@ -1197,7 +1203,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     }
 
     /// The form waits at a barrier: it leaves the run (and the thread's current lane) to the
-    /// engine until resumed.
+    /// engine until resumed (`resume_async` attaches it again).
     fn detach(&mut self) {
         self.run().exited = self.exited;
         self.current.leave();
