@@ -3,6 +3,9 @@
 //! - a 256-thread BlockReduce (`examples/block_reduce.rs`: warp `shfl.down` trees, shared
 //!   partials, `bar.sync`, then the broadcast behind a second barrier): ns per block, against the
 //!   same sums in sequential Rust;
+//! - a block sum written so that it runs warp-wide (issue 15: `redux` per warp, the partials in
+//!   shared memory, one barrier, each thread adding the partials): ns per block warp-wide and per
+//!   lane, against the same sums in sequential Rust;
 //! - one CTA barrier: a block of 8 warps that executes `bar.sync 0` 64 times, as ns per barrier
 //!   per warp, against the same kernel with `bar.warp.sync` (a warp instruction with no block
 //!   bookkeeping) in its place;
@@ -47,6 +50,24 @@ fn barriers(w: &Warp, rounds: u32) -> u32 {
     k
 }
 
+/// A block's sum that has a warp-wide form (no warp-function call): each warp's `redux` into a
+/// shared slot, a barrier, and every thread adds the slots.
+#[warp_kernel]
+fn block_sum_wide(w: &Warp, x: u32) -> u32 {
+    let partials = w.shared_array::<u32, 32>();
+    let warps = w.block_size().div_ceil(32) as usize;
+    let mine = w.redux_add(x);
+    if w.lane_id() == 0 {
+        partials.store(w.warp_in_block() as usize, mine);
+    }
+    w.sync_threads();
+    let mut total = 0u32;
+    for k in 0..warps {
+        total = total.wrapping_add(partials.load(k));
+    }
+    total
+}
+
 /// The control: `rounds` `bar.warp.sync`s.
 #[warp_kernel]
 fn warp_syncs(w: &Warp, rounds: u32) -> u32 {
@@ -75,6 +96,21 @@ fn bench(c: &mut Criterion) {
     let mut g = rec.group(c, "block_reduce_256");
     g.inner.throughput(Throughput::Elements(BLOCKS as u64)).sampling_mode(SamplingMode::Flat);
     g.bench("warpkit", reduce);
+    g.bench("sequential", || criterion::black_box(sequential()));
+    g.finish();
+
+    // A block sum that runs warp-wide, and the same per lane.
+    let sums = |wide: bool| {
+        Grid::blocks(BLOCKS as u32, BLOCK).executor(Executor::new().wide(wide)).map(async |w: &Warp<'_>| block_sum_wide(w, data[w.global_id() as usize]).await).unwrap()
+    };
+    let before = warpkit::wide_runs();
+    let want: Vec<u32> = sequential().iter().flat_map(|&s| core::iter::repeat_n(s, BLOCK as usize)).collect();
+    assert!(sums(true) == want && sums(false) == want, "the block sum differs from the sequential sums");
+    assert!(warpkit::wide_runs() > before, "the block sum runs warp-wide");
+    let mut g = rec.group(c, "block_sum_wide_256");
+    g.inner.throughput(Throughput::Elements(BLOCKS as u64)).sampling_mode(SamplingMode::Flat);
+    g.bench("warp_wide", || sums(true));
+    g.bench("per_lane", || sums(false));
     g.bench("sequential", || criterion::black_box(sequential()));
     g.finish();
 
@@ -142,6 +178,19 @@ fn bench(c: &mut Criterion) {
     if let (Some(wk), Some(seq)) = (rec.ns("block_reduce_256", "warpkit"), rec.ns("block_reduce_256", "sequential")) {
         let (wk, seq) = (wk / BLOCKS as f64, seq / BLOCKS as f64);
         println!("BlockReduce, 256 threads: {wk:.0} ns per block; sequential Rust {seq:.1} ns per block; ratio {:.0}x", wk / seq);
+    }
+    if let (Some(wide), Some(lane), Some(seq)) =
+        (rec.ns("block_sum_wide_256", "warp_wide"), rec.ns("block_sum_wide_256", "per_lane"), rec.ns("block_sum_wide_256", "sequential"))
+    {
+        let per = |ns: f64| ns / BLOCKS as f64;
+        println!(
+            "block sum (redux, shared partials, one barrier), 256 threads: {:.0} ns per block warp-wide, {:.0} per lane ({:.2}x); sequential Rust {:.1} ns per block; warp-wide / sequential {:.0}x",
+            per(wide),
+            per(lane),
+            lane / wide,
+            per(seq),
+            wide / seq
+        );
     }
     if let (Some(bar), Some(warp)) = (rec.ns("barrier", "bar_sync"), rec.ns("barrier", "bar_warp_sync")) {
         let per = |ns: f64| ns / (BLOCKS as f64 * (BLOCK / 32) as f64 * ROUNDS as f64);

@@ -544,28 +544,32 @@ unsafe fn start_async<A, R>(run: *mut (), offered: u32, offers: [*const Offer; 3
     let (leader, regs, exited) = unsafe { (&*offers[first], (*run).regs, (*run).exited) };
     // SAFETY: the body was made by `offer_suspending::<A, R>`.
     let body: WideAsync<A, R> = unsafe { core::mem::transmute::<*const (), WideAsync<A, R>>(leader.body) };
-    let hs = offered_handles(regs, offered, &offers);
-    let mut args = Lanes::<A>::new();
-    for lane in crate::semantics::lanes(offered) {
-        // SAFETY: as in `entry`.
-        let offer = unsafe { &*offers[lane as usize] };
-        let taken = unsafe { (*(offer.args as *mut Option<A>)).take() };
-        args.set(lane, taken.expect("a waiting offer holds its arguments"));
-        offer.state.set(State::Ran);
+    // Built in place (the lanes' values and handles are a few kilobytes).
+    let p = Box::into_raw(Box::<Running<'_, A, R>>::new_uninit()) as *mut Running<'_, A, R>;
+    // SAFETY: every field is written before the allocation is read or dropped as a `Running`
+    // (nothing below can panic before `leader.running` owns it: the arguments are taken from
+    // waiting offers, which hold them).
+    unsafe {
+        use core::ptr::addr_of_mut;
+        addr_of_mut!((*p).fut).write(None);
+        addr_of_mut!((*p).ctx).write(MaybeUninit::uninit());
+        addr_of_mut!((*p).run).write(Cell::new(run));
+        addr_of_mut!((*p).hs).write(offered_handles(regs, offered, &offers));
+        addr_of_mut!((*p).own).write(core::cell::OnceCell::new());
+        addr_of_mut!((*p).outs).write(Lanes::new());
+        addr_of_mut!((*p).offers).write(offers);
+        addr_of_mut!((*p).exited).write(exited);
+        addr_of_mut!((*p).args).write(Lanes::new());
+        let args = &mut *addr_of_mut!((*p).args);
+        for lane in crate::semantics::lanes(offered) {
+            // SAFETY: as in `entry`.
+            let offer = &*offers[lane as usize];
+            let taken = (*(offer.args as *mut Option<A>)).take();
+            args.set(lane, taken.expect("a waiting offer holds its arguments"));
+            offer.state.set(State::Ran);
+        }
+        addr_of_mut!((*p).current).write(crate::mem::FormCurrent::enter(regs));
     }
-    let current = crate::mem::FormCurrent::enter(regs);
-    let p = Box::into_raw(Box::new(Running {
-        fut: None,
-        ctx: MaybeUninit::uninit(),
-        run: Cell::new(run),
-        current,
-        hs,
-        own: core::cell::OnceCell::new(),
-        args,
-        outs: Lanes::new(),
-        offers,
-        exited,
-    }));
     // SAFETY: `p` is a fresh allocation that lives until `free_async` or the form's end; the
     // context and the future refer to its other fields, which never move, and each field is
     // reached through `p` alone (no reference to the whole is made while the future lives, so
