@@ -4,8 +4,8 @@
 //!   partials, `bar.sync`, then the broadcast behind a second barrier): ns per block, against the
 //!   same sums in sequential Rust;
 //! - a block sum written so that it runs warp-wide (issue 15: `redux` per warp, the partials in
-//!   shared memory, one barrier, each thread adding the partials): ns per block warp-wide and per
-//!   lane, against the same sums in sequential Rust;
+//!   shared memory, one barrier, a second `redux` over the partials): ns per block warp-wide and
+//!   per lane, against the same sums in sequential Rust;
 //! - one CTA barrier: a block of 8 warps that executes `bar.sync 0` 64 times, as ns per barrier
 //!   per warp, against the same kernel with `bar.warp.sync` (a warp instruction with no block
 //!   bookkeeping) in its place;
@@ -51,7 +51,7 @@ fn barriers(w: &Warp, rounds: u32) -> u32 {
 }
 
 /// A block's sum that has a warp-wide form (no warp-function call): each warp's `redux` into a
-/// shared slot, a barrier, and every thread adds the slots.
+/// shared slot, a barrier, and each warp adds the slots with a second `redux`.
 #[warp_kernel]
 fn block_sum_wide(w: &Warp, x: u32) -> u32 {
     let partials = w.shared_array::<u32, 32>();
@@ -61,11 +61,8 @@ fn block_sum_wide(w: &Warp, x: u32) -> u32 {
         partials.store(w.warp_in_block() as usize, mine);
     }
     w.sync_threads();
-    let mut total = 0u32;
-    for k in 0..warps {
-        total = total.wrapping_add(partials.load(k));
-    }
-    total
+    let l = w.lane_id() as usize;
+    w.redux_add(if l < warps { partials.load(l) } else { 0 })
 }
 
 /// The control: `rounds` `bar.warp.sync`s.

@@ -645,7 +645,7 @@ mod unsound {
     }
 
     pub async fn kernel(w: &Warp<'_>) -> u32 {
-        match wide::offer(w, body, (), "review_two::unsound::kernel", false).await {
+        match wide::offer(w, body, (), "review_two::unsound::kernel", false, None).await {
             Ok(r) => r,
             Err(()) => 0,
         }

@@ -36,8 +36,9 @@ fn data(n: usize) -> Vec<u32> {
 // ---- a block's sum, a barrier's reduction, a neighbour's value.
 
 /// A block's sum through shared memory: each warp's sum (`redux`) to a shared slot, a barrier,
-/// then every thread adds the slots; `bar.red.popc` over a per-lane predicate; each thread's
-/// neighbour across the block, written before the first barrier.
+/// then each warp's lanes read the slots and add them (`redux` again); `bar.red.popc` over a
+/// per-lane predicate; each thread's neighbour across the block, written before the first
+/// barrier.
 #[warp_kernel]
 fn block_total(w: &Warp, x: u32) -> (u32, u32, u32) {
     let partials = w.shared_array::<u32, 32>();
@@ -50,10 +51,8 @@ fn block_total(w: &Warp, x: u32) -> (u32, u32, u32) {
     }
     values.store(t, x);
     w.sync_threads();
-    let mut total = 0u32;
-    for k in 0..warps {
-        total = total.wrapping_add(partials.load(k));
-    }
+    let l = w.lane_id() as usize;
+    let total = w.redux_add(if l < warps { partials.load(l) } else { 0 });
     let odd = w.sync_threads_count(x % 2 == 1);
     let n = w.block_size() as usize;
     let neighbour = values.load((t + 1) % n);
@@ -327,7 +326,7 @@ fn many_loads(w: &Warp, x: u32) -> u32 {
     s.load(t)
 }
 
-/// Warp 1 polls a flag warp 0 sets, a bounded number of times.
+/// Warp 1 polls a flag warp 0 sets, a few times (a short loop, which a form may hold).
 #[warp_kernel]
 fn bounded_poll(w: &Warp, x: u32) -> u32 {
     let flag = w.shared_array::<u32, 1>();
@@ -340,7 +339,7 @@ fn bounded_poll(w: &Warp, x: u32) -> u32 {
     if setter {
         flag.store(0, 1);
     } else {
-        for i in 0..1000u32 {
+        for i in 0..50u32 {
             if flag.load(0) == 1 {
                 seen = i + 1;
                 break;
@@ -397,4 +396,131 @@ fn a_spin_inside_a_bounded_loop_keeps_the_per_lane_form() {
     let (r, runs) = grid_both(&Grid::blocks(1, 64), ex, async |w: &Warp<'_>| nested_spin(w, w.thread_rank()).await);
     assert_eq!(r.unwrap(), (0..64).collect::<Vec<u32>>());
     assert_eq!(runs, 0);
+}
+
+// ---- the second review's findings: loops that could wait for another warp keep the per-lane
+// form, whose loads let the writer run (a barrier in the loop is no help when it completes
+// within the warp, nor a long range).
+
+/// Warp 1 polls a flag warp 0 sets, passing a barrier of its own warp at each turn.
+#[warp_kernel]
+fn spin_past_own_barrier(w: &Warp, setter: u32) -> u32 {
+    let flag = w.shared_array::<u32, 1>();
+    if w.thread_rank() == 0 {
+        flag.store(0, 0);
+    }
+    w.sync_threads();
+    let sets = w.all(w.warp_in_block() == setter);
+    let mut turns = 0u32;
+    if sets {
+        flag.store(0, 1);
+    } else {
+        let mut done = false;
+        while !done {
+            let seen = w.all(flag.load(0) == 1);
+            w.bar_sync_count(1, 32);
+            done = seen;
+            turns += 1;
+        }
+    }
+    w.sync_threads();
+    turns.min(1)
+}
+
+/// Warp 1 polls a flag warp 0 sets, up to a million times.
+#[warp_kernel]
+fn long_poll(w: &Warp, setter: u32) -> u32 {
+    let flag = w.shared_array::<u32, 1>();
+    if w.thread_rank() == 0 {
+        flag.store(0, 0);
+    }
+    w.sync_threads();
+    let sets = w.all(w.warp_in_block() == setter);
+    let mut seen = 0u32;
+    if sets {
+        flag.store(0, 1);
+    } else {
+        for i in 0..1_000_000u32 {
+            if flag.load(0) == 1 {
+                seen = i + 1;
+                break;
+            }
+        }
+    }
+    w.sync_threads();
+    (seen > 0) as u32
+}
+
+#[test]
+fn waits_for_another_warp_keep_the_per_lane_form() {
+    let ex = Executor::new().races(false).time_limit(Some(std::time::Duration::from_secs(20)));
+    for setter in [0, 1] {
+        let (r, runs) = grid_both(&Grid::blocks(1, 64), ex, async |w: &Warp<'_>| spin_past_own_barrier(w, setter).await);
+        let r = r.unwrap();
+        assert_eq!(runs, 0);
+        assert!(r.iter().enumerate().all(|(t, &v)| v == (t / 32 != setter as usize) as u32), "{r:?}");
+        let (r, runs) = grid_both(&Grid::blocks(1, 64), ex, async |w: &Warp<'_>| long_poll(w, setter).await);
+        assert_eq!(runs, 0);
+        // The poller sees the flag: it pauses at every 32nd load, and the setter runs.
+        assert!(r.unwrap().iter().enumerate().all(|(t, &v)| v == (t / 32 != setter as usize) as u32));
+    }
+}
+
+// ---- uniform parameters: a loop bound or a branch on a parameter is uniform when every lane
+// passed the same value (the offer checks; otherwise the kernel runs per lane).
+
+/// `rounds` barriers and shuffles.
+#[warp_kernel]
+fn rounds_of(w: &Warp, x: u32, rounds: u32) -> u32 {
+    let mut v = x;
+    let mut k = 0;
+    while k < rounds {
+        w.sync_threads();
+        v = v.wrapping_add(w.shfl_xor(v, 1));
+        k += 1;
+    }
+    v
+}
+
+/// `n` shuffles: the kernel's only parameter, for a direct run.
+#[warp_kernel]
+fn xor_rounds(w: &Warp, n: u32) -> u32 {
+    let mut v = w.lane_id();
+    for _ in 0..n {
+        let other = w.shfl_xor(v, 3);
+        v = v.wrapping_mul(3) ^ other;
+    }
+    v
+}
+
+#[test]
+fn a_parameter_every_lane_passes_alike_is_uniform() {
+    let reference = |rounds: u32| -> Vec<u32> {
+        (0..64u32)
+            .map(|t| {
+                let mut v: [u32; 32] = core::array::from_fn(|l| (t / 32) * 32 + l as u32);
+                for _ in 0..rounds {
+                    v = core::array::from_fn(|l| v[l].wrapping_add(v[l ^ 1]));
+                }
+                v[t as usize % 32]
+            })
+            .collect()
+    };
+    for rounds in [0, 1, 5] {
+        let (r, runs) = grid_both(&Grid::blocks(1, 64), Executor::new(), async |w: &Warp<'_>| rounds_of(w, w.thread_rank(), rounds).await);
+        assert_eq!(r.unwrap(), reference(rounds));
+        assert_eq!(runs, 2);
+    }
+    // Lanes that pass different bounds: per lane, both ways (a barrier some lanes skip).
+    let (r, runs) = grid_both(&Grid::blocks(1, 64), Executor::new(), async |w: &Warp<'_>| rounds_of(w, 1, w.lane_id() % 2).await);
+    assert!(r.is_err(), "{r:?}");
+    assert_eq!(runs, 0);
+    // A direct run takes the form only when every lane's argument is the same.
+    for args in [[4u32; 32], core::array::from_fn(|l| (l % 2) as u32)] {
+        let per_lane = Executor::new().wide(false).run_with(&args, xor_rounds);
+        let before = warpkit::wide_runs();
+        let wide = Executor::new().run_with(&args, xor_rounds);
+        assert_eq!(warpkit::wide_runs() - before, (args[0] == args[1]) as u64);
+        assert_eq!(format!("{per_lane:?}"), format!("{wide:?}"));
+    }
 }

@@ -97,31 +97,20 @@ fn cta_barrier(method: &str) -> bool {
 }
 
 /// Whether a plain load of `block` (an address of `accesses` that is a call of `load`) could
-/// spin: whether it sits in a loop that might run forever without letting another warp run,
-/// waiting for that warp's write. A loop is safe when it is a `for` over a range (`a..b`,
-/// `a..=b`: it ends by itself) or when its body has a CTA barrier among its own statements (each
-/// turn waits there, and the block's other warps run). A kernel with a load that could spin
-/// keeps the per-lane form, where every 32nd plain load of a lane lets other warps run
-/// (`load_point`); in a kernel with a warp-wide form, no load pauses on sm_70 and later in
-/// either form (`lockstep_load`), so both interleave the lanes' accesses alike.
-fn spins(block: &Block, accesses: &HashSet<usize>, barriers: &HashSet<usize>) -> bool {
+/// spin: whether it sits in a loop that is not a `for` over a short literal sequence (an array
+/// literal, or a range between integer literals, of at most [`SHORT_LOOP`] turns). Any other
+/// loop may run for as long as it waits for another warp's (or block's) write: the per-lane form
+/// lets the writer run at every 32nd plain load of a lane (`load_point`), and a CTA barrier in
+/// the loop is no help (a barrier of one warp, `bar.arrive`, or a writer in another block, do
+/// not let it run). A kernel with a load that could spin keeps the per-lane form; in a kernel
+/// with a warp-wide form, no load pauses on sm_70 and later in either form (`lockstep_load`),
+/// so both interleave the lanes' accesses alike, and every loop around a load ends soon.
+fn spins(block: &Block, accesses: &HashSet<usize>) -> bool {
     struct Loops<'s> {
         accesses: &'s HashSet<usize>,
-        barriers: &'s HashSet<usize>,
-        /// For each loop the visit is in: whether it is safe.
+        /// For each loop the visit is in: whether it is short.
         loops: Vec<bool>,
         spins: bool,
-    }
-    impl Loops<'_> {
-        /// Whether one of `body`'s own statements is a barrier.
-        fn waits(&self, body: &Block) -> bool {
-            let barrier = |e: &Expr| self.barriers.contains(&(e as *const Expr as usize));
-            body.stmts.iter().any(|s| match s {
-                Stmt::Expr(e, _) => barrier(e),
-                Stmt::Local(l) => l.init.as_ref().is_some_and(|i| barrier(&i.expr)),
-                _ => false,
-            })
-        }
     }
     impl<'ast> syn::visit::Visit<'ast> for Loops<'_> {
         fn visit_expr(&mut self, e: &'ast Expr) {
@@ -131,15 +120,14 @@ fn spins(block: &Block, accesses: &HashSet<usize>, barriers: &HashSet<usize>) ->
                     self.spins = true;
                 }
             }
-            let safe = match e {
-                Expr::ForLoop(f) => Some(matches!(&*f.expr, Expr::Range(r) if r.end.is_some()) || self.waits(&f.body)),
-                Expr::While(w) => Some(self.waits(&w.body)),
-                Expr::Loop(l) => Some(self.waits(&l.body)),
+            let short = match e {
+                Expr::ForLoop(f) => Some(short_sequence(&f.expr)),
+                Expr::While(_) | Expr::Loop(_) => Some(false),
                 _ => None,
             };
-            match safe {
-                Some(safe) => {
-                    self.loops.push(safe);
+            match short {
+                Some(short) => {
+                    self.loops.push(short);
                     syn::visit::visit_expr(self, e);
                     self.loops.pop();
                 }
@@ -147,9 +135,34 @@ fn spins(block: &Block, accesses: &HashSet<usize>, barriers: &HashSet<usize>) ->
             }
         }
     }
-    let mut l = Loops { accesses, barriers, loops: Vec::new(), spins: false };
+    let mut l = Loops { accesses, loops: Vec::new(), spins: false };
     syn::visit::Visit::visit_block(&mut l, block);
     l.spins
+}
+
+/// The most turns a loop around a plain load of a kernel with a warp-wide form may take.
+const SHORT_LOOP: u128 = 64;
+
+/// Whether a `for` loop's iterable is a short literal sequence: an array literal of at most
+/// [`SHORT_LOOP`] elements, or a range between integer literals of at most that many.
+fn short_sequence(e: &Expr) -> bool {
+    fn int(e: &Expr) -> Option<u128> {
+        match e {
+            Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u128>().ok(),
+            Expr::Paren(p) => int(&p.expr),
+            _ => None,
+        }
+    }
+    match e {
+        Expr::Paren(p) => short_sequence(&p.expr),
+        Expr::Array(a) => a.elems.len() as u128 <= SHORT_LOOP,
+        Expr::Range(r) => {
+            let start = r.start.as_deref().map_or(Some(0), int);
+            let end = r.end.as_deref().and_then(int).map(|e| if matches!(r.limits, syn::RangeLimits::Closed(_)) { e + 1 } else { e });
+            matches!((start, end), (Some(s), Some(e)) if e.saturating_sub(s) <= SHORT_LOOP)
+        }
+        _ => false,
+    }
 }
 
 /// What the host expansion puts at the top of the kernel's body: the offer of the warp-wide form
@@ -164,7 +177,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
     if item.sig.receiver().is_some() || item.sig.asyncness.is_some() || item.sig.constness.is_some() {
         return None;
     }
-    if spins(&item.block, &support.accesses, &support.barriers) {
+    if spins(&item.block, &support.accesses) {
         return None;
     }
     let handle = &support.handle;
@@ -204,10 +217,16 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
         return None;
     }
     let krate = crate::krate::facade_at(Span::call_site());
+    // Parameters of a primitive integer, `bool` or `char` type may be taken for uniform (the
+    // offer then checks that every lane passed the same value).
+    let candidates: HashSet<String> = names.iter().zip(&types).filter(|(_, t)| primitive(t)).map(|(n, _)| n.to_string()).collect();
     let mut tainted = HashSet::new();
+    let mut uniform_params: HashSet<String> = HashSet::new();
     let (body, whole_warp) = loop {
         let mut g = Gen::new(points, &support.barriers, handle.clone(), krate.clone(), tainted.clone());
         g.stable_handles = !only_receiver(&item.block, handle);
+        g.candidates = candidates.iter().filter(|c| !tainted.contains(*c)).cloned().collect();
+        g.uniform_params = uniform_params.iter().filter(|c| !tainted.contains(*c)).cloned().collect();
         g.push_scope();
         let params = g.params(&names);
         let block = g.fn_block(&item.block, unit);
@@ -218,8 +237,15 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
             continue;
         }
         if !g.ok {
-            return None;
+            // A uniform loop or branch on a parameter: generate again, taking it for uniform.
+            let wanted = g.wanted.into_inner();
+            if wanted.is_subset(&uniform_params) {
+                return None;
+            }
+            uniform_params.extend(wanted);
+            continue;
         }
+        uniform_params = g.uniform_params;
         // A lane's code that keeps a reference to its handle (`let h = w;`, an argument, a
         // macro) gets one that lives as long as the form; one that only calls its methods gets
         // a handle made there (a direct run then makes none it does not use).
@@ -237,6 +263,26 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
         (quote!(#n), quote!(#t), quote!(#p))
     } else {
         (quote!((#(#names,)*)), quote!((#(#types,)*)), quote!((#(#pats,)*)))
+    };
+    // The check that every lane passed the same value for each parameter the form takes for
+    // uniform: the offer is declined otherwise.
+    let same_args = if uniform_params.is_empty() {
+        quote!(::core::option::Option::None)
+    } else {
+        let checks: Vec<TokenStream> = if names.len() == 1 {
+            vec![quote!(*__wk_a == *__wk_b)]
+        } else {
+            names
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| uniform_params.contains(&n.to_string()))
+                .map(|(i, _)| {
+                    let i = syn::Index::from(i);
+                    quote!(__wk_a.#i == __wk_b.#i)
+                })
+                .collect()
+        };
+        quote!(::core::option::Option::Some(|__wk_a: &#args_type, __wk_b: &#args_type| true #(&& #checks)*))
     };
     let name = &item.sig.ident;
     // A kernel with CTA barriers: the form is a future, which suspends at each.
@@ -270,7 +316,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
             #form
             let __warpkit_kernel = ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name));
-            match #krate::__private::wide::#offer(#w, #wide, #args, __warpkit_kernel, #whole_warp).await {
+            match #krate::__private::wide::#offer(#w, #wide, #args, __warpkit_kernel, #whole_warp, #same_args).await {
                 ::core::result::Result::Ok(#out) => return #out,
                 ::core::result::Result::Err(#args) => #args,
             }
@@ -279,6 +325,13 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
         };
     };
     Some(Prologue { tokens })
+}
+
+/// Whether a parameter's type is a primitive integer, `bool` or `char`: `Copy` and `Eq`, one
+/// value per bit pattern (so equal values are the same value).
+fn primitive(ty: &Type) -> bool {
+    const PRIMITIVES: &[&str] = &["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "bool", "char"];
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| PRIMITIVES.contains(&i.to_string().as_str())))
 }
 
 /// Whether a type names an `impl Trait` (which a closure's signature cannot name), at any depth.
@@ -309,6 +362,11 @@ struct Gen<'p> {
     /// Whether the form keeps a vote's or reduction's result a scalar, which holds only when
     /// every lane's handle is the whole warp's.
     whole_warp: bool,
+    /// Parameters that may be taken for uniform (a primitive type, never changed by lane code),
+    /// those taken for uniform in this pass, and those a uniform loop or branch read per lane.
+    candidates: HashSet<String>,
+    uniform_params: HashSet<String>,
+    wanted: core::cell::RefCell<HashSet<String>>,
     handle: syn::Ident,
     /// Whether lanes' code keeps references to its handle: each lane's then lives in an array
     /// as long as the form.
@@ -414,7 +472,7 @@ fn mutating(e: &Expr) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, barriers, whole_warp: false, handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
+        Gen { points, barriers, whole_warp: false, candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: Default::default(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -456,14 +514,28 @@ impl<'p> Gen<'p> {
     /// Each lane's arguments into per-lane variables.
     fn params(&mut self, names: &[syn::Ident]) -> TokenStream {
         let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh(&n.to_string())).collect();
+        // A parameter taken for uniform is one value (every lane passed it: the offer checked),
+        // read from the first live lane.
+        let mut uniform = Vec::new();
         for (n, v) in names.iter().zip(&vars) {
-            self.bind(&n.to_string(), Bind::Wide(v.clone()));
+            if self.uniform_params.contains(&n.to_string()) {
+                self.bind(&n.to_string(), Bind::Uniform);
+                uniform.push(quote! {
+                    let #n = match __wk.uniform(&#v) {
+                        ::core::option::Option::Some(__wk_v) => __wk_v,
+                        ::core::option::Option::None => return ::core::result::Result::Ok(()),
+                    };
+                });
+            } else {
+                self.bind(&n.to_string(), Bind::Wide(v.clone()));
+            }
         }
         let lanes = self.lanes_ty();
         if let [var] = &vars[..] {
             // One parameter: the lanes' arguments are its values.
             return quote! {
                 let #var = __wk_args;
+                #(#uniform)*
             };
         }
         let locals: Vec<syn::Ident> = names.iter().map(|n| format_ident!("__wk_a_{}", n.to_string().trim_start_matches("r#"))).collect();
@@ -473,6 +545,19 @@ impl<'p> Gen<'p> {
             for __wk_l in __wk.lanes() {
                 let #unpack = __wk_args.take(__wk_l);
                 #(#vars.set(__wk_l, #locals);)*
+            }
+            #(#uniform)*
+        }
+    }
+
+    /// A loop's or branch's condition `e` is not uniform: the parameters it reads per lane that
+    /// could be taken for uniform are wanted so.
+    fn want_uniform(&self, e: &Expr) {
+        let mut names = Vec::new();
+        idents_in(e.to_token_stream(), &mut names);
+        for n in names {
+            if self.candidates.contains(&n) && matches!(self.resolve(&n), Some(Bind::Wide(_))) {
+                self.wanted.borrow_mut().insert(n);
             }
         }
     }
@@ -1101,17 +1186,22 @@ impl<'p> Gen<'p> {
         }
         match e {
             Expr::ForLoop(f) if f.attrs.is_empty() && !self.has_point(&f.expr) => {
-                let Some(name) = plain_ident(&f.pat).filter(|n| !self.tainted.contains(n)) else {
+                // `for _ in ..` binds nothing.
+                let name = if matches!(&*f.pat, Pat::Wild(_)) { Some(String::new()) } else { plain_ident(&f.pat) };
+                let Some(name) = name.filter(|n| !self.tainted.contains(n)) else {
                     self.ok = false;
                     return;
                 };
                 if !self.uniform_iter(&f.expr) {
+                    self.want_uniform(&f.expr);
                     self.ok = false;
                     return;
                 }
                 self.flush();
                 self.push_scope();
-                self.bind(&name, Bind::Uniform);
+                if !name.is_empty() {
+                    self.bind(&name, Bind::Uniform);
+                }
                 let body = self.nested_block(&f.body);
                 self.pop_scope();
                 let (label, pat, iter) = (&f.label, &f.pat, &f.expr);
@@ -1123,6 +1213,11 @@ impl<'p> Gen<'p> {
                 let body = self.nested_block(&wl.body);
                 let (label, cond) = (&wl.label, &wl.cond);
                 self.out.push(quote!(#label while #cond { if __wk.done() { return ::core::result::Result::Ok(()); } #body }));
+            }
+            Expr::While(wl) if wl.attrs.is_empty() && !self.has_point(&wl.cond) && self.has_point(e) => {
+                // A loop with instructions on a condition read per lane.
+                self.want_uniform(&wl.cond);
+                self.ok = false;
             }
             Expr::If(_) => {
                 let t = self.uniform_if(e);
@@ -1150,6 +1245,7 @@ impl<'p> Gen<'p> {
             return None;
         };
         if !i.attrs.is_empty() || self.has_point(&i.cond) || !self.uniform(&i.cond) {
+            self.want_uniform(&i.cond);
             self.ok = false;
             return None;
         }

@@ -987,7 +987,7 @@ impl<'r> WarpRun<'r> {
         if let (Ok(()), Some(&lane)) = (&step, first.first()) {
             let lane = lane as u32;
             if let Some(direct) = crate::wide::Direct::offered(self.regs, lane) {
-                if direct.of::<K, A, F::Output>() && exited == self.exited {
+                if direct.of::<K, A, F::Output>() && exited == self.exited && direct.agrees(args, self.launched) {
                     self.regs.offered.set(0);
                     // Suspended at its offer, having run nothing of the kernel.
                     futs.drop_lane(lane);

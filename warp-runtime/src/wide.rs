@@ -272,6 +272,8 @@ pub(crate) struct Offer {
     kernel: &'static str,
     /// Whether the form needs every lane's handle to be the whole warp's (see [`offer`]).
     whole_warp: bool,
+    /// The kernel's [`SameArgs`], erased (null: none).
+    same_args: *const (),
     state: Cell<State>,
     /// The form of a kernel with CTA barriers while it runs, when this lane's offer is the one
     /// that holds it (the lowest offering lane's): a `Running<A, R>`, freed when the form ends
@@ -280,6 +282,17 @@ pub(crate) struct Offer {
 }
 
 impl Offer {
+    /// Whether `other`'s arguments agree with this offer's on the parameters the form takes for
+    /// uniform (both offers the same form's, waiting with their arguments).
+    fn agrees(&self, other: &Offer) -> bool {
+        if self.same_args.is_null() {
+            return true;
+        }
+        // SAFETY: both offers wait with their arguments, `Option<A>`s of the form's `A`, which
+        // `same_args` and `kind` are for.
+        unsafe { (self.kind.same_offer_args)(self.same_args, self.args, other.args) }
+    }
+
     /// Whether two lanes offered the same form.
     fn same(&self, other: &Offer) -> bool {
         core::ptr::fn_addr_eq(self.kind.entry, other.kind.entry) && self.body == other.body
@@ -303,6 +316,39 @@ pub(crate) struct OfferKind {
     suspending: Option<&'static Suspending>,
     /// The names of `A` and `R`.
     types: fn() -> (&'static str, &'static str),
+    /// `same_args::<A>`: applies an offer's [`SameArgs`] to two arguments (`*const A`).
+    same_args: SameArgsErased,
+    /// `same_offer_args::<A>`: the same for two offers' arguments (`*const Option<A>`).
+    same_offer_args: SameArgsErased,
+}
+
+/// A [`SameArgs`] applied through erased pointers: `(f, a, b)`.
+type SameArgsErased = unsafe fn(*const (), *const (), *const ()) -> bool;
+
+/// `OfferKind::same_offer_args`.
+///
+/// # Safety
+/// `f` is a `SameArgs<A>`; `a` and `b` point to `Option<A>`s.
+unsafe fn same_offer_args<A>(f: *const (), a: *const (), b: *const ()) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match (&*(a as *const Option<A>), &*(b as *const Option<A>)) {
+            (Some(a), Some(b)) => same_args::<A>(f, a as *const A as *const (), b as *const A as *const ()),
+            _ => false,
+        }
+    }
+}
+
+/// `OfferKind::same_args`.
+///
+/// # Safety
+/// `f` is a `SameArgs<A>`; `a` and `b` point to `A`s.
+unsafe fn same_args<A>(f: *const (), a: *const (), b: *const ()) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let f = core::mem::transmute::<*const (), SameArgs<A>>(f);
+        f(&*(a as *const A), &*(b as *const A))
+    }
 }
 
 /// `start_async::<A, R>`, erased.
@@ -327,12 +373,14 @@ struct KindOf<A, R>(core::marker::PhantomData<fn(A) -> R>);
 
 impl<A, R> KindOf<A, R> {
     const KIND: &'static OfferKind =
-        &OfferKind { entry: entry::<A, R>, direct: Some(entry_direct::<A, R>), suspending: None, types: type_names::<A, R> };
+        &OfferKind { entry: entry::<A, R>, direct: Some(entry_direct::<A, R>), suspending: None, types: type_names::<A, R>, same_args: same_args::<A>, same_offer_args: same_offer_args::<A> };
     const SUSPENDING: &'static OfferKind = &OfferKind {
         entry: entry_async::<A, R>,
         direct: None,
         suspending: Some(&Suspending { start: start_async::<A, R>, resume: resume_async::<A, R>, free: free_async::<A, R> }),
         types: type_names::<A, R>,
+        same_args: same_args::<A>,
+        same_offer_args: same_offer_args::<A>,
     };
 }
 
@@ -351,17 +399,37 @@ pub fn wanted(w: &Warp<'_>) -> bool {
 /// when [`wanted`]): `Ok(result)` when the form ran, `Err(args)` (the arguments, given back)
 /// when the lane must run the per-lane body. `kernel` names the kernel (`module::name`), for a
 /// run that starts it directly. `whole_warp`: the form keeps a vote's result a scalar, so it
-/// runs only when every lane's handle is the whole warp's.
-pub fn offer<'a, A, R>(w: &Warp<'a>, body: WideBody<A, R>, args: A, kernel: &'static str, whole_warp: bool) -> OfferFuture<'a, A, R> {
-    offer_of(w, KindOf::<A, R>::KIND, body as *const (), args, kernel, whole_warp)
+/// runs only when every lane's handle is the whole warp's. `same_args`: the form takes some
+/// parameters for uniform (one value for the warp), so it runs only when every lane passed the
+/// same values for them.
+pub fn offer<'a, A, R>(w: &Warp<'a>, body: WideBody<A, R>, args: A, kernel: &'static str, whole_warp: bool, same_args: Option<SameArgs<A>>) -> OfferFuture<'a, A, R> {
+    offer_of(w, KindOf::<A, R>::KIND, body as *const (), args, kernel, whole_warp, same_args)
 }
 
 /// [`offer`] for the form of a kernel with CTA barriers, which suspends at them.
-pub fn offer_suspending<'a, A, R>(w: &Warp<'a>, body: WideAsync<A, R>, args: A, kernel: &'static str, whole_warp: bool) -> OfferFuture<'a, A, R> {
-    offer_of(w, KindOf::<A, R>::SUSPENDING, body as *const (), args, kernel, whole_warp)
+pub fn offer_suspending<'a, A, R>(
+    w: &Warp<'a>,
+    body: WideAsync<A, R>,
+    args: A,
+    kernel: &'static str,
+    whole_warp: bool,
+    same_args: Option<SameArgs<A>>,
+) -> OfferFuture<'a, A, R> {
+    offer_of(w, KindOf::<A, R>::SUSPENDING, body as *const (), args, kernel, whole_warp, same_args)
 }
 
-fn offer_of<'a, A, R>(w: &Warp<'a>, kind: &'static OfferKind, body: *const (), args: A, kernel: &'static str, whole_warp: bool) -> OfferFuture<'a, A, R> {
+/// Whether two lanes' arguments agree on the parameters a form takes for uniform (see [`offer`]).
+pub type SameArgs<A> = fn(&A, &A) -> bool;
+
+fn offer_of<'a, A, R>(
+    w: &Warp<'a>,
+    kind: &'static OfferKind,
+    body: *const (),
+    args: A,
+    kernel: &'static str,
+    whole_warp: bool,
+    same_args: Option<SameArgs<A>>,
+) -> OfferFuture<'a, A, R> {
     OfferFuture {
         regs: w.regs,
         lane: w.lane,
@@ -373,6 +441,7 @@ fn offer_of<'a, A, R>(w: &Warp<'a>, kind: &'static OfferKind, body: *const (), a
             handle: (w.lane, w.mask, w.width, w.base),
             kernel,
             whole_warp,
+            same_args: same_args.map_or(core::ptr::null(), |f| f as *const ()),
             state: Cell::new(State::Pending),
             running: Cell::new(core::ptr::null_mut()),
         },
@@ -680,6 +749,8 @@ pub(crate) struct Direct {
     body: *const (),
     types: (&'static str, &'static str),
     kernel: &'static str,
+    /// The offer's [`SameArgs`] (null: none) and its kind's `same_args`.
+    same: (*const (), SameArgsErased),
 }
 
 impl Direct {
@@ -692,7 +763,16 @@ impl Direct {
         }
         // SAFETY: the lane posted this offer in the poll just made, and its future is alive.
         let o = unsafe { &*crate::warp::at(&regs.offers, lane as usize & 31).get() };
-        Some(Direct { direct: o.kind.direct?, body: o.body, types: (o.kind.types)(), kernel: o.kernel })
+        Some(Direct { direct: o.kind.direct?, body: o.body, types: (o.kind.types)(), kernel: o.kernel, same: (o.same_args, o.kind.same_args) })
+    }
+
+    /// Whether the launched lanes' arguments agree on the parameters the form takes for
+    /// uniform (`Direct::of::<K, A, R>` holds).
+    pub(crate) fn agrees<A>(&self, args: &[A; 32], launched: u32) -> bool {
+        let (f, same) = self.same;
+        let first = launched.trailing_zeros() as usize & 31;
+        // SAFETY: `f` is the form's `SameArgs<A>` (`of` checked `A`).
+        f.is_null() || crate::semantics::lanes(launched).all(|l| unsafe { same(f, &args[first] as *const A as *const (), &args[l as usize] as *const A as *const ()) })
     }
 
     /// Whether the form is the kernel `K`'s own, taking arguments `A` and giving results `R`:
@@ -1382,7 +1462,7 @@ pub(crate) fn same_offers(regs: &Regs, offered: u32, offers: &[*const Offer; 32]
         let b = unsafe { &*offers[l as usize] };
         let (lane, mask, width, _) = b.handle;
         let whole = !a.whole_warp || (lane == l && mask == FULL && width == 32);
-        a.same(b) && whole && regs.path_at(l as usize) == regs.path_at(first)
+        a.same(b) && whole && regs.path_at(l as usize) == regs.path_at(first) && a.agrees(b)
     })
 }
 
