@@ -524,3 +524,39 @@ fn a_parameter_every_lane_passes_alike_is_uniform() {
         assert_eq!(format!("{per_lane:?}"), format!("{wide:?}"));
     }
 }
+
+/// A parameter taken for uniform and counted down at the uniform level; another shadowed by a
+/// per-lane value (which stays per lane: no form).
+#[warp_kernel]
+fn count_down(w: &Warp, x: u32, mut n: u32) -> u32 {
+    let mut v = x;
+    while n > 0 {
+        v = v.wrapping_add(w.shfl_down(v, 1));
+        n -= 1;
+    }
+    v
+}
+
+#[warp_kernel]
+fn shadowed(w: &Warp, x: u32, n: u32) -> u32 {
+    let n = n + w.lane_id() % 2;
+    let mut v = x;
+    for _ in 0..n {
+        v = w.shfl_xor(v, 1);
+    }
+    v
+}
+
+#[test]
+fn uniform_parameters_counted_down_or_shadowed() {
+    let (r, runs) = grid_both(&Grid::blocks(1, 32), Executor::new(), async |w: &Warp<'_>| count_down(w, w.lane_id(), 3).await);
+    assert_eq!(runs, 1);
+    let mut v: [u32; 32] = core::array::from_fn(|l| l as u32);
+    for _ in 0..3 {
+        v = core::array::from_fn(|l| v[l].wrapping_add(if l < 31 { v[l + 1] } else { v[l] }));
+    }
+    assert_eq!(r.unwrap(), v.to_vec());
+    let (r, runs) = grid_both(&Grid::blocks(1, 32), Executor::new(), async |w: &Warp<'_>| shadowed(w, w.lane_id(), 2).await);
+    assert_eq!(runs, 0);
+    assert!(r.is_err(), "lanes loop 2 and 3 times: {r:?}");
+}

@@ -520,8 +520,9 @@ impl<'p> Gen<'p> {
         for (n, v) in names.iter().zip(&vars) {
             if self.uniform_params.contains(&n.to_string()) {
                 self.bind(&n.to_string(), Bind::Uniform);
+                // `mut`: the kernel may count it down at the uniform level (`n -= 1`).
                 uniform.push(quote! {
-                    let #n = match __wk.uniform(&#v) {
+                    let mut #n = match __wk.uniform(&#v) {
                         ::core::option::Option::Some(__wk_v) => __wk_v,
                         ::core::option::Option::None => return ::core::result::Result::Ok(()),
                     };
