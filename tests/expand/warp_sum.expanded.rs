@@ -33,7 +33,10 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                     }
                 }
             }
-            for offset in [16, 8, 4, 2, 1] {
+            for offset in {
+                __wk.enter_first();
+                [16, 8, 4, 2, 1]
+            } {
                 if __wk.done() {
                     return ::core::result::Result::Ok(());
                 }

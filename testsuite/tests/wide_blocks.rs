@@ -560,3 +560,59 @@ fn uniform_parameters_counted_down_or_shadowed() {
     assert_eq!(runs, 0);
     assert!(r.is_err(), "lanes loop 2 and 3 times: {r:?}");
 }
+
+// ---- the third review's findings (each failed before its fix; both older than the uniform
+// parameters, which made them easy to reach).
+
+/// Lane 0 changes `n` through a `ref mut` binding: `n` is per lane after all.
+#[allow(irrefutable_let_patterns)]
+#[warp_kernel]
+fn ref_mut_param(w: &Warp, x: u32, mut n: u32) -> u32 {
+    let mut v = x;
+    for _ in 0..n {
+        v = w.shfl_xor(v, 1);
+    }
+    if w.lane_id() == 0 {
+        match n {
+            ref mut m => *m += 100,
+        }
+    }
+    if let ref mut m = n {
+        *m += w.lane_id();
+    }
+    v + n
+}
+
+/// A uniform condition that panics: the first live lane's panic, as per lane.
+#[warp_kernel]
+fn div_cond(w: &Warp, x: u32, d: u32) -> u32 {
+    let mut v = x;
+    if 10 / d > 1 {
+        v = w.shfl_xor(v, 1);
+    }
+    let mut k = 0;
+    while k < 8 / (d - k) {
+        v = w.shfl_xor(v, 2);
+        k += 1;
+    }
+    for _ in 0..d + 1 {
+        v = w.shfl_xor(v, 4);
+    }
+    v
+}
+
+#[test]
+fn ref_mut_bindings_and_panicking_uniform_conditions() {
+    let grid = Grid::blocks(1, 32);
+    let (r, _) = grid_both(&grid, Executor::new(), async |w: &Warp<'_>| ref_mut_param(w, w.lane_id(), 1).await);
+    let r = r.unwrap();
+    assert_eq!(r[0], 1 + 101);
+    assert!((1..32).all(|l| r[l] == (l as u32 ^ 1) + 1 + l as u32), "{r:?}");
+    for order in [LaneOrder::Ascending, LaneOrder::Descending] {
+        for d in [0, 3, u32::MAX] {
+            let (r, runs) = grid_both(&grid, Executor::new().order(order), async |w: &Warp<'_>| div_cond(w, w.lane_id(), d).await);
+            assert!(matches!(r, Err(WarpError::LanePanicked { .. })), "d = {d}: {r:?}");
+            assert_eq!(runs, 1);
+        }
+    }
+}

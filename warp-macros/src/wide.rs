@@ -327,6 +327,20 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
     Some(Prologue { tokens })
 }
 
+/// Whether a pattern binds something by `ref mut`.
+fn binds_ref_mut(pat: &Pat) -> bool {
+    struct Find(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Find {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0 |= p.by_ref.is_some() && p.mutability.is_some();
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut f = Find(false);
+    syn::visit::Visit::visit_pat(&mut f, pat);
+    f.0
+}
+
 /// Whether a parameter's type is a primitive integer, `bool` or `char`: `Copy` and `Eq`, one
 /// value per bit pattern (so equal values are the same value).
 fn primitive(ty: &Type) -> bool {
@@ -1207,13 +1221,15 @@ impl<'p> Gen<'p> {
                 self.pop_scope();
                 let (label, pat, iter) = (&f.label, &f.pat, &f.expr);
                 // Every lane returned: no lane runs the loop any more.
-                self.out.push(quote!(#label for #pat in #iter { if __wk.done() { return ::core::result::Result::Ok(()); } #body }));
+                // The iterable (and a `while`'s or `if`'s condition) is uniform code: a panic in it
+                // is the first live lane's, as for a uniform statement.
+                self.out.push(quote!(#label for #pat in { __wk.enter_first(); #iter } { if __wk.done() { return ::core::result::Result::Ok(()); } #body }));
             }
             Expr::While(wl) if wl.attrs.is_empty() && !self.has_point(&wl.cond) && self.uniform(&wl.cond) => {
                 self.flush();
                 let body = self.nested_block(&wl.body);
                 let (label, cond) = (&wl.label, &wl.cond);
-                self.out.push(quote!(#label while #cond { if __wk.done() { return ::core::result::Result::Ok(()); } #body }));
+                self.out.push(quote!(#label while { __wk.enter_first(); #cond } { if __wk.done() { return ::core::result::Result::Ok(()); } #body }));
             }
             Expr::While(wl) if wl.attrs.is_empty() && !self.has_point(&wl.cond) && self.has_point(e) => {
                 // A loop with instructions on a condition read per lane.
@@ -1270,7 +1286,7 @@ impl<'p> Gen<'p> {
                 }
             },
         };
-        Some(quote!(if #cond #then #els))
+        Some(quote!(if { __wk.enter_first(); #cond } #then #els))
     }
 
     /// Whether `e` is the same in every lane: built from literals, constants and uniform names
@@ -1507,6 +1523,10 @@ impl VisitMut for LaneRewrite<'_, '_> {
             Expr::Assign(a) => self.taint(&a.left),
             Expr::Binary(b) if is_compound(&b.op) => self.taint(&b.left),
             Expr::Reference(r) if r.mutability.is_some() => self.taint(&r.expr),
+            // `match n { ref mut m => *m += 1 }`, `if let ref mut m = n`: the place is borrowed
+            // mutably.
+            Expr::Match(m) if m.arms.iter().any(|a| binds_ref_mut(&a.pat)) => self.taint(&m.expr),
+            Expr::Let(l) if binds_ref_mut(&l.pat) => self.taint(&l.expr),
             Expr::MethodCall(m) => {
                 self.taint(&m.receiver);
                 // `v.push(v.len())` with `v` per lane: `v[l].push(v[l].len())` borrows the
