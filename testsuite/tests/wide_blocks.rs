@@ -616,3 +616,27 @@ fn ref_mut_bindings_and_panicking_uniform_conditions() {
         }
     }
 }
+
+/// Thread 37 panics in the stretch that ends at `sync_threads` (whose requests the form posts
+/// for every lane at once): the lanes before it in the lane order wait at the barrier.
+#[warp_kernel]
+fn panics_before_sync(w: &Warp, x: u32) -> u32 {
+    let s = w.shared_array::<u32, 64>();
+    s.store(w.thread_rank() as usize, x);
+    if w.thread_rank() == 37 {
+        panic!("thread 37 before the barrier");
+    }
+    w.sync_threads();
+    s.load(63 - w.thread_rank() as usize)
+}
+
+#[test]
+fn a_panic_before_a_barrier_the_form_posts_at_once() {
+    for order in [LaneOrder::Ascending, LaneOrder::Descending, LaneOrder::Seeded(5)] {
+        let (r, runs) = grid_both(&Grid::blocks(1, 64), Executor::new().order(order), async |w: &Warp<'_>| panics_before_sync(w, w.thread_rank()).await);
+        assert!(matches!(r, Err(WarpError::LanePanicked { lane: 5, .. })), "{r:?}");
+        assert_eq!(runs, 2);
+    }
+    let (r, _) = grid_both(&Grid::blocks(2, 64), Executor::new(), async |w: &Warp<'_>| panics_before_sync(w, 1000 + w.thread_rank()).await);
+    assert!(r.is_err());
+}

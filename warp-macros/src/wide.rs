@@ -807,6 +807,12 @@ impl<'p> Gen<'p> {
         Some(self.emit(e))
     }
 
+    /// Whether `m` is `w.sync_threads()` on the kernel's own handle.
+    fn own_sync_threads(&self, m: &syn::ExprMethodCall) -> bool {
+        let own = matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident(&self.handle)) && self.resolve(&self.handle.to_string()).is_none();
+        own && m.method == "sync_threads" && m.args.is_empty() && m.turbofish.is_none() && m.attrs.is_empty()
+    }
+
     /// Whether `e` is a vote or reduction on the kernel's own handle whose operand holds no other
     /// instruction: its result is the same in every lane of a whole warp.
     fn uniform_result(&self, e: &Expr) -> bool {
@@ -1245,6 +1251,17 @@ impl<'p> Gen<'p> {
             Expr::Block(b) if b.attrs.is_empty() && b.label.is_none() => {
                 let body = self.nested_block(&b.block);
                 self.out.push(body);
+            }
+            // `w.sync_threads();` on the kernel's own handle: the form posts every lane's request
+            // at once after the stretch.
+            Expr::MethodCall(m) if self.barriers.contains(&(e as *const Expr as usize)) && self.own_sync_threads(m) => {
+                let method = m.method.span();
+                let site = self.fresh("site");
+                let at_method = crate::krate::facade_at(method);
+                self.hoisted.push(quote_spanned!(method=> let #site = #at_method::__private::wide::site();));
+                self.hoisted.push(quote!(__wk.expect_sync_threads(#site);));
+                self.flush();
+                self.out.push(quote!(__wk.sync_threads(#site)?.await; __wk.resumed();));
             }
             _ => {
                 if let Some(e) = self.hoist(e) {

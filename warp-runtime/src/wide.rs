@@ -33,12 +33,15 @@ use core::task::{Context, Poll};
 use crate::api::Decode;
 use crate::error::{Site, WarpError};
 use crate::handle::Warp;
-use crate::op::Op;
+use crate::op::{BarOp, Op};
 use crate::semantics::redux::{FloatRedux, ReduxOp, ReduxType};
 use crate::semantics::shfl::ShflMode;
 use crate::semantics::vote::VoteMode;
 use crate::value::{MinMaxType, ReduxBits, ReduxInt, ReduxMinMax, WarpValue};
 use crate::warp::{pack, Regs, WarpRun, FULL};
+
+/// `bar.sync 0` as `sync_threads` posts it.
+const SYNC_THREADS: Op = Op::Bar(BarOp::new(crate::semantics::barrier::BarKind::Sync, true, false, false));
 
 /// A warp-wide form, as the macro writes it: the body over the lanes' arguments, storing each
 /// lane's result.
@@ -1280,6 +1283,28 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         Ok(Suspend { polled: false })
     }
 
+    /// The current stretch ends with `w.sync_threads()` at `site`, which the form issues itself
+    /// ([`sync_threads`](Self::sync_threads)): if a lane panics in the stretch, the lanes before
+    /// it wait there, as in the per-lane executor.
+    #[inline(always)]
+    pub fn expect_sync_threads(&mut self, site: Site) {
+        self.pending = Some((SYNC_THREADS, site));
+    }
+
+    /// `w.sync_threads()` (`bar.sync 0`) in every live lane, each lane's request posted as the
+    /// handle method posts it (the request does not depend on the handle), then
+    /// [`barrier`](Self::barrier).
+    #[inline]
+    pub fn sync_threads(&mut self, site: Site) -> Result<Suspend, WarpError> {
+        self.pending = None;
+        let regs = self.run().regs;
+        let key = pack(SYNC_THREADS, 0, 0, 0);
+        for l in crate::semantics::lanes(!self.exited) {
+            regs.post_key(l, key, 0, site);
+        }
+        self.barrier()
+    }
+
     /// The form runs again after [`barrier`](Self::barrier): lane code runs next.
     #[inline]
     pub fn resumed(&mut self) {
@@ -1362,7 +1387,9 @@ impl WideCtx<'_, '_> {
                 // A lane runs its whole stretch before the next lane starts: the live lanes
                 // before the one that panicked got to the instruction.
                 for l in self.lanes().take_while(|&l| l != panicked) {
-                    regs.post_key(l, pack(op, self.handle(l).mask, 0, 0), 0, site);
+                    // A CTA barrier's request names no membermask.
+                    let mask = if op.is_barrier() { 0 } else { self.handle(l).mask };
+                    regs.post_key(l, pack(op, mask, 0, 0), 0, site);
                 }
             }
         }
