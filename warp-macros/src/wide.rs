@@ -238,11 +238,10 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
         }
         if !g.ok {
             // A uniform loop or branch on a parameter: generate again, taking it for uniform.
-            let wanted = g.wanted.into_inner();
-            if wanted.is_subset(&uniform_params) {
+            if g.wanted.is_subset(&uniform_params) {
                 return None;
             }
-            uniform_params.extend(wanted);
+            uniform_params.extend(g.wanted);
             continue;
         }
         uniform_params = g.uniform_params;
@@ -380,7 +379,7 @@ struct Gen<'p> {
     /// those taken for uniform in this pass, and those a uniform loop or branch read per lane.
     candidates: HashSet<String>,
     uniform_params: HashSet<String>,
-    wanted: core::cell::RefCell<HashSet<String>>,
+    wanted: HashSet<String>,
     handle: syn::Ident,
     /// Whether lanes' code keeps references to its handle: each lane's then lives in an array
     /// as long as the form.
@@ -486,7 +485,7 @@ fn mutating(e: &Expr) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, barriers, whole_warp: false, candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: Default::default(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
+        Gen { points, barriers, whole_warp: false, candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -567,14 +566,11 @@ impl<'p> Gen<'p> {
 
     /// A loop's or branch's condition `e` is not uniform: the parameters it reads per lane that
     /// could be taken for uniform are wanted so.
-    fn want_uniform(&self, e: &Expr) {
+    fn want_uniform(&mut self, e: &Expr) {
         let mut names = Vec::new();
         idents_in(e.to_token_stream(), &mut names);
-        for n in names {
-            if self.candidates.contains(&n) && matches!(self.resolve(&n), Some(Bind::Wide(_))) {
-                self.wanted.borrow_mut().insert(n);
-            }
-        }
+        names.retain(|n| self.candidates.contains(n) && matches!(self.resolve(n), Some(Bind::Wide(_))));
+        self.wanted.extend(names);
     }
 
     fn lanes_ty(&self) -> TokenStream {
@@ -809,8 +805,15 @@ impl<'p> Gen<'p> {
 
     /// Whether `m` is `w.sync_threads()` on the kernel's own handle.
     fn own_sync_threads(&self, m: &syn::ExprMethodCall) -> bool {
-        let own = matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident(&self.handle)) && self.resolve(&self.handle.to_string()).is_none();
-        own && m.method == "sync_threads" && m.args.is_empty() && m.turbofish.is_none() && m.attrs.is_empty()
+        self.on_own_handle(m) && m.method == "sync_threads" && m.args.is_empty() && m.attrs.is_empty()
+    }
+
+    /// Whether `m` is a method of the kernel's own handle (not shadowed), without turbofish: one
+    /// the form may issue itself.
+    fn on_own_handle(&self, m: &syn::ExprMethodCall) -> bool {
+        matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident(&self.handle))
+            && self.resolve(&self.handle.to_string()).is_none()
+            && m.turbofish.is_none()
     }
 
     /// Whether `e` is a vote or reduction on the kernel's own handle whose operand holds no other
@@ -828,8 +831,7 @@ impl<'p> Gen<'p> {
     /// itself, and whether it has a `b` operand: a shuffle, vote or reduction on the kernel's own
     /// handle (whose methods post exactly what the descriptor computes).
     fn fast_instruction(&self, m: &syn::ExprMethodCall) -> Option<(TokenStream, bool)> {
-        let Expr::Path(p) = &*m.receiver else { return None };
-        if !p.path.is_ident(&self.handle) || self.resolve(&self.handle.to_string()).is_some() || m.turbofish.is_some() {
+        if !self.on_own_handle(m) {
             return None;
         }
         let k = &self.krate;

@@ -825,9 +825,12 @@ impl<'r> WarpRun<'r> {
         let exited_before = self.begin_step();
         self.regs.mem_progress.set(true);
         let resumed = catch_lane_panic(|| crate::wide::resume_form(self));
+        if !matches!(resumed, Ok(Ok(false))) {
+            // Ended, failed or panicked: the form is gone.
+            self.form = core::ptr::null();
+        }
         match resumed {
             Ok(Ok(true)) => {
-                self.form = core::ptr::null();
                 self.runnable = !self.exited;
                 self.regs.exited.set(self.exited);
                 Ok(Step::Running)
@@ -837,14 +840,8 @@ impl<'r> WarpRun<'r> {
                 let exited = self.exited;
                 self.finish_step(Ok(()), exited_before, exited)
             }
-            Ok(Err(e)) => {
-                self.form = core::ptr::null();
-                Err(e)
-            }
-            Err(caught) => {
-                self.form = core::ptr::null();
-                Err(self.wide_panicked(caught))
-            }
+            Ok(Err(e)) => Err(e),
+            Err(caught) => Err(self.wide_panicked(caught)),
         }
     }
 

@@ -169,10 +169,9 @@ impl<T> Lanes<T> {
     /// [`mark_full`](Self::mark_full).
     #[inline(always)]
     fn slots_as_words(&mut self) -> Option<&mut [MaybeUninit<u32>; 32]> {
-        let primitive = matches!(core::any::type_name::<T>(), "u32" | "i32" | "f32");
         // SAFETY: `T` is one of those primitives (4 bytes, align 4, any bit pattern valid), so
         // its slots are 32 `MaybeUninit<u32>`; none holds a value, so nothing is overwritten.
-        (primitive && self.set == 0 && core::mem::size_of::<T>() == 4 && core::mem::align_of::<T>() == 4)
+        (is_word::<T>() && self.set == 0)
             .then(|| unsafe { &mut *(&mut self.slots as *mut [MaybeUninit<T>; 32] as *mut [MaybeUninit<u32>; 32]) })
     }
 
@@ -526,25 +525,43 @@ unsafe fn entry<A, R>(ctx: &mut WideCtx<'_, '_>, body: *const ()) -> Result<(), 
     // SAFETY: the caller's contract.
     let body: WideBody<A, R> = unsafe { core::mem::transmute::<*const (), WideBody<A, R>>(body) };
     let mut args = Lanes::<A>::new();
-    for lane in crate::semantics::lanes(ctx.offered) {
-        let offer = ctx.offer(lane);
-        // SAFETY: the offer's `args` is its waiting future's `Option<A>`, not otherwise borrowed
-        // while the lane waits.
-        let taken = unsafe { (*(offer.args as *mut Option<A>)).take() };
-        args.set(lane, taken.expect("a waiting offer holds its arguments"));
-    }
-    for lane in crate::semantics::lanes(ctx.offered) {
-        ctx.offer(lane).state.set(State::Ran);
-    }
+    // SAFETY: the caller's contract.
+    unsafe { take_args(ctx.offered, &ctx.offers, &mut args) };
     let mut outs = Lanes::<R>::new();
     let result = body(ctx, &mut args, &mut outs);
+    // SAFETY: as above.
+    unsafe { give_results(&mut outs, &ctx.offers) };
+    result
+}
+
+/// Takes the arguments of the lanes of `offered` from their offers into `args`: the form runs
+/// for them (each offer is `Ran`).
+///
+/// # Safety
+/// The offers of `offered` were made by [`offer`] or [`offer_suspending`] for this `A`, their
+/// futures pinned and waiting.
+unsafe fn take_args<A>(offered: u32, offers: &[*const Offer; 32], args: &mut Lanes<A>) {
+    for lane in crate::semantics::lanes(offered) {
+        // SAFETY: the caller's contract; an offer's `args` is its waiting future's `Option<A>`,
+        // not otherwise borrowed while the lane waits.
+        let offer = unsafe { &*offers[lane as usize] };
+        let taken = unsafe { (*(offer.args as *mut Option<A>)).take() };
+        args.set(lane, taken.expect("a waiting offer holds its arguments"));
+        offer.state.set(State::Ran);
+    }
+}
+
+/// Writes each returned lane's result where its offer's future reads it.
+///
+/// # Safety
+/// The offers of the lanes of `outs` were made for this `R`, their futures pinned and waiting.
+unsafe fn give_results<R>(outs: &mut Lanes<R>, offers: &[*const Offer; 32]) {
     for lane in crate::semantics::lanes(outs.lanes()) {
         let value = outs.take(lane);
-        // SAFETY: the offer's `out` is the lane's `Option<R>`, not otherwise borrowed while the
-        // lane waits.
-        unsafe { *(ctx.offer(lane).out as *mut Option<R>) = Some(value) };
+        // SAFETY: the caller's contract; an offer's `out` is the lane's `Option<R>`, not
+        // otherwise borrowed while the lane waits.
+        unsafe { *((*offers[lane as usize]).out as *mut Option<R>) = Some(value) };
     }
-    result
 }
 
 /// `Offer::direct`: the form, each lane's arguments read from `args` (`*const [A; 32]`, copied:
@@ -632,14 +649,7 @@ unsafe fn start_async<A, R>(run: *mut (), offered: u32, offers: [*const Offer; 3
         addr_of_mut!((*p).offers).write(offers);
         addr_of_mut!((*p).exited).write(exited);
         addr_of_mut!((*p).args).write(Lanes::new());
-        let args = &mut *addr_of_mut!((*p).args);
-        for lane in crate::semantics::lanes(offered) {
-            // SAFETY: as in `entry`.
-            let offer = &*offers[lane as usize];
-            let taken = (*(offer.args as *mut Option<A>)).take();
-            args.set(lane, taken.expect("a waiting offer holds its arguments"));
-            offer.state.set(State::Ran);
-        }
+        take_args(offered, &offers, &mut *addr_of_mut!((*p).args));
         addr_of_mut!((*p).current).write(crate::mem::FormCurrent::enter(regs));
     }
     // SAFETY: `p` is a fresh allocation that lives until `free_async` or the form's end; the
@@ -715,12 +725,7 @@ unsafe fn poll_running<A, R>(p: *mut Running<'_, A, R>, leader: &Offer) -> Resul
         }
         Poll::Ready(result) => {
             unsafe { *addr_of_mut!((*p).fut) = None };
-            let (outs, offers) = unsafe { (&mut *addr_of_mut!((*p).outs), &*addr_of!((*p).offers)) };
-            for lane in crate::semantics::lanes(outs.lanes()) {
-                let value = outs.take(lane);
-                // SAFETY: as in `entry`.
-                unsafe { *((*offers[lane as usize]).out as *mut Option<R>) = Some(value) };
-            }
+            unsafe { give_results(&mut *addr_of_mut!((*p).outs), &*addr_of!((*p).offers)) };
             // The lanes return from their futures in the next step, each with its result.
             unsafe { (*addr_of_mut!((*p).ctx)).assume_init_mut().exited = *addr_of!((*p).exited) };
             leader.running.set(core::ptr::null_mut());
@@ -940,10 +945,15 @@ fn operand_words<'x, I: WideInstr<T>, T>(a: &'x [T; 32], copy: &'x mut [u32; 32]
 /// type the values are copied.
 #[inline(always)]
 fn words_of<T>(values: &[T; 32]) -> Option<&[u32; 32]> {
-    let primitive = matches!(core::any::type_name::<T>(), "u32" | "i32" | "f32");
-    // SAFETY: `T` is one of the three primitives above (4 bytes, align 4, no padding), whose bits
-    // read as a `u32` are the register value; the array is borrowed for as long as the result.
-    (primitive && core::mem::size_of::<T>() == 4 && core::mem::align_of::<T>() == 4).then(|| unsafe { &*(values as *const [T; 32] as *const [u32; 32]) })
+    // SAFETY: `T` is `u32`, `i32` or `f32` (4 bytes, align 4, no padding), whose bits read as a
+    // `u32` are the register value; the array is borrowed for as long as the result.
+    is_word::<T>().then(|| unsafe { &*(values as *const [T; 32] as *const [u32; 32]) })
+}
+
+/// Whether `T` is `u32`, `i32` or `f32`, by its name (see [`words_of`]).
+#[inline(always)]
+fn is_word<T>() -> bool {
+    matches!(core::any::type_name::<T>(), "u32" | "i32" | "f32") && core::mem::size_of::<T>() == 4 && core::mem::align_of::<T>() == 4
 }
 
 /// `ballot`.
@@ -1071,11 +1081,6 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         // cell holds the run the engine's step lent it (see the field), which nothing else
         // uses meanwhile; no method keeps two of these references alive at once.
         unsafe { &mut *self.run.get() }
-    }
-
-    fn offer(&self, lane: u32) -> &Offer {
-        // SAFETY: the offers of `offered` are pinned in their waiting futures for the whole run.
-        unsafe { &*self.offers[lane as usize & 31] }
     }
 
     /// The live lanes, in the run's lane order: a stretch's loop.
