@@ -8,7 +8,7 @@
 //! atomics), and which target's rules apply is a [`Target`].
 
 use core::future::Future;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::block::{BlockCtx, Barriers};
 use crate::error::WarpError;
@@ -34,13 +34,13 @@ pub(crate) const CLOCK_EVERY: u32 = 1024;
 #[derive(Clone, Copy)]
 pub(crate) struct Deadline {
     limit: Duration,
-    started: Instant,
+    started: Stamp,
 }
 
 impl Deadline {
     /// The deadline of a run starting now, if it has a limit.
     pub(crate) fn start(limit: Option<Duration>) -> Option<Deadline> {
-        limit.map(|limit| Deadline { limit, started: Instant::now() })
+        limit.map(|limit| Deadline { limit, started: Stamp::now() })
     }
 
     /// `Some(elapsed)` once the run is past its limit.
@@ -52,6 +52,41 @@ impl Deadline {
     /// The limit.
     pub(crate) fn limit(&self) -> Duration {
         self.limit
+    }
+}
+
+/// A time for the time limits, which are seconds long: on Linux the coarse monotonic clock
+/// (`CLOCK_MONOTONIC_COARSE`, a few milliseconds' resolution, read from the vDSO's page without
+/// a counter read: about a quarter of `Instant::now`, which a run of a few instructions paid
+/// once per run), elsewhere `Instant`.
+#[derive(Clone, Copy)]
+struct Stamp(#[cfg(target_os = "linux")] Duration, #[cfg(not(target_os = "linux"))] std::time::Instant);
+
+impl Stamp {
+    #[cfg(target_os = "linux")]
+    #[inline]
+    fn now() -> Stamp {
+        let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: `t` is a valid timespec to write; the clock exists on every Linux since 2.6.32
+        // (on an error `t` stays zero, and the limit counts from the boot).
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut t) };
+        Stamp(Duration::new(t.tv_sec as u64, t.tv_nsec as u32))
+    }
+
+    #[cfg(target_os = "linux")]
+    fn elapsed(&self) -> Duration {
+        Stamp::now().0.saturating_sub(self.0)
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    #[inline]
+    fn now() -> Stamp {
+        Stamp(std::time::Instant::now())
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn elapsed(&self) -> Duration {
+        self.0.elapsed()
     }
 }
 
@@ -333,7 +368,11 @@ impl Executor {
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
         let handles = Handles::new(&regs);
-        self.drive::<K, _, ()>(&regs, FULL, |l| kernel(handles.get(l)), Some(&[(); 32])).map(Outs::into_array)
+        let mut wide = crate::wide::Lanes::new();
+        match self.drive::<K, _, ()>(&regs, FULL, |l| kernel(handles.get(l)), Some((&[(); 32], &mut wide)))? {
+            Some(outs) => Ok(outs.into_array()),
+            None => Ok(wide.into_array()),
+        }
     }
 
     /// Runs `kernel` on all 32 lanes with lane `i` receiving `args[i]`: the shape of a
@@ -376,7 +415,12 @@ impl Executor {
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
         let handles = Handles::new(&regs);
-        self.drive::<K, _, A>(&regs, FULL, |l| kernel(handles.get(l), args[l as usize]), Some(args)).map(Outs::into_array)
+        // A direct run leaves its results here, read once into the returned array.
+        let mut wide = crate::wide::Lanes::new();
+        match self.drive::<K, _, A>(&regs, FULL, |l| kernel(handles.get(l), args[l as usize]), Some((args, &mut wide)))? {
+            Some(outs) => Ok(outs.into_array()),
+            None => Ok(wide.into_array()),
+        }
     }
 
     /// Runs `kernel` on the lanes of `launched` (a partial warp; the others are inactive from the
@@ -406,7 +450,11 @@ impl Executor {
         let regs = Regs::new(WarpPos::single(self.warp), &block);
         block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
         let handles = Handles::new(&regs);
-        self.drive::<K, _, ()>(&regs, launched, |l| kernel(handles.get(l)), Some(&[(); 32])).map(Outs::into_options)
+        let mut wide = crate::wide::Lanes::new();
+        match self.drive::<K, _, ()>(&regs, launched, |l| kernel(handles.get(l)), Some((&[(); 32], &mut wide)))? {
+            Some(outs) => Ok(outs.into_options()),
+            None => Ok(Outs::from_wide(wide).into_options()),
+        }
     }
 
     /// The stack a run of lane futures of `future` bytes with results `R` needs: the 32 futures
@@ -421,9 +469,16 @@ impl Executor {
     /// Runs the lanes of `launched`, lane `l` being the future `start(l)` (created when the lane
     /// is first polled, so that a panic in creating it is that lane's panic). When the futures
     /// are the body of the kernel `K` itself and it has a warp-wide form taking `args`, the run
-    /// is that form, without the futures (see `crate::wide::Direct`).
+    /// is that form, without the futures (see `crate::wide::Direct`): it returns `Ok(None)`,
+    /// the results in the `Lanes` beside `args` (written once, where the caller reads them).
     #[inline(always)]
-    fn drive<K, F: Future, A: Copy>(&self, regs: &Regs, launched: u32, mut start: impl FnMut(u32) -> F, args: Option<&[A; 32]>) -> Result<Outs<F::Output>, WarpError> {
+    fn drive<K, F: Future, A: Copy>(
+        &self,
+        regs: &Regs,
+        launched: u32,
+        mut start: impl FnMut(u32) -> F,
+        direct: Option<(&[A; 32], &mut crate::wide::Lanes<F::Output>)>,
+    ) -> Result<Option<Outs<F::Output>>, WarpError> {
         crate::warp::install_panic_capture();
         let mut lanes = core::pin::pin!(Lanes::<F>::new());
         let mut outs = Outs::new();
@@ -447,18 +502,16 @@ impl Executor {
         }
         let current = crate::mem::Current::enter(regs);
         let mut first = None;
-        if let Some(args) = args.filter(|_| regs.wide_allowed()) {
-            let mut douts = crate::wide::Lanes::new();
-            match run.first_step_direct::<K, _, A>(lanes.as_mut(), &mut start, &mut outs, args, &mut douts) {
+        let mut wide = false;
+        if let Some((args, douts)) = direct.filter(|_| regs.wide_allowed()) {
+            match run.first_step_direct::<K, _, A>(lanes.as_mut(), &mut start, &mut outs, args, douts) {
                 Ok(Some(step)) => first = Some(Ok(step)),
-                Ok(None) => {
-                    outs = Outs::from_wide(douts);
-                    first = Some(Ok(Step::Done));
-                }
+                Ok(None) => wide = true,
                 Err(e) => first = Some(Err(e)),
             }
         }
-        let result = loop {
+        // A direct run that ended has no step left (nothing of the step loop's state is moved).
+        let result = if wide { Ok(()) } else { loop {
             clock -= 1;
             if clock == 0 {
                 clock = CLOCK_EVERY;
@@ -497,7 +550,7 @@ impl Executor {
                 Ok(Step::Done) => break Ok(()),
                 Err(e) => break Err(e),
             }
-        };
+        } };
         drop(current);
         if result.is_err() {
             // Lanes stopped mid-kernel are dropped here, under the panic guard: a kernel local
@@ -509,7 +562,7 @@ impl Executor {
             drop(run);
             tracer.finish(result.as_ref().err());
         }
-        result.map(|()| outs)
+        result.map(|()| (!wide).then_some(outs))
     }
 }
 

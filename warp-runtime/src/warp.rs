@@ -260,6 +260,9 @@ impl Regs {
         }
     }
 
+    // Inlined, the registers are written where the run keeps them (out of line, rustc built
+    // them in a temporary and copied all ~5 KiB, the lanes' unused memory-wait slots included).
+    #[inline(always)]
     pub(crate) fn new(pos: WarpPos, block: &BlockCtx) -> Regs {
         let here: Site = no_site();
         Regs {
@@ -728,6 +731,7 @@ pub(crate) struct WarpRun<'r> {
 }
 
 impl<'r> WarpRun<'r> {
+    #[inline(always)]
     pub(crate) fn new(regs: &'r Regs, target: Target, order: crate::LaneOrder, launched: u32) -> WarpRun<'r> {
         regs.target.set(target);
         regs.tracing.set(false);

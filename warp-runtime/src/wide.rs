@@ -191,6 +191,25 @@ impl<T> Lanes<T> {
         (self.set == FULL).then(|| unsafe { &*(self.slots.as_ptr() as *const [T; 32]) })
     }
 
+    /// A copy of every lane's value (the lanes that hold one).
+    #[inline(always)]
+    pub fn copied(&self) -> Lanes<T>
+    where
+        T: Copy,
+    {
+        // `MaybeUninit<T>` of a `Copy` `T` is `Copy`: the slots are copied as they are.
+        Lanes { slots: self.slots, set: self.set }
+    }
+
+    /// Every lane's value (every lane holds one).
+    #[inline(always)]
+    pub(crate) fn into_array(self) -> [T; 32] {
+        self.assert_full();
+        let (slots, _) = self.into_parts();
+        // SAFETY: every slot holds a value (`MaybeUninit<T>` has `T`'s layout), moved out once.
+        unsafe { core::mem::transmute_copy::<[MaybeUninit<T>; 32], [T; 32]>(&core::mem::ManuallyDrop::new(slots)) }
+    }
+
     /// Checks that every lane's value is set (a dense stretch's precondition, checked once so
     /// that the reads in its loop need no check of their own).
     #[inline(always)]
