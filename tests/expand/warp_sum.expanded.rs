@@ -44,23 +44,9 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                     let __wk_3_instr = ::warpkit::__private::wide::ShflOwn(
                         ::warpkit::ShflMode::Bfly,
                     );
-                    let mut __wk_5_a = ::warpkit::__private::wide::Lanes::new();
                     let __wk_4_site = ::warpkit::__private::wide::site();
-                    __wk.expect(&__wk_3_instr, __wk_4_site, &__wk_5_a);
-                    if __wk.dense() {
-                        __wk_2_v.assert_full();
-                        '__wk_lanes: for __wk_l in 0..32u32 {
-                            __wk.enter(__wk_l);
-                            let w = &__wk.handle(__wk_l);
-                            __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
-                        }
-                    } else {
-                        '__wk_lanes: for __wk_l in __wk.lanes() {
-                            __wk.enter(__wk_l);
-                            let w = &__wk.handle(__wk_l);
-                            __wk_5_a.set(__wk_l, (__wk_2_v[__wk_l]));
-                        }
-                    }
+                    __wk.expect(&__wk_3_instr, __wk_4_site, &__wk_2_v);
+                    let __wk_5_a = ::warpkit::__private::wide::Lanes::copied(&__wk_2_v);
                     let __wk_6_b: u32 = (offset);
                     let mut __wk_7_result = ::warpkit::__private::wide::Lanes::new();
                     __wk.issue(

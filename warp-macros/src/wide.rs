@@ -869,10 +869,26 @@ impl<'p> Gen<'p> {
         // A `b` that is a literal or a uniform name is read once, after the stretch (reading it
         // cannot panic or change anything, and no lane changes it).
         let b_uniform = with_b && plain_uniform(self, &m.args[1]);
-        self.hoisted.push(quote! {
-            let #i = #instr;
-            let mut #a = #lanes::new();
-        });
+        // An operand that is a per-lane variable is copied after the stretch, as a whole (no
+        // lane code runs in the copy, so it needs no loop that enters each lane): the stretch's
+        // lanes do not change each other's values, so after it the variable holds what each
+        // lane's copy at its end would. (Handing the variable itself to `issue` would let its
+        // address escape, and each later read of it in a stretch would check its lane again.)
+        let in_place = match unparen(&m.args[0]) {
+            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => match self.resolve(&p.path.segments[0].ident.to_string()) {
+                Some(Bind::Wide(v)) => Some(v.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let operands_at = match &in_place {
+            Some(v) => syn::Ident::new(&v.to_string(), value),
+            None => a_at.clone(),
+        };
+        self.hoisted.push(quote!(let #i = #instr;));
+        if in_place.is_none() {
+            self.hoisted.push(quote!(let mut #a = #lanes::new();));
+        }
         if with_b && !b_uniform {
             self.hoisted.push(quote!(let mut #b: #lanes<u32> = #lanes::new();));
         }
@@ -880,11 +896,13 @@ impl<'p> Gen<'p> {
         // position, as the handle method does.
         let at_method = crate::krate::facade_at(method);
         self.hoisted.push(quote_spanned!(method=> let #site = #at_method::__private::wide::site();));
-        self.hoisted.push(quote_spanned!(value=> __wk.expect(&#i, #site, &#a_at);));
+        self.hoisted.push(quote_spanned!(value=> __wk.expect(&#i, #site, &#operands_at);));
         self.declare(&a);
         self.declare(&b);
-        let v = verbatim_at(self.emit(&m.args[0]), &m.args[0]);
-        self.pending.push(quote!(#a.set(__wk_l, #v);));
+        if in_place.is_none() {
+            let v = verbatim_at(self.emit(&m.args[0]), &m.args[0]);
+            self.pending.push(quote!(#a.set(__wk_l, #v);));
+        }
         let mut after = None;
         if with_b {
             let bv = verbatim_at(self.emit(&m.args[1]), &m.args[1]);
@@ -895,6 +913,9 @@ impl<'p> Gen<'p> {
             }
         }
         self.flush();
+        if in_place.is_some() {
+            self.out.push(quote_spanned!(value=> let #a_at = #lanes::copied(&#operands_at);));
+        }
         self.out.extend(after);
         let w = quote!(#k::__private::wide);
         let b_arg = match (with_b, b_uniform) {
@@ -1785,6 +1806,15 @@ fn idents_in(ts: TokenStream, out: &mut Vec<String>) {
             TokenTree::Group(g) => idents_in(g.stream(), out),
             _ => {}
         }
+    }
+}
+
+/// `e` without the parentheses (or invisible groups) around it.
+fn unparen(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => unparen(&p.expr),
+        Expr::Group(g) => unparen(&g.expr),
+        _ => e,
     }
 }
 
