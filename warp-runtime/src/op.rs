@@ -170,6 +170,13 @@ impl Op {
         }
     }
 
+    /// Whether the instruction of `code` ([`code`](Self::code)) is a CTA barrier, without
+    /// decoding it (the engine asks for every waiting lane).
+    #[inline(always)]
+    pub const fn code_is_barrier(code: u32) -> bool {
+        code & 0xf == 10
+    }
+
     /// The instruction with this [`code`](Op::code). Codes not made by `code` give `bar.warp.sync`.
     #[inline]
     pub const fn from_code(code: u32) -> Op {
@@ -267,6 +274,7 @@ mod tests {
         }
         for (i, op) in all.iter().enumerate() {
             assert_eq!(Op::from_code(op.code()), *op);
+            assert_eq!(Op::code_is_barrier(op.code()), op.is_barrier(), "{op}");
             for other in &all[i + 1..] {
                 assert_ne!(op.code(), other.code(), "{op} and {other}");
             }

@@ -154,6 +154,8 @@ pub(crate) const fn pack_base(mask: u32, c: u32) -> u64 {
 }
 /// The bits of a key that name the instruction and its membermask (not `b` and `c`).
 const OP_AND_MASK: u64 = 0xffff_ffff_0000_0fff;
+/// The instruction's bits of a request word (`Op::code`).
+const OP_CODE: u64 = 0xfff;
 #[inline(always)]
 pub(crate) fn op_of(key: u64) -> Op {
     Op::from_code(key as u32 & 0xfff)
@@ -477,6 +479,15 @@ impl Regs {
     fn key_at(&self, lane: usize) -> u64 {
         at(&self.key, lane).get()
     }
+    /// The lanes of `among` whose request words agree with `key` on the bits of `bits` (one
+    /// pass over the 32 words, which the compiler vectorizes).
+    #[inline]
+    fn keys_like(&self, among: u32, bits: u64, key: u64) -> u32 {
+        let cells: &Cell<[u64]> = &self.key;
+        let want = key & bits;
+        cells.as_slice_of_cells().iter().enumerate().fold(0, |m, (l, k)| m | ((k.get() & bits == want) as u32) << l) & among
+    }
+
     pub(crate) fn op_at(&self, lane: usize) -> Op {
         op_of(self.key_at(lane))
     }
@@ -1194,7 +1205,7 @@ impl<'r> WarpRun<'r> {
     /// The lanes among `lanes` whose request is a CTA barrier.
     fn barrier_lanes_among(&self, lanes: u32) -> u32 {
         let regs = self.regs;
-        crate::semantics::lanes(lanes).filter(|&l| regs.op_at(l as usize).is_barrier()).fold(0, |m, l| m | 1 << l)
+        crate::semantics::lanes(lanes).filter(|&l| Op::code_is_barrier(regs.key_at(l as usize) as u32 & OP_CODE as u32)).fold(0, |m, l| m | 1 << l)
     }
 
     /// The lanes waiting at a CTA barrier whose arrival the block has not taken yet.
@@ -1300,18 +1311,22 @@ impl<'r> WarpRun<'r> {
         let mut completed = 0;
         while pending != 0 {
             let lane = pending.trailing_zeros() as usize;
-            let (op, mask) = (s.op_at(lane), s.mask_at(lane));
+            // Lanes are grouped by their request words' instruction (and membermask) bits, not
+            // by decoded instructions: distinct instructions have distinct codes.
+            let key = s.key_at(lane);
+            let (op, mask) = (op_of(key), mask_of(key));
             if !op.synchronizing() {
                 // Not a synchronization point: it acts on the lanes that execute this call
                 // together (the same call site through the same warp-function calls).
                 let (site, path) = (s.site[lane].get(), s.path_at(lane));
-                let group = self.select(pending, |l| s.op_at(l) == op && s.site[l].get() == site && s.path_at(l) == path);
+                let code = key & OP_CODE;
+                let group = self.select(pending, |l| s.key_at(l) & OP_CODE == code && s.site[l].get() == site && s.path_at(l) == path);
                 self.complete(op, group, group, None)?;
                 completed |= group;
                 pending &= !group;
                 continue;
             }
-            let group = self.select(pending, |l| s.op_at(l) == op && s.mask_at(l) == mask);
+            let group = s.keys_like(pending, OP_AND_MASK, key);
             if mask & live & !group == 0 {
                 if !self.target.independent_scheduling() && !self.converged_sm6x(mask, group) {
                     let report = self.report();
@@ -1353,8 +1368,21 @@ impl<'r> WarpRun<'r> {
     fn check_each_lane(&self, waiting: u32) -> Result<(), WarpError> {
         let s = self.regs;
         let target = self.target;
+        // Each instruction's rules are looked up once per run of lanes that wait at it.
+        let mut last: Option<(u64, Op)> = None;
+        let mut op_of_lane = |lane: u32| {
+            let code = s.key_at(lane as usize) & OP_CODE;
+            match last {
+                Some((c, op)) if c == code => op,
+                _ => {
+                    let op = op_of(code);
+                    last = Some((code, op));
+                    op
+                }
+            }
+        };
         for lane in lanes(waiting) {
-            let op = s.op_at(lane as usize);
+            let op = op_of_lane(lane);
             if !op.supported_on(target) {
                 let lanes = LaneSet(self.select(waiting, |l| s.op_at(l) == op));
                 let report = self.report();
@@ -1365,7 +1393,7 @@ impl<'r> WarpRun<'r> {
             }
         }
         for lane in lanes(waiting) {
-            let op = s.op_at(lane as usize);
+            let op = op_of_lane(lane);
             if op.synchronizing() && s.mask_at(lane as usize) & (1 << lane) == 0 {
                 let lanes = LaneSet(self.select(waiting, |l| s.op_at(l) == op && s.mask_at(l) & (1 << l) == 0));
                 return Err(WarpError::NotInMembermask { op, lanes, report: self.report() });
