@@ -146,6 +146,7 @@ impl Reducer {
                     __warpkit_args,
                     __warpkit_kernel,
                     false,
+                    false,
                     ::core::option::Option::None,
                 )
                 .await

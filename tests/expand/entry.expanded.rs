@@ -128,6 +128,7 @@ pub async fn warp_sums(
                 __warpkit_args,
                 __warpkit_kernel,
                 true,
+                false,
                 ::core::option::Option::None,
             )
             .await

@@ -108,6 +108,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                 __warpkit_args,
                 __warpkit_kernel,
                 false,
+                false,
                 ::core::option::Option::None,
             )
             .await

@@ -101,6 +101,37 @@ fn signed_and_float(w: &Warp, x: u32) -> (i32, f32, f32, i32, i32, u32, bool) {
     (up, bf, idx, w.redux_min(s), w.redux_add(up), w.redux_max(x), w.any(bf > 100.0))
 }
 
+/// Uniform code that queries the handle: a scan whose loop is bounded by the group's width, a
+/// loop over its size, and a branch on the warp's position (the first two uniform when every
+/// lane's handle has one shape, which the offer checks; the last in any case).
+#[warp_kernel]
+fn shaped(w: &Warp, x: u32) -> u32 {
+    let mut v = x;
+    let mut offset = 1;
+    while offset < w.width() {
+        let (up, in_range) = w.shfl_up_pred(v, offset);
+        if in_range {
+            v = v.wrapping_add(up);
+        }
+        offset *= 2;
+    }
+    if w.warp_index() % 2 == 1 && w.ctaid().x < 100 {
+        v = v.wrapping_add(w.shfl_xor(v, 1));
+    }
+    for _ in 0..w.size() / 8 {
+        v ^= w.shfl_idx(v, 0);
+    }
+    v
+}
+
+/// [`shaped`] on tiles of 8 lanes, or (when `mixed`) of 8 lanes in the lower half and 16 in the
+/// upper: the same call, with handles of two shapes.
+#[warp_kernel]
+fn shaped_tiles(w: &Warp, x: u32, mixed: bool) -> u32 {
+    let t = w.tile(if mixed && w.lane_id() >= 16 { 16 } else { 8 });
+    shaped(&t, x)
+}
+
 fn targets() -> impl Strategy<Value = Target> {
     prop_oneof![Just(Target::SM_70), Just(Target::SM_80), Just(Target::SM_90), Just(Target::default())]
 }
@@ -135,6 +166,11 @@ proptest! {
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| mixed(w, x[w.lane_id() as usize]).await);
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| early_return(w, x[w.lane_id() as usize]).await);
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| panics(w, 70 + x[w.lane_id() as usize] % 10).await);
+        let _ = ex.run_with(&x, shaped);
+        let _ = ex.warp_index(n as u64).run_with(&x, shaped);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| shaped(w, x[w.lane_id() as usize]).await);
+        let _ = ex.run(async |w: &Warp<'_>| shaped_tiles(w, x[w.lane_id() as usize], false).await);
+        let _ = ex.run(async |w: &Warp<'_>| shaped_tiles(w, x[w.lane_id() as usize], true).await);
     }
 
     #[test]
@@ -174,7 +210,17 @@ fn supported_kernels_run_warp_wide() {
     assert!(wide(&|| drop(ex.run(async |w: &Warp<'_>| bitonic_sort::sort_u32(w, x[w.lane_id() as usize]).await))) >= 1, "bitonic_sort");
     let cell = core::cell::Cell::new(0);
     assert_eq!(wide(&|| drop(ex.run_with(&[&cell; 32], counted_deferred))), 1, "counted_deferred");
-    assert_eq!(wide(&|| drop(ex.run_with(&[&cell; 32], counted))), 0, "counted: a deferred name read in its stretch");
+    assert_eq!(wide(&|| drop(ex.run_with(&[&cell; 32], counted))), 1, "counted: a uniform let that cannot panic runs before its stretch");
+    assert_eq!(wide(&|| drop(ex.run_with(&[&cell; 32], counted_dividing))), 0, "counted_dividing: a deferred name read in its stretch");
+    // Handle queries in uniform code: the whole warp's handle, a warp with an odd index, tiles
+    // of one width; with tiles of two widths, the offer is declined (`same_shape`).
+    assert_eq!(wide(&|| drop(ex.run_with(&x, shaped))), 1, "shaped");
+    assert_eq!(wide(&|| drop(ex.warp_index(3).run_with(&x, shaped))), 1, "shaped, warp 3");
+    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| shaped_tiles(w, x[w.lane_id() as usize], false).await))), 1, "shaped on tiles");
+    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| shaped_tiles(w, x[w.lane_id() as usize], true).await))), 0, "shaped on two tile widths");
+    // The examples' scans loop to their tile's width: warp-wide on the warp and on tiles.
+    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| scan::prefix_sum_u32(w, x[w.lane_id() as usize]).await))), 1, "prefix_sum_u32");
+    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| scan::tile_prefix_sums(w, x[w.lane_id() as usize]).await))), 2, "tile_prefix_sums");
     // Off: never.
     assert_eq!(wide(&|| drop(Executor::new().wide(false).run_with(&x, mixed))), 0);
     // Only some of the live lanes call it (the others vote among themselves): declined, per lane.
@@ -227,7 +273,7 @@ fn closure_in_macro(w: &Warp, x: u32) -> u32 {
 }
 
 /// Lane code with a shared side effect on both sides of a uniform `let`: one loop over the
-/// lanes, as the per-lane form runs it (each lane's `b - a` is 1).
+/// lanes, as the per-lane form runs it (each lane's `b - a` is 1); the `let` runs before it.
 #[warp_kernel]
 fn counted(w: &Warp, c: &core::cell::Cell<u32>) -> u32 {
     let a = c.get();
@@ -238,7 +284,20 @@ fn counted(w: &Warp, c: &core::cell::Cell<u32>) -> u32 {
     w.redux_max(b - a)
 }
 
-/// The same with the uniform `let` not read after it in the stretch: it runs after the loop.
+/// The same with a uniform `let` that may panic (a division): it runs in the stretch's loop, in
+/// the first lane that gets to it, and the stretch cannot read it after it, so the kernel has no
+/// form.
+#[warp_kernel]
+fn counted_dividing(w: &Warp, c: &core::cell::Cell<u32>) -> u32 {
+    let a = c.get();
+    c.set(a + 1);
+    let one = 3 / 2;
+    let b = c.get();
+    c.set(b + one);
+    w.redux_max(b - a)
+}
+
+/// The same with the uniform `let` read only after the instruction.
 #[warp_kernel]
 fn counted_deferred(w: &Warp, c: &core::cell::Cell<u32>) -> u32 {
     let a = c.get();
@@ -270,6 +329,7 @@ fn review_cases_agree() {
     let _ = ex.run_with(&x, closure_in_macro);
     let cell = core::cell::Cell::new(0);
     assert_eq!(ex.run_with(&[&cell; 32], counted).unwrap(), [1; 32]);
+    assert_eq!(ex.run_with(&[&cell; 32], counted_dividing).unwrap(), [1; 32]);
     assert_eq!(ex.run_with(&[&cell; 32], counted_deferred).unwrap(), [2; 32]);
     // A per-lane kernel calling a warp-wide one many times in a row makes progress.
     let _ = ex.run_with(&x, async |w: &Warp<'_>, x: u32| {
@@ -645,7 +705,7 @@ mod unsound {
     }
 
     pub async fn kernel(w: &Warp<'_>) -> u32 {
-        match wide::offer(w, body, (), "review_two::unsound::kernel", false, None).await {
+        match wide::offer(w, body, (), "review_two::unsound::kernel", false, false, None).await {
             Ok(r) => r,
             Err(()) => 0,
         }

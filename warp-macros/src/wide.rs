@@ -249,8 +249,12 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
         // macro) gets one that lives as long as the form; one that only calls its methods gets
         // a handle made there (a direct run then makes none it does not use).
         let handles = if g.stable_handles { quote!(let __wk_hs = __wk.handles();) } else { quote!() };
-        break (quote!(#handles #params #block), g.whole_warp);
+        // Uniform code that queries the handle reads the first lane's (a stretch's loop binds
+        // each lane's own over it).
+        let first = if g.handle_read.get() { quote!(let #handle = &__wk.first_handle();) } else { quote!() };
+        break (quote!(#handles #first #params #block), (g.whole_warp, g.same_shape.get()));
     };
+    let (whole_warp, same_shape) = whole_warp;
     let w = handle;
     let args = syn::Ident::new("__warpkit_args", Span::mixed_site());
     let out = syn::Ident::new("__warpkit_out", Span::mixed_site());
@@ -315,7 +319,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
             #form
             let __warpkit_kernel = ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name));
-            match #krate::__private::wide::#offer(#w, #wide, #args, __warpkit_kernel, #whole_warp, #same_args).await {
+            match #krate::__private::wide::#offer(#w, #wide, #args, __warpkit_kernel, #whole_warp, #same_shape, #same_args).await {
                 ::core::result::Result::Ok(#out) => return #out,
                 ::core::result::Result::Err(#args) => #args,
             }
@@ -375,6 +379,12 @@ struct Gen<'p> {
     /// Whether the form keeps a vote's or reduction's result a scalar, which holds only when
     /// every lane's handle is the whole warp's.
     whole_warp: bool,
+    /// Whether uniform code reads the kernel's handle: a query of its warp (`warp_index`,
+    /// `ctaid`, ...), the same in every lane of the warp; or of its group's shape (`width`,
+    /// `size`), the same when every lane's handle has that shape, which the offer then checks
+    /// (`same_shape`). The form's top binds the handle's name to the first lane's.
+    handle_read: core::cell::Cell<bool>,
+    same_shape: core::cell::Cell<bool>,
     /// Parameters that may be taken for uniform (a primitive type, never changed by lane code),
     /// those taken for uniform in this pass, and those a uniform loop or branch read per lane.
     candidates: HashSet<String>,
@@ -485,7 +495,7 @@ fn mutating(e: &Expr) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, barriers, whole_warp: false, candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
+        Gen { points, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -641,6 +651,19 @@ impl<'p> Gen<'p> {
             self.out.push(quote!(__wk.enter_first(); #tokens));
             return;
         }
+        let mut reads = Vec::new();
+        idents_in(value.clone(), &mut reads);
+        if !may_panic && !self.uniform_reads.iter().any(|r| r == name) && !reads.iter().any(|r| self.deferred_names.contains(r)) {
+            // It reads uniform values only and cannot panic, and the stretch's code so far
+            // neither read the name it defines nor changed what it reads: it runs before the
+            // stretch's loop, which may then read it.
+            let tokens = match pat {
+                Some(pat) => quote!(let #pat = #value;),
+                None => quote!(#value;),
+            };
+            self.hoisted.push(tokens);
+            return;
+        }
         if !may_panic {
             let tokens = match pat {
                 Some(pat) => quote!(let #pat = #value;),
@@ -651,8 +674,6 @@ impl<'p> Gen<'p> {
             return;
         }
         // Run before the statements deferred past the loop, it must not read what they change.
-        let mut reads = Vec::new();
-        idents_in(value.clone(), &mut reads);
         if (pat.is_none() && self.uniform_reads.iter().any(|r| r == name)) || reads.iter().any(|r| self.deferred_names.contains(r)) {
             self.ok = false;
             return;
@@ -1350,6 +1371,16 @@ impl<'p> Gen<'p> {
             Expr::Cast(c) => self.uniform(&c.expr),
             Expr::Array(a) => a.elems.iter().all(|e| self.uniform(e)),
             Expr::Tuple(t) => t.elems.iter().all(|e| self.uniform(e)),
+            // A field of a uniform value (`w.ctaid().x`, `pair.0`).
+            Expr::Field(f) => self.uniform(&f.base),
+            Expr::MethodCall(m) if m.args.is_empty() && m.attrs.is_empty() && self.on_own_handle(m) => {
+                let method = m.method.to_string();
+                let warp = WARP_QUERIES.contains(&method.as_str());
+                let shape = SHAPE_QUERIES.contains(&method.as_str());
+                self.handle_read.set(self.handle_read.get() || warp || shape);
+                self.same_shape.set(self.same_shape.get() || shape);
+                warp || shape
+            }
             _ => false,
         }
     }
@@ -1818,18 +1849,33 @@ fn unparen(e: &Expr) -> &Expr {
     }
 }
 
-/// A literal or a uniform name (in parentheses or cast): the same in every lane, and reading it
-/// can neither panic nor change anything.
+/// A literal, a uniform name or a uniform query of the kernel's handle (in parentheses or cast,
+/// or a field of a query's value): the same in every lane, and reading it can neither panic nor
+/// change anything.
 fn plain_uniform(g: &Gen<'_>, e: &Expr) -> bool {
     match e {
         Expr::Lit(_) => true,
-        Expr::Path(_) => g.uniform(e),
+        // A uniform name, or a query of the kernel's handle (a register read).
+        Expr::Path(_) | Expr::MethodCall(_) => g.uniform(e),
+        // A field of a query's value (`w.ctaid().x`).
+        Expr::Field(f) if matches!(unparen(&f.base), Expr::MethodCall(_)) => plain_uniform(g, &f.base),
         Expr::Paren(p) => plain_uniform(g, &p.expr),
         Expr::Group(x) => plain_uniform(g, &x.expr),
         Expr::Cast(c) => plain_uniform(g, &c.expr),
         _ => false,
     }
 }
+
+/// Handle queries whose value is the same in every lane of a warp (its block's and its own
+/// position), whatever group each lane's handle is: uniform in a form.
+const WARP_QUERIES: &[&str] = &[
+    "ntid", "ctaid", "nctaid", "block_size", "warp_in_block", "block_rank", "warp_index", "cluster_ctarank", "cluster_nctarank", "clusterid",
+    "nclusterid", "cluster_ctaid", "cluster_nctaid", "is_explicit_cluster",
+];
+
+/// Handle queries of the group's shape: uniform in a form whose offer checks that every lane's
+/// handle has the same segment width and the same number of lanes.
+const SHAPE_QUERIES: &[&str] = &["width", "size"];
 
 /// Handle methods that return plain values (no borrow of the handle).
 const QUERIES: &[&str] = &[

@@ -293,6 +293,8 @@ pub(crate) struct Offer {
     kernel: &'static str,
     /// Whether the form needs every lane's handle to be the whole warp's (see [`offer`]).
     whole_warp: bool,
+    /// Whether the form needs every lane's handle to have the same shape (see [`offer`]).
+    same_shape: bool,
     /// The kernel's [`SameArgs`], erased (null: none).
     same_args: *const (),
     state: Cell<State>,
@@ -422,9 +424,19 @@ pub fn wanted(w: &Warp<'_>) -> bool {
 /// run that starts it directly. `whole_warp`: the form keeps a vote's result a scalar, so it
 /// runs only when every lane's handle is the whole warp's. `same_args`: the form takes some
 /// parameters for uniform (one value for the warp), so it runs only when every lane passed the
-/// same values for them.
-pub fn offer<'a, A, R>(w: &Warp<'a>, body: WideBody<A, R>, args: A, kernel: &'static str, whole_warp: bool, same_args: Option<SameArgs<A>>) -> OfferFuture<'a, A, R> {
-    offer_of(w, KindOf::<A, R>::KIND, body as *const (), args, kernel, whole_warp, same_args)
+/// same values for them. `same_shape`: the form takes the handle's `width()` and `size()` for
+/// uniform, so it runs only when every lane's handle has the same segment width and number of
+/// lanes.
+pub fn offer<'a, A, R>(
+    w: &Warp<'a>,
+    body: WideBody<A, R>,
+    args: A,
+    kernel: &'static str,
+    whole_warp: bool,
+    same_shape: bool,
+    same_args: Option<SameArgs<A>>,
+) -> OfferFuture<'a, A, R> {
+    offer_of(w, KindOf::<A, R>::KIND, body as *const (), args, kernel, whole_warp, same_shape, same_args)
 }
 
 /// [`offer`] for the form of a kernel with CTA barriers, which suspends at them.
@@ -434,14 +446,17 @@ pub fn offer_suspending<'a, A, R>(
     args: A,
     kernel: &'static str,
     whole_warp: bool,
+    same_shape: bool,
     same_args: Option<SameArgs<A>>,
 ) -> OfferFuture<'a, A, R> {
-    offer_of(w, KindOf::<A, R>::SUSPENDING, body as *const (), args, kernel, whole_warp, same_args)
+    offer_of(w, KindOf::<A, R>::SUSPENDING, body as *const (), args, kernel, whole_warp, same_shape, same_args)
 }
 
 /// Whether two lanes' arguments agree on the parameters a form takes for uniform (see [`offer`]).
 pub type SameArgs<A> = fn(&A, &A) -> bool;
 
+// The offer's fields, one argument each (the two entry points above pass theirs through).
+#[allow(clippy::too_many_arguments)]
 fn offer_of<'a, A, R>(
     w: &Warp<'a>,
     kind: &'static OfferKind,
@@ -449,6 +464,7 @@ fn offer_of<'a, A, R>(
     args: A,
     kernel: &'static str,
     whole_warp: bool,
+    same_shape: bool,
     same_args: Option<SameArgs<A>>,
 ) -> OfferFuture<'a, A, R> {
     OfferFuture {
@@ -462,6 +478,7 @@ fn offer_of<'a, A, R>(
             handle: (w.lane, w.mask, w.width, w.base),
             kernel,
             whole_warp,
+            same_shape,
             same_args: same_args.map_or(core::ptr::null(), |f| f as *const ()),
             state: Cell::new(State::Pending),
             running: Cell::new(core::ptr::null_mut()),
@@ -1147,6 +1164,13 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         handle_of(self.hs, self.run().regs, lane)
     }
 
+    /// The first offering lane's handle: uniform code's, for the queries whose value every
+    /// lane's handle shares (the warp's position; with `same_shape`, the group's width and size).
+    #[inline(always)]
+    pub fn first_handle(&self) -> Warp<'r> {
+        self.handle(self.offered.trailing_zeros() & 31)
+    }
+
     /// The current stretch ends with `instr` at `site`, which the form issues itself
     /// ([`issue`](Self::issue)); `_operands` names its operands' type.
     #[inline(always)]
@@ -1513,7 +1537,8 @@ pub(crate) fn same_offers(regs: &Regs, offered: u32, offers: &[*const Offer; 32]
         let b = unsafe { &*offers[l as usize] };
         let (lane, mask, width, _) = b.handle;
         let whole = !a.whole_warp || (lane == l && mask == FULL && width == 32);
-        a.same(b) && whole && regs.path_at(l as usize) == regs.path_at(first) && a.agrees(b)
+        let shape = !a.same_shape || (width == a.handle.2 && mask.count_ones() == a.handle.1.count_ones());
+        a.same(b) && whole && shape && regs.path_at(l as usize) == regs.path_at(first) && a.agrees(b)
     })
 }
 
