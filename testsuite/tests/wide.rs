@@ -797,3 +797,150 @@ fn a_uniform_vote_needs_the_whole_warp() {
     // Lanes 0-15 hold 0..=45, none above 50; lanes 16-31 hold 48..=93.
     assert_eq!(tiles, core::array::from_fn(|l| if l < 16 { x[l] } else { x[l ^ 1] }));
 }
+
+// ---- cases from the review of handle queries and uniform statements before their stretch
+// (each differed, or failed to compile: a uniform `let` run before its stretch's loop changed
+// what the stretch's other uniform statements saw; an assignment that runs user code was run
+// before the lanes it belongs among; a field read through a user's `Deref` ran once; a `b`
+// operand that changes the shuffled variable after its value was taken).
+
+#[warp_kernel]
+#[allow(unused_assignments, unused_variables, unused_mut)]
+fn hoist_over_panicking_assign(w: &Warp, x: u32) -> u32 {
+    let mut n = 1u32;
+    let v = x + 1;
+    n += 2;
+    let mut n = 7u32;
+    let s = w.shfl_xor(v, 1);
+    s + n
+}
+
+#[warp_kernel]
+fn hoist_under_deferred_let(w: &Warp, x: u32) -> u32 {
+    let d = 5u32;
+    let v = x + 1;
+    let _n = 10 / d;
+    let n = 7u32;
+    let s = w.shfl_xor(v, 1);
+    s + n
+}
+
+#[warp_kernel]
+fn hoist_past_panicking_read(w: &Warp, x: u32) -> u32 {
+    let mut n = 1u32;
+    let v = x + 1;
+    let k = n * 3;
+    n = 5;
+    w.shfl_xor(v, 1) + k + n
+}
+
+#[warp_kernel]
+fn hoist_shadows_panicking_read(w: &Warp, x: u32) -> u32 {
+    let n = 1u32;
+    let v = x + 1;
+    let k = n * 3;
+    let n = 5u32;
+    w.shfl_xor(v, 1) + k + n
+}
+
+#[warp_kernel]
+fn hoist_before_deferred_read(w: &Warp, x: u32) -> u32 {
+    let a = 1u32;
+    let mut q = 2u32;
+    let v = x + a;
+    let a = q;
+    q = 9;
+    w.shfl_xor(v, 1) + a + q
+}
+
+fn three() -> u32 {
+    3
+}
+
+/// A uniform `let` that shadows a function the stretch calls before it (this stopped compiling
+/// when such `let`s ran before the loop: the call named the `u32`).
+#[warp_kernel]
+fn hoist_shadows_fn(w: &Warp, x: u32) -> u32 {
+    let v = x + three();
+    let three = 7u32;
+    w.shfl_xor(v, 1) + three
+}
+
+#[warp_kernel]
+fn operand_changed_by_b(w: &Warp, x: u32) -> u32 {
+    let mut v = x;
+    let s = w.shfl_xor(v, {
+        v += 1;
+        1
+    });
+    s ^ v
+}
+
+static DEREFS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+pub struct Limits {
+    pub n: u32,
+}
+
+/// A constant whose fields are read through a counting `Deref`.
+pub struct Counted(Limits);
+
+impl core::ops::Deref for Counted {
+    type Target = Limits;
+    fn deref(&self) -> &Limits {
+        DEREFS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        &self.0
+    }
+}
+
+const LIMIT: Counted = Counted(Limits { n: 2 });
+
+#[warp_kernel]
+fn deref_in_uniform_loop(w: &Warp, x: u32) -> u32 {
+    let before = DEREFS.load(std::sync::atomic::Ordering::Relaxed);
+    let mut v = x;
+    for _ in 0..LIMIT.n {
+        v = w.shfl_xor(v, 1).wrapping_add(1);
+    }
+    v.wrapping_add(DEREFS.load(std::sync::atomic::Ordering::Relaxed) - before)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Flags(pub u32);
+
+/// User code behind `&=`, which panics when no flag is left.
+impl core::ops::BitAndAssign for Flags {
+    fn bitand_assign(&mut self, other: Flags) {
+        assert!(other.0 != 0, "no flags left");
+        self.0 &= other.0;
+    }
+}
+
+const NO_FLAGS: Flags = Flags(0);
+const ALL_FLAGS: Flags = Flags(!0);
+
+#[warp_kernel]
+fn user_bitand(w: &Warp, x: u32) -> u32 {
+    let mut f = ALL_FLAGS;
+    let a = x + 1;
+    let v = w.shfl_xor(a, 1);
+    let b = v + 1;
+    f &= NO_FLAGS;
+    w.shfl_xor(b, 2) + f.0
+}
+
+#[test]
+fn uniform_statements_before_their_stretch_agree() {
+    let x: [u32; 32] = core::array::from_fn(|i| (i as u32).wrapping_mul(2_654_435_761) >> 7);
+    let ex = both().races(false);
+    assert_eq!(ex.run_with(&x, hoist_under_deferred_let).unwrap(), core::array::from_fn(|l| x[l ^ 1] + 1 + 7));
+    assert_eq!(ex.run_with(&x, hoist_shadows_panicking_read).unwrap(), core::array::from_fn(|l| x[l ^ 1] + 1 + 3 + 5));
+    assert_eq!(ex.run_with(&x, hoist_over_panicking_assign).unwrap(), core::array::from_fn(|l| x[l ^ 1] + 1 + 7));
+    assert_eq!(ex.run_with(&x, hoist_past_panicking_read).unwrap(), core::array::from_fn(|l| x[l ^ 1] + 1 + 3 + 5));
+    assert_eq!(ex.run_with(&x, hoist_before_deferred_read).unwrap(), core::array::from_fn(|l| x[l ^ 1] + 1 + 2 + 9));
+    assert_eq!(ex.run_with(&x, hoist_shadows_fn).unwrap(), core::array::from_fn(|l| x[l ^ 1] + 3 + 7));
+    assert_eq!(ex.run_with(&x, operand_changed_by_b).unwrap(), core::array::from_fn(|l| x[l ^ 1] ^ (x[l] + 1)));
+    let _ = ex.run_with(&x, deref_in_uniform_loop).unwrap();
+    let err = ex.run_with(&x, user_bitand).unwrap_err();
+    assert!(matches!(err, WarpError::LanePanicked { lane: 0, .. }), "{err}");
+}

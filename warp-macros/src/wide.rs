@@ -653,16 +653,24 @@ impl<'p> Gen<'p> {
         }
         let mut reads = Vec::new();
         idents_in(value.clone(), &mut reads);
-        if !may_panic && !self.uniform_reads.iter().any(|r| r == name) && !reads.iter().any(|r| self.deferred_names.contains(r)) {
-            // It reads uniform values only and cannot panic, and the stretch's code so far
-            // neither read the name it defines nor changed what it reads: it runs before the
-            // stretch's loop, which may then read it.
-            let tokens = match pat {
-                Some(pat) => quote!(let #pat = #value;),
-                None => quote!(#value;),
-            };
-            self.hoisted.push(tokens);
-            return;
+        if let (Some(pat), false) = (pat, may_panic) {
+            // A `let` of a literal, a uniform name, a cast of one or a query of the handle runs
+            // no user code (it drops nothing and calls nothing) and cannot panic. When nothing of
+            // the stretch so far names what it binds (lane code, or the uniform statements run
+            // in or after the loop: a read, an assignment, a function of that name) nor changes
+            // what it reads, it runs before the stretch's loop, which may then read it.
+            let mut named = Vec::new();
+            for t in self.pending.iter().chain(&self.deferred) {
+                idents_in(t.clone(), &mut named);
+            }
+            let clear = !self.uniform_reads.iter().any(|r| r == name)
+                && !self.deferred_names.iter().any(|r| r == name)
+                && !named.iter().any(|r| r == name)
+                && !reads.iter().any(|r| self.deferred_names.contains(r));
+            if clear {
+                self.hoisted.push(quote!(let #pat = #value;));
+                return;
+            }
         }
         if !may_panic {
             let tokens = match pat {
@@ -895,11 +903,20 @@ impl<'p> Gen<'p> {
         // lanes do not change each other's values, so after it the variable holds what each
         // lane's copy at its end would. (Handing the variable itself to `issue` would let its
         // address escape, and each later read of it in a stretch would check its lane again.)
+        // (Not when a per-lane `b`, lane code evaluated after the operand, names the variable:
+        // it may change it after the operand's value was taken.)
         let in_place = match unparen(&m.args[0]) {
-            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => match self.resolve(&p.path.segments[0].ident.to_string()) {
-                Some(Bind::Wide(v)) => Some(v.clone()),
-                _ => None,
-            },
+            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                let name = p.path.segments[0].ident.to_string();
+                let mut in_b = Vec::new();
+                if with_b && !b_uniform {
+                    idents_in(m.args[1].to_token_stream(), &mut in_b);
+                }
+                match self.resolve(&name) {
+                    Some(Bind::Wide(v)) if !in_b.contains(&name) => Some(v.clone()),
+                    _ => None,
+                }
+            }
             _ => None,
         };
         let operands_at = match &in_place {
@@ -1371,8 +1388,9 @@ impl<'p> Gen<'p> {
             Expr::Cast(c) => self.uniform(&c.expr),
             Expr::Array(a) => a.elems.iter().all(|e| self.uniform(e)),
             Expr::Tuple(t) => t.elems.iter().all(|e| self.uniform(e)),
-            // A field of a uniform value (`w.ctaid().x`, `pair.0`).
-            Expr::Field(f) => self.uniform(&f.base),
+            // A field of a query's value (`w.ctaid().x`). Not of any uniform value: through a
+            // user's `Deref`, a field access is user code, which each lane runs.
+            Expr::Field(f) if matches!(unparen(&f.base), Expr::MethodCall(_)) => self.uniform(&f.base),
             Expr::MethodCall(m) if m.args.is_empty() && m.attrs.is_empty() && self.on_own_handle(m) => {
                 let method = m.method.to_string();
                 let warp = WARP_QUERIES.contains(&method.as_str());
