@@ -983,9 +983,6 @@ impl<'r> WarpRun<'r> {
     /// lane alone, and when it offered a warp-wide form taking `A` and giving `R`, runs that form
     /// for every lane with the arguments `args` instead of the lanes' futures (`Ok(None)`, the
     /// results in `douts`). Otherwise the step goes on as any first step.
-    // Inlined into the run's driver: its result (a `Result` as large as a `WarpError`) is then
-    // not written in pieces and copied whole, which stalled the store buffer on every run.
-    #[inline(always)]
     pub(crate) fn first_step_direct<K, F: Future, A: Copy>(
         &mut self,
         mut futs: Pin<&mut Lanes<F>>,
