@@ -944,3 +944,85 @@ fn uniform_statements_before_their_stretch_agree() {
     let err = ex.run_with(&x, user_bitand).unwrap_err();
     assert!(matches!(err, WarpError::LanePanicked { lane: 0, .. }), "{err}");
 }
+
+// ---- cases from the second review of uniform `let`s before their stretch (each differed, or
+// stopped compiling): a `let` of a name's value was run before the loop (a move before the
+// stretch's borrow; a constant with a `Drop` made uniform, so that its reassignment dropped
+// once), and a uniform `let` named as the handle sat under each stretch's handle.
+
+static DROPS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Counts its drops.
+pub struct Noisy(pub u32);
+
+impl Drop for Noisy {
+    fn drop(&mut self) {
+        DROPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+const NOISY: Noisy = Noisy(3);
+
+#[warp_kernel]
+#[allow(unused_assignments)]
+fn assign_const_with_drop(w: &Warp, x: u32) -> u32 {
+    let before = DROPS.load(std::sync::atomic::Ordering::Relaxed);
+    let mut g = NOISY;
+    let v = x + 1;
+    g = NOISY;
+    let s = w.shfl_xor(v, 1);
+    s.wrapping_add(DROPS.load(std::sync::atomic::Ordering::Relaxed).wrapping_sub(before)) + g.0
+}
+
+pub struct Name(pub u32);
+
+pub const NAME: Name = Name(4);
+
+fn len_of(n: &Name) -> u32 {
+    n.0
+}
+
+#[warp_kernel]
+fn hoist_moves_borrowed(w: &Warp, x: u32) -> u32 {
+    let s = NAME;
+    let v = x + len_of(&s);
+    let t = s;
+    w.shfl_xor(v, 1) + len_of(&t)
+}
+
+#[warp_kernel]
+fn shadow_handle_query(w: &Warp, x: u32) -> u64 {
+    let v = x + 1;
+    let w = w.warp_index();
+    v as u64 + w
+}
+
+#[warp_kernel]
+fn shadow_handle_literal(w: &Warp, x: u32) -> u32 {
+    let s = w.shfl_xor(x, 1);
+    let v = s + 1;
+    let w = 2u32;
+    v * w
+}
+
+#[warp_kernel]
+fn loop_variable_shadows_handle(w: &Warp, x: u32) -> u32 {
+    let mut v = w.shfl_xor(x, 1);
+    for w in 0..3u32 {
+        v += w;
+    }
+    v
+}
+
+#[test]
+fn uniform_lets_of_values_and_handle_names_agree() {
+    let x: [u32; 32] = core::array::from_fn(|i| (i as u32).wrapping_mul(2_654_435_761) >> 7);
+    let ex = both().races(false);
+    // Per lane, each lane's `g = NOISY` drops the `NOISY` it held: lane `l` saw `l` drops before.
+    let out = ex.run_with(&x, assign_const_with_drop).unwrap();
+    assert!(out.iter().enumerate().all(|(l, &o)| o >= x[l ^ 1] + 1 + 3), "{out:?}");
+    assert_eq!(ex.run_with(&x, hoist_moves_borrowed).unwrap(), core::array::from_fn(|l| x[l ^ 1] + 4 + 4));
+    assert_eq!(ex.warp_index(6).run_with(&x, shadow_handle_query).unwrap(), core::array::from_fn(|l| x[l] as u64 + 1 + 6));
+    assert_eq!(ex.run_with(&x, shadow_handle_literal).unwrap(), core::array::from_fn(|l| (x[l ^ 1] + 1) * 2));
+    assert_eq!(ex.run_with(&x, loop_variable_shadows_handle).unwrap(), core::array::from_fn(|l| x[l ^ 1] + 3));
+}

@@ -642,6 +642,12 @@ impl<'p> Gen<'p> {
     /// change a name the stretch read before it (the later lanes would read the new value): the
     /// kernel then gets no form.
     fn uniform_statement(&mut self, name: &str, pat: Option<&Pat>, value: TokenStream, may_panic: bool) {
+        self.uniform_statement_of(name, pat, value, may_panic, None)
+    }
+
+    /// [`uniform_statement`](Self::uniform_statement) of a `let` whose value `hoistable` is a
+    /// literal or a handle query (or a cast of one), which may run before the stretch's loop.
+    fn uniform_statement_of(&mut self, name: &str, pat: Option<&Pat>, value: TokenStream, may_panic: bool, hoistable: Option<&Expr>) {
         if self.pending.is_empty() {
             self.out.extend(core::mem::take(&mut self.hoisted));
             let tokens = match pat {
@@ -653,12 +659,14 @@ impl<'p> Gen<'p> {
         }
         let mut reads = Vec::new();
         idents_in(value.clone(), &mut reads);
-        if let (Some(pat), false) = (pat, may_panic) {
-            // A `let` of a literal, a uniform name, a cast of one or a query of the handle runs
-            // no user code (it drops nothing and calls nothing) and cannot panic. When nothing of
-            // the stretch so far names what it binds (lane code, or the uniform statements run
-            // in or after the loop: a read, an assignment, a function of that name) nor changes
-            // what it reads, it runs before the stretch's loop, which may then read it.
+        if let (Some(pat), false, Some(v)) = (pat, may_panic, hoistable) {
+            // A `let` of a literal or a query of the handle (or a cast of one) runs no user code
+            // and cannot panic (a name's value may be moved, or be a constant of a type with a
+            // `Drop`: not hoisted). When nothing of the stretch so far names what it binds (lane
+            // code, or the uniform statements run in or after the loop: a read, an assignment, a
+            // function of that name) nor changes what it reads, it runs before the stretch's
+            // loop, which may then read it.
+            let _ = v;
             let mut named = Vec::new();
             for t in self.pending.iter().chain(&self.deferred) {
                 idents_in(t.clone(), &mut named);
@@ -1208,11 +1216,14 @@ impl<'p> Gen<'p> {
         }
         // A uniform `let`: a plain identifier, a uniform value, never changed per lane.
         if let Some(name) = plain_ident(&local.pat) {
-            if !self.tainted.contains(&name) && self.uniform(&init.expr) {
+            // (Not one named as the handle: the stretches' loops bind that name to each lane's
+            // handle, over it.)
+            if !self.tainted.contains(&name) && name != self.handle.to_string() && self.uniform(&init.expr) {
                 let e = &init.expr;
                 let pat = &local.pat;
                 let may_panic = !plain_uniform(self, e);
-                self.uniform_statement(&name, Some(pat), quote!(#e), may_panic);
+                let hoistable = (!may_panic && !names_a_value(e)).then_some(&**e);
+                self.uniform_statement_of(&name, Some(pat), quote!(#e), may_panic, hoistable);
                 self.bind(&name, Bind::Uniform);
                 return;
             }
@@ -1270,7 +1281,8 @@ impl<'p> Gen<'p> {
             Expr::ForLoop(f) if f.attrs.is_empty() && !self.has_point(&f.expr) => {
                 // `for _ in ..` binds nothing.
                 let name = if matches!(&*f.pat, Pat::Wild(_)) { Some(String::new()) } else { plain_ident(&f.pat) };
-                let Some(name) = name.filter(|n| !self.tainted.contains(n)) else {
+                // (A loop variable named as the handle would sit under the stretches' handle.)
+                let Some(name) = name.filter(|n| !self.tainted.contains(n) && *n != self.handle.to_string()) else {
                     self.ok = false;
                     return;
                 };
@@ -1855,6 +1867,18 @@ fn idents_in(ts: TokenStream, out: &mut Vec<String>) {
             TokenTree::Group(g) => idents_in(g.stream(), out),
             _ => {}
         }
+    }
+}
+
+/// Whether `e` (a `plain_uniform` value) reads a name's value: a local, a parameter or a
+/// constant, which a `let` may move, or which may have a `Drop` (not a literal or a query).
+fn names_a_value(e: &Expr) -> bool {
+    match e {
+        Expr::Path(_) => true,
+        Expr::Paren(p) => names_a_value(&p.expr),
+        Expr::Group(g) => names_a_value(&g.expr),
+        Expr::Cast(c) => names_a_value(&c.expr),
+        _ => false,
     }
 }
 
