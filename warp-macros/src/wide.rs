@@ -1218,7 +1218,7 @@ impl<'p> Gen<'p> {
         if let Some(name) = plain_ident(&local.pat) {
             // (Not one named as the handle: the stretches' loops bind that name to each lane's
             // handle, over it.)
-            if !self.tainted.contains(&name) && name != self.handle.to_string() && self.uniform(&init.expr) {
+            if !self.tainted.contains(&name) && self.handle != name && self.uniform(&init.expr) {
                 let e = &init.expr;
                 let pat = &local.pat;
                 let may_panic = !plain_uniform(self, e);
@@ -1282,7 +1282,7 @@ impl<'p> Gen<'p> {
                 // `for _ in ..` binds nothing.
                 let name = if matches!(&*f.pat, Pat::Wild(_)) { Some(String::new()) } else { plain_ident(&f.pat) };
                 // (A loop variable named as the handle would sit under the stretches' handle.)
-                let Some(name) = name.filter(|n| !self.tainted.contains(n) && *n != self.handle.to_string()) else {
+                let Some(name) = name.filter(|n| !self.tainted.contains(n) && self.handle != n) else {
                     self.ok = false;
                     return;
                 };
