@@ -205,9 +205,12 @@ impl<T> Lanes<T> {
     #[inline(always)]
     pub(crate) fn into_array(self) -> [T; 32] {
         self.assert_full();
-        let (slots, _) = self.into_parts();
-        // SAFETY: every slot holds a value (`MaybeUninit<T>` has `T`'s layout), moved out once.
-        unsafe { core::mem::transmute_copy::<[MaybeUninit<T>; 32], [T; 32]>(&core::mem::ManuallyDrop::new(slots)) }
+        // Read in one copy (a debug build gives every temporary its own slot, and a run's stack
+        // is sized for a bounded number of copies of its results: `crate::stack`).
+        let this = core::mem::ManuallyDrop::new(self);
+        // SAFETY: every slot holds a value (`MaybeUninit<T>` has `T`'s layout), and `this` is not
+        // dropped, so each is read once.
+        unsafe { core::ptr::read(&this.slots as *const [MaybeUninit<T>; 32] as *const [T; 32]) }
     }
 
     /// Checks that every lane's value is set (a dense stretch's precondition, checked once so
