@@ -254,8 +254,9 @@ impl Barriers {
         let count = form.counted.then_some((a >> 32) as u32);
         let id = a as u32;
         let mut true_lanes = 0;
+        let code = regs.op_code_at(first);
         for l in crate::semantics::lanes(lanes) {
-            if regs.op_at(l as usize) != op || regs.a_at(l as usize) != a {
+            if regs.op_code_at(l as usize) != code || regs.a_at(l as usize) != a {
                 let other = regs.op_at(l as usize);
                 let other_a = regs.a_at(l as usize);
                 return Err(self.error(

@@ -488,6 +488,14 @@ impl Regs {
         cells.as_slice_of_cells().iter().enumerate().fold(0, |m, (l, k)| m | ((k.get() & bits == want) as u32) << l) & among
     }
 
+    /// The instruction bits of lane `lane`'s request word: equal for two lanes exactly when
+    /// they wait at the same instruction (distinct instructions have distinct codes), without
+    /// decoding either.
+    #[inline]
+    pub(crate) fn op_code_at(&self, lane: usize) -> u64 {
+        self.key_at(lane) & OP_CODE
+    }
+
     pub(crate) fn op_at(&self, lane: usize) -> Op {
         op_of(self.key_at(lane))
     }
