@@ -1026,3 +1026,78 @@ fn uniform_lets_of_values_and_handle_names_agree() {
     assert_eq!(ex.run_with(&x, shadow_handle_literal).unwrap(), core::array::from_fn(|l| (x[l ^ 1] + 1) * 2));
     assert_eq!(ex.run_with(&x, loop_variable_shadows_handle).unwrap(), core::array::from_fn(|l| x[l ^ 1] + 3));
 }
+
+// Older gaps the second review found: a constant of a type with a `Drop`, bound by a uniform
+// `let`, was one value for the warp (dropped once; a panicking `Drop` blamed on the last lane,
+// or hiding a report). Such a form is offered only when the constant's type is `Copy`.
+
+#[warp_kernel]
+fn const_with_drop(w: &Warp, x: u32) -> u32 {
+    let before = DROPS.load(std::sync::atomic::Ordering::Relaxed);
+    let v = x + 1;
+    let g = NOISY;
+    let s = w.shfl_xor(v, 1);
+    s.wrapping_add(DROPS.load(std::sync::atomic::Ordering::Relaxed).wrapping_sub(before)) + g.0
+}
+
+/// Panics when dropped (not while unwinding).
+pub struct Bomb;
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            panic!("bomb dropped");
+        }
+    }
+}
+
+const BOMB: Bomb = Bomb;
+
+#[warp_kernel]
+fn const_with_panicking_drop(w: &Warp, x: u32) -> u32 {
+    if x % 3 == 0 {
+        return x;
+    }
+    let v = x + 1;
+    let _b = BOMB;
+    w.shfl_xor(v, 1)
+}
+
+#[warp_kernel]
+fn const_with_panicking_drop_plain(w: &Warp, x: u32) -> u32 {
+    let v = x + 1;
+    let _b = BOMB;
+    w.shfl_xor(v, 1)
+}
+
+const SHIFT: (u32, u32) = (1, 2);
+
+/// A `Copy` constant bound by a uniform `let` keeps the form.
+#[warp_kernel]
+fn copy_const(w: &Warp, x: u32) -> u32 {
+    let s = SHIFT;
+    let v = x + 1;
+    w.shfl_xor(v, s.0) + s.1
+}
+
+#[test]
+fn lets_of_constants_with_a_drop_run_per_lane() {
+    let x: [u32; 32] = core::array::from_fn(|i| (i as u32).wrapping_mul(2_654_435_761) >> 7);
+    let ex = both().races(false);
+    let wide = |f: &dyn Fn()| {
+        let before = warpkit::wide_runs();
+        f();
+        warpkit::wide_runs() - before
+    };
+    // Lane `l` saw the drops of the lanes before it, which returned first.
+    let out = ex.run_with(&x, const_with_drop).unwrap();
+    assert_eq!(out, core::array::from_fn(|l| x[l ^ 1] + 1 + l as u32 + 3));
+    let err = ex.run_with(&x, const_with_panicking_drop_plain).unwrap_err();
+    assert!(matches!(err, WarpError::LanePanicked { lane: 0, .. }), "{err}");
+    let small: [u32; 32] = core::array::from_fn(|i| i as u32);
+    let _ = ex.run_with(&small, const_with_panicking_drop).unwrap_err();
+    assert_eq!(ex.run_with(&x, copy_const).unwrap(), core::array::from_fn(|l| x[l ^ 1] + 1 + 2));
+    let on = Executor::new().races(false);
+    assert_eq!(wide(&|| drop(on.run_with(&x, const_with_drop))), 0, "a constant with a Drop: per lane");
+    assert_eq!(wide(&|| drop(on.run_with(&x, copy_const))), 1, "a Copy constant: warp-wide");
+}

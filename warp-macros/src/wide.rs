@@ -252,9 +252,9 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
         // Uniform code that queries the handle reads the first lane's (a stretch's loop binds
         // each lane's own over it).
         let first = if g.handle_read.get() { quote!(let #handle = &__wk.first_handle();) } else { quote!() };
-        break (quote!(#handles #first #params #block), (g.whole_warp, g.same_shape.get()));
+        break (quote!(#handles #first #params #block), (g.whole_warp, g.same_shape.get(), g.const_lets));
     };
-    let (whole_warp, same_shape) = whole_warp;
+    let (whole_warp, same_shape, const_lets) = whole_warp;
     let w = handle;
     let args = syn::Ident::new("__warpkit_args", Span::mixed_site());
     let out = syn::Ident::new("__warpkit_out", Span::mixed_site());
@@ -288,6 +288,24 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
         quote!(::core::option::Option::Some(|__wk_a: &#args_type, __wk_b: &#args_type| true #(&& #checks)*))
     };
     let name = &item.sig.ident;
+    // Each constant a uniform `let` binds must be `Copy` (asked of its type, without making a
+    // value: `type_of` does not call the closure; a `static mut` is read in `unsafe`).
+    let copies = syn::Ident::new("__warpkit_copies", Span::mixed_site());
+    let (copy_let, copy_consts) = if const_lets.is_empty() {
+        (quote!(), quote!())
+    } else {
+        let w = quote!(#krate::__private::wide);
+        (
+            quote! {
+                #[allow(unused_unsafe, unused_imports)]
+                let #copies = {
+                    use #w::{CopyNo as _, CopyYes as _};
+                    true #(&& (&#w::type_of(|| unsafe { #const_lets })).is_copy())*
+                };
+            },
+            quote!(&& #copies),
+        )
+    };
     // A kernel with CTA barriers: the form is a future, which suspends at each.
     let (form, offer) = if suspends {
         (
@@ -314,8 +332,9 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
     };
     let tokens = quote! {
         let #args = #args_value;
+        #copy_let
         #[allow(unused_mut)]
-        let #args_pat = if #krate::__private::wide::wanted(#w) {
+        let #args_pat = if #krate::__private::wide::wanted(#w) #copy_consts {
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
             #form
             let __warpkit_kernel = ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name));
@@ -385,6 +404,10 @@ struct Gen<'p> {
     /// (`same_shape`). The form's top binds the handle's name to the first lane's.
     handle_read: core::cell::Cell<bool>,
     same_shape: core::cell::Cell<bool>,
+    /// The values of uniform `let`s made of constants only (`let g = NAME;`): the form is
+    /// offered only when each one's type is `Copy` (else each lane's copy, and its `Drop`, is
+    /// not the same as one value for the warp), which the offer's prologue asks the compiler.
+    const_lets: Vec<Expr>,
     /// Parameters that may be taken for uniform (a primitive type, never changed by lane code),
     /// those taken for uniform in this pass, and those a uniform loop or branch read per lane.
     candidates: HashSet<String>,
@@ -495,7 +518,7 @@ fn mutating(e: &Expr) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
+        Gen { points, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -1221,6 +1244,9 @@ impl<'p> Gen<'p> {
             if !self.tainted.contains(&name) && self.handle != name && self.uniform(&init.expr) {
                 let e = &init.expr;
                 let pat = &local.pat;
+                if self.binds_constant(e) && self.only_constants(e) {
+                    self.const_lets.push((**e).clone());
+                }
                 let may_panic = !plain_uniform(self, e);
                 let hoistable = (!may_panic && !names_a_value(e)).then_some(&**e);
                 self.uniform_statement_of(&name, Some(pat), quote!(#e), may_panic, hoistable);
@@ -1411,6 +1437,34 @@ impl<'p> Gen<'p> {
                 self.same_shape.set(self.same_shape.get() || shape);
                 warp || shape
             }
+            _ => false,
+        }
+    }
+
+    /// Whether `e` is, or holds in a tuple or array, a constant (a path that names no binding
+    /// of the kernel's: `NAME`, `Type::NAME`), whose value a `let` would bind.
+    fn binds_constant(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Path(p) => p.path.get_ident().is_none_or(|i| self.resolve(&i.to_string()).is_none()),
+            Expr::Paren(p) => self.binds_constant(&p.expr),
+            Expr::Group(g) => self.binds_constant(&g.expr),
+            Expr::Tuple(t) => t.elems.iter().any(|e| self.binds_constant(e)),
+            Expr::Array(a) => a.elems.iter().any(|e| self.binds_constant(e)),
+            _ => false,
+        }
+    }
+
+    /// Whether `e` is made of literals and constants only (no binding of the kernel's), so that
+    /// the offer's prologue can name its type.
+    fn only_constants(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Lit(_) => true,
+            Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_none_or(|i| self.resolve(&i.to_string()).is_none()),
+            Expr::Paren(p) => self.only_constants(&p.expr),
+            Expr::Group(g) => self.only_constants(&g.expr),
+            Expr::Cast(c) => self.only_constants(&c.expr),
+            Expr::Tuple(t) => t.elems.iter().all(|e| self.only_constants(e)),
+            Expr::Array(a) => a.elems.iter().all(|e| self.only_constants(e)),
             _ => false,
         }
     }

@@ -421,6 +421,40 @@ pub fn wanted(w: &Warp<'_>) -> bool {
     w.regs.wide_allowed()
 }
 
+/// The type a closure returns, for [`CopyYes`]/[`CopyNo`] to tell whether it is `Copy` without
+/// making a value of it (a constant's value may have a `Drop`).
+pub struct TypeOf<T>(core::marker::PhantomData<fn() -> T>);
+
+/// The type `f` returns; `f` is not called.
+#[inline(always)]
+pub fn type_of<T>(_f: impl FnOnce() -> T) -> TypeOf<T> {
+    TypeOf(core::marker::PhantomData)
+}
+
+/// `(&type_of(|| NAME)).is_copy()` is `true` when the constant's type is `Copy` (method
+/// resolution takes this impl first when it applies, on a concrete type or by a type
+/// parameter's bounds) and `false` otherwise ([`CopyNo`]). A form that binds a constant by a
+/// uniform `let` is offered only when it is `Copy`: one value for the warp is then the same as a
+/// copy in each lane (no `Drop` runs once where each lane's would run).
+pub trait CopyYes {
+    /// `true`: the type is `Copy`.
+    fn is_copy(&self) -> bool {
+        true
+    }
+}
+
+impl<T: Copy> CopyYes for TypeOf<T> {}
+
+/// See [`CopyYes`].
+pub trait CopyNo {
+    /// `false`: the type is not known to be `Copy`.
+    fn is_copy(&self) -> bool {
+        false
+    }
+}
+
+impl<T> CopyNo for &TypeOf<T> {}
+
 /// A kernel's offer of its warp-wide form, awaited at the top of its host `async fn` (only
 /// when [`wanted`]): `Ok(result)` when the form ran, `Err(args)` (the arguments, given back)
 /// when the lane must run the per-lane body. `kernel` names the kernel (`module::name`), for a
