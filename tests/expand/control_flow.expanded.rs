@@ -145,8 +145,10 @@ impl Reducer {
                     __warpkit_wide,
                     __warpkit_args,
                     __warpkit_kernel,
-                    false,
-                    false,
+                    ::warpkit::__private::wide::Needs {
+                        whole_warp: false,
+                        same_shape: false,
+                    },
                     ::core::option::Option::None,
                 )
                 .await

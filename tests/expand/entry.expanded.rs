@@ -127,8 +127,10 @@ pub async fn warp_sums(
                 __warpkit_wide,
                 __warpkit_args,
                 __warpkit_kernel,
-                true,
-                false,
+                ::warpkit::__private::wide::Needs {
+                    whole_warp: true,
+                    same_shape: false,
+                },
                 ::core::option::Option::None,
             )
             .await

@@ -107,8 +107,10 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                 __warpkit_wide,
                 __warpkit_args,
                 __warpkit_kernel,
-                false,
-                false,
+                ::warpkit::__private::wide::Needs {
+                    whole_warp: false,
+                    same_shape: false,
+                },
                 ::core::option::Option::None,
             )
             .await

@@ -705,7 +705,7 @@ mod unsound {
     }
 
     pub async fn kernel(w: &Warp<'_>) -> u32 {
-        match wide::offer(w, body, (), "review_two::unsound::kernel", false, false, None).await {
+        match wide::offer(w, body, (), "review_two::unsound::kernel", wide::Needs::default(), None).await {
             Ok(r) => r,
             Err(()) => 0,
         }

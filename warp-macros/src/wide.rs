@@ -338,7 +338,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
             #form
             let __warpkit_kernel = ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name));
-            match #krate::__private::wide::#offer(#w, #wide, #args, __warpkit_kernel, #whole_warp, #same_shape, #same_args).await {
+            match #krate::__private::wide::#offer(#w, #wide, #args, __warpkit_kernel, #krate::__private::wide::Needs { whole_warp: #whole_warp, same_shape: #same_shape }, #same_args).await {
                 ::core::result::Result::Ok(#out) => return #out,
                 ::core::result::Result::Err(#args) => #args,
             }
@@ -665,12 +665,12 @@ impl<'p> Gen<'p> {
     /// change a name the stretch read before it (the later lanes would read the new value): the
     /// kernel then gets no form.
     fn uniform_statement(&mut self, name: &str, pat: Option<&Pat>, value: TokenStream, may_panic: bool) {
-        self.uniform_statement_of(name, pat, value, may_panic, None)
+        self.uniform_statement_of(name, pat, value, may_panic, false)
     }
 
-    /// [`uniform_statement`](Self::uniform_statement) of a `let` whose value `hoistable` is a
-    /// literal or a handle query (or a cast of one), which may run before the stretch's loop.
-    fn uniform_statement_of(&mut self, name: &str, pat: Option<&Pat>, value: TokenStream, may_panic: bool, hoistable: Option<&Expr>) {
+    /// [`uniform_statement`](Self::uniform_statement) of a `let` whose value, when `hoistable`,
+    /// is a literal or a handle query (or a cast of one): it may run before the stretch's loop.
+    fn uniform_statement_of(&mut self, name: &str, pat: Option<&Pat>, value: TokenStream, may_panic: bool, hoistable: bool) {
         if self.pending.is_empty() {
             self.out.extend(core::mem::take(&mut self.hoisted));
             let tokens = match pat {
@@ -682,14 +682,13 @@ impl<'p> Gen<'p> {
         }
         let mut reads = Vec::new();
         idents_in(value.clone(), &mut reads);
-        if let (Some(pat), false, Some(v)) = (pat, may_panic, hoistable) {
+        if let (Some(pat), false, true) = (pat, may_panic, hoistable) {
             // A `let` of a literal or a query of the handle (or a cast of one) runs no user code
             // and cannot panic (a name's value may be moved, or be a constant of a type with a
             // `Drop`: not hoisted). When nothing of the stretch so far names what it binds (lane
             // code, or the uniform statements run in or after the loop: a read, an assignment, a
             // function of that name) nor changes what it reads, it runs before the stretch's
             // loop, which may then read it.
-            let _ = v;
             let mut named = Vec::new();
             for t in self.pending.iter().chain(&self.deferred) {
                 idents_in(t.clone(), &mut named);
@@ -1244,11 +1243,11 @@ impl<'p> Gen<'p> {
             if !self.tainted.contains(&name) && self.handle != name && self.uniform(&init.expr) {
                 let e = &init.expr;
                 let pat = &local.pat;
-                if self.binds_constant(e) && self.only_constants(e) {
+                if self.constants_only(e) == Some(true) {
                     self.const_lets.push((**e).clone());
                 }
                 let may_panic = !plain_uniform(self, e);
-                let hoistable = (!may_panic && !names_a_value(e)).then_some(&**e);
+                let hoistable = !may_panic && !names_a_value(e);
                 self.uniform_statement_of(&name, Some(pat), quote!(#e), may_panic, hoistable);
                 self.bind(&name, Bind::Uniform);
                 return;
@@ -1441,31 +1440,20 @@ impl<'p> Gen<'p> {
         }
     }
 
-    /// Whether `e` is, or holds in a tuple or array, a constant (a path that names no binding
-    /// of the kernel's: `NAME`, `Type::NAME`), whose value a `let` would bind.
-    fn binds_constant(&self, e: &Expr) -> bool {
+    /// Whether `e` is made of literals and constants only (no binding of the kernel's, so that
+    /// the offer's prologue can name its type): `Some(true)` when it holds a constant's value (a
+    /// path that names no binding: `NAME`, `Type::NAME`; not under a cast, whose value is a
+    /// primitive), `Some(false)` for literals and casts only, `None` otherwise.
+    fn constants_only(&self, e: &Expr) -> Option<bool> {
         match e {
-            Expr::Path(p) => p.path.get_ident().is_none_or(|i| self.resolve(&i.to_string()).is_none()),
-            Expr::Paren(p) => self.binds_constant(&p.expr),
-            Expr::Group(g) => self.binds_constant(&g.expr),
-            Expr::Tuple(t) => t.elems.iter().any(|e| self.binds_constant(e)),
-            Expr::Array(a) => a.elems.iter().any(|e| self.binds_constant(e)),
-            _ => false,
-        }
-    }
-
-    /// Whether `e` is made of literals and constants only (no binding of the kernel's), so that
-    /// the offer's prologue can name its type.
-    fn only_constants(&self, e: &Expr) -> bool {
-        match e {
-            Expr::Lit(_) => true,
-            Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_none_or(|i| self.resolve(&i.to_string()).is_none()),
-            Expr::Paren(p) => self.only_constants(&p.expr),
-            Expr::Group(g) => self.only_constants(&g.expr),
-            Expr::Cast(c) => self.only_constants(&c.expr),
-            Expr::Tuple(t) => t.elems.iter().all(|e| self.only_constants(e)),
-            Expr::Array(a) => a.elems.iter().all(|e| self.only_constants(e)),
-            _ => false,
+            Expr::Lit(_) => Some(false),
+            Expr::Path(p) => (p.qself.is_none() && p.path.get_ident().is_none_or(|i| self.resolve(&i.to_string()).is_none())).then_some(true),
+            Expr::Paren(p) => self.constants_only(&p.expr),
+            Expr::Group(g) => self.constants_only(&g.expr),
+            Expr::Cast(c) => self.constants_only(&c.expr).map(|_| false),
+            Expr::Tuple(t) => t.elems.iter().try_fold(false, |any, e| Some(any | self.constants_only(e)?)),
+            Expr::Array(a) => a.elems.iter().try_fold(false, |any, e| Some(any | self.constants_only(e)?)),
+            _ => None,
         }
     }
 

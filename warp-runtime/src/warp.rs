@@ -152,13 +152,13 @@ pub(crate) const fn pack(op: Op, mask: u32, b: u32, c: u32) -> u64 {
 pub(crate) const fn pack_base(mask: u32, c: u32) -> u64 {
     ((c & 0x1f) as u64) << 17 | ((c >> 8 & 0x1f) as u64) << 22 | (mask as u64) << 32
 }
-/// The bits of a key that name the instruction and its membermask (not `b` and `c`).
-const OP_AND_MASK: u64 = 0xffff_ffff_0000_0fff;
 /// The instruction's bits of a request word (`Op::code`).
 const OP_CODE: u64 = 0xfff;
+/// The bits of a key that name the instruction and its membermask (not `b` and `c`).
+const OP_AND_MASK: u64 = 0xffff_ffff_0000_0000 | OP_CODE;
 #[inline(always)]
 pub(crate) fn op_of(key: u64) -> Op {
-    Op::from_code(key as u32 & 0xfff)
+    Op::from_code((key & OP_CODE) as u32)
 }
 #[inline(always)]
 pub(crate) fn mask_of(key: u64) -> u32 {
@@ -1213,7 +1213,7 @@ impl<'r> WarpRun<'r> {
     /// The lanes among `lanes` whose request is a CTA barrier.
     fn barrier_lanes_among(&self, lanes: u32) -> u32 {
         let regs = self.regs;
-        crate::semantics::lanes(lanes).filter(|&l| Op::code_is_barrier(regs.key_at(l as usize) as u32 & OP_CODE as u32)).fold(0, |m, l| m | 1 << l)
+        crate::semantics::lanes(lanes).filter(|&l| Op::code_is_barrier(regs.op_code_at(l as usize) as u32)).fold(0, |m, l| m | 1 << l)
     }
 
     /// The lanes waiting at a CTA barrier whose arrival the block has not taken yet.
@@ -1327,8 +1327,7 @@ impl<'r> WarpRun<'r> {
                 // Not a synchronization point: it acts on the lanes that execute this call
                 // together (the same call site through the same warp-function calls).
                 let (site, path) = (s.site[lane].get(), s.path_at(lane));
-                let code = key & OP_CODE;
-                let group = self.select(pending, |l| s.key_at(l) & OP_CODE == code && s.site[l].get() == site && s.path_at(l) == path);
+                let group = self.select(s.keys_like(pending, OP_CODE, key), |l| s.site[l].get() == site && s.path_at(l) == path);
                 self.complete(op, group, group, None)?;
                 completed |= group;
                 pending &= !group;
@@ -1379,7 +1378,7 @@ impl<'r> WarpRun<'r> {
         // Each instruction's rules are looked up once per run of lanes that wait at it.
         let mut last: Option<(u64, Op)> = None;
         let mut op_of_lane = |lane: u32| {
-            let code = s.key_at(lane as usize) & OP_CODE;
+            let code = s.op_code_at(lane as usize);
             match last {
                 Some((c, op)) if c == code => op,
                 _ => {

@@ -294,10 +294,8 @@ pub(crate) struct Offer {
     handle: (u32, u32, u32, u64),
     /// The kernel, `module::name`.
     kernel: &'static str,
-    /// Whether the form needs every lane's handle to be the whole warp's (see [`offer`]).
-    whole_warp: bool,
-    /// Whether the form needs every lane's handle to have the same shape (see [`offer`]).
-    same_shape: bool,
+    /// What the form needs of every lane's handle.
+    needs: Needs,
     /// The kernel's [`SameArgs`], erased (null: none).
     same_args: *const (),
     state: Cell<State>,
@@ -458,22 +456,18 @@ impl<T> CopyNo for &TypeOf<T> {}
 /// A kernel's offer of its warp-wide form, awaited at the top of its host `async fn` (only
 /// when [`wanted`]): `Ok(result)` when the form ran, `Err(args)` (the arguments, given back)
 /// when the lane must run the per-lane body. `kernel` names the kernel (`module::name`), for a
-/// run that starts it directly. `whole_warp`: the form keeps a vote's result a scalar, so it
-/// runs only when every lane's handle is the whole warp's. `same_args`: the form takes some
-/// parameters for uniform (one value for the warp), so it runs only when every lane passed the
-/// same values for them. `same_shape`: the form takes the handle's `width()` and `size()` for
-/// uniform, so it runs only when every lane's handle has the same segment width and number of
-/// lanes.
+/// run that starts it directly. `needs`: what the form needs of every lane's handle.
+/// `same_args`: the form takes some parameters for uniform (one value for the warp), so it runs
+/// only when every lane passed the same values for them.
 pub fn offer<'a, A, R>(
     w: &Warp<'a>,
     body: WideBody<A, R>,
     args: A,
     kernel: &'static str,
-    whole_warp: bool,
-    same_shape: bool,
+    needs: Needs,
     same_args: Option<SameArgs<A>>,
 ) -> OfferFuture<'a, A, R> {
-    offer_of(w, KindOf::<A, R>::KIND, body as *const (), args, kernel, whole_warp, same_shape, same_args)
+    offer_of(w, KindOf::<A, R>::KIND, body as *const (), args, kernel, needs, same_args)
 }
 
 /// [`offer`] for the form of a kernel with CTA barriers, which suspends at them.
@@ -482,26 +476,32 @@ pub fn offer_suspending<'a, A, R>(
     body: WideAsync<A, R>,
     args: A,
     kernel: &'static str,
-    whole_warp: bool,
-    same_shape: bool,
+    needs: Needs,
     same_args: Option<SameArgs<A>>,
 ) -> OfferFuture<'a, A, R> {
-    offer_of(w, KindOf::<A, R>::SUSPENDING, body as *const (), args, kernel, whole_warp, same_shape, same_args)
+    offer_of(w, KindOf::<A, R>::SUSPENDING, body as *const (), args, kernel, needs, same_args)
 }
 
 /// Whether two lanes' arguments agree on the parameters a form takes for uniform (see [`offer`]).
 pub type SameArgs<A> = fn(&A, &A) -> bool;
 
-// The offer's fields, one argument each (the two entry points above pass theirs through).
-#[allow(clippy::too_many_arguments)]
+/// What a form needs of every offering lane's handle (see [`offer`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Needs {
+    /// The form keeps a vote's result a scalar: every lane's handle must be the whole warp's.
+    pub whole_warp: bool,
+    /// The form takes the handle's `width()` and `size()` for uniform: every lane's handle must
+    /// have the same segment width and number of lanes.
+    pub same_shape: bool,
+}
+
 fn offer_of<'a, A, R>(
     w: &Warp<'a>,
     kind: &'static OfferKind,
     body: *const (),
     args: A,
     kernel: &'static str,
-    whole_warp: bool,
-    same_shape: bool,
+    needs: Needs,
     same_args: Option<SameArgs<A>>,
 ) -> OfferFuture<'a, A, R> {
     OfferFuture {
@@ -514,8 +514,7 @@ fn offer_of<'a, A, R>(
             out: core::ptr::null_mut(),
             handle: (w.lane, w.mask, w.width, w.base),
             kernel,
-            whole_warp,
-            same_shape,
+            needs,
             same_args: same_args.map_or(core::ptr::null(), |f| f as *const ()),
             state: Cell::new(State::Pending),
             running: Cell::new(core::ptr::null_mut()),
@@ -1573,8 +1572,8 @@ pub(crate) fn same_offers(regs: &Regs, offered: u32, offers: &[*const Offer; 32]
     crate::semantics::lanes(offered).all(|l| {
         let b = unsafe { &*offers[l as usize] };
         let (lane, mask, width, _) = b.handle;
-        let whole = !a.whole_warp || (lane == l && mask == FULL && width == 32);
-        let shape = !a.same_shape || (width == a.handle.2 && mask.count_ones() == a.handle.1.count_ones());
+        let whole = !a.needs.whole_warp || (lane == l && mask == FULL && width == 32);
+        let shape = !a.needs.same_shape || (width == a.handle.2 && mask.count_ones() == a.handle.1.count_ones());
         a.same(b) && whole && shape && regs.path_at(l as usize) == regs.path_at(first) && a.agrees(b)
     })
 }
