@@ -148,6 +148,8 @@ impl Reducer {
                     ::warpkit::__private::wide::Needs {
                         whole_warp: false,
                         same_shape: false,
+                        same_params: 0u64,
+                        returns_early: false,
                     },
                     ::core::option::Option::None,
                 )

@@ -130,6 +130,8 @@ pub async fn warp_sums(
                 ::warpkit::__private::wide::Needs {
                     whole_warp: true,
                     same_shape: false,
+                    same_params: 0u64,
+                    returns_early: false,
                 },
                 ::core::option::Option::None,
             )

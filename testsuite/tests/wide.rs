@@ -201,13 +201,25 @@ fn supported_kernels_run_warp_wide() {
         f();
         warpkit::wide_runs() - before
     };
+    // A kernel that calls warp functions runs per lane until each of its call sites has seen
+    // its callee's form run (the callees' own calls first): the count of a run after that.
+    let settled = |f: &dyn Fn()| {
+        for _ in 0..4 {
+            f();
+        }
+        wide(f)
+    };
     assert_eq!(wide(&|| drop(ex.run_with(&x, mixed))), 1, "mixed");
     assert_eq!(wide(&|| drop(ex.run_with(&x, early_return))), 1, "early_return");
     assert_eq!(wide(&|| drop(ex.run_with(&x, per_lane_masks))), 1, "per_lane_masks");
     assert_eq!(wide(&|| drop(ex.run_with(&x, signed_and_float))), 1, "signed_and_float");
-    // `tree_reduce` three times inside `reduce_u32` (itself per lane: it calls helpers).
-    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| reduce::reduce_u32(w, x[w.lane_id() as usize], 31).await))), 3, "tree_reduce");
-    assert!(wide(&|| drop(ex.run(async |w: &Warp<'_>| bitonic_sort::sort_u32(w, x[w.lane_id() as usize]).await))) >= 1, "bitonic_sort");
+    // `reduce_u32` and, inside it, `tree_reduce` three times. The first run of a kernel that
+    // calls warp functions may be per lane (its call sites learn that the callees offer
+    // forms); from then on the caller's form runs, and runs the callees' forms.
+    let reduce = || drop(ex.run(async |w: &Warp<'_>| reduce::reduce_u32(w, x[w.lane_id() as usize], 31).await));
+    assert!(matches!(wide(&reduce), 3 | 4), "tree_reduce: the first run");
+    assert_eq!(wide(&reduce), 4, "reduce_u32 and tree_reduce");
+    assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| bitonic_sort::sort_u32(w, x[w.lane_id() as usize]).await))), 2, "sort_u32 and bitonic_sort");
     let cell = core::cell::Cell::new(0);
     assert_eq!(wide(&|| drop(ex.run_with(&[&cell; 32], counted_deferred))), 1, "counted_deferred");
     assert_eq!(wide(&|| drop(ex.run_with(&[&cell; 32], counted))), 1, "counted: a uniform let that cannot panic runs before its stretch");
@@ -219,8 +231,11 @@ fn supported_kernels_run_warp_wide() {
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| shaped_tiles(w, x[w.lane_id() as usize], false).await))), 1, "shaped on tiles");
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| shaped_tiles(w, x[w.lane_id() as usize], true).await))), 0, "shaped on two tile widths");
     // The examples' scans loop to their tile's width: warp-wide on the warp and on tiles.
-    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| scan::prefix_sum_u32(w, x[w.lane_id() as usize]).await))), 1, "prefix_sum_u32");
-    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| scan::tile_prefix_sums(w, x[w.lane_id() as usize]).await))), 2, "tile_prefix_sums");
+    // `prefix_sum_u32` calls `scans`, which calls `inclusive_scan`: three forms. A call that
+    // passes a tile (`tile_prefix_sums`) keeps its caller per lane; `scans` then runs on each
+    // tile, calling `inclusive_scan` on it.
+    assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| scan::prefix_sum_u32(w, x[w.lane_id() as usize]).await))), 3, "prefix_sum_u32");
+    assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| scan::tile_prefix_sums(w, x[w.lane_id() as usize]).await))), 4, "tile_prefix_sums");
     // Off: never.
     assert_eq!(wide(&|| drop(Executor::new().wide(false).run_with(&x, mixed))), 0);
     // Only some of the live lanes call it (the others vote among themselves): declined, per lane.
@@ -1101,3 +1116,199 @@ fn lets_of_constants_with_a_drop_run_per_lane() {
     assert_eq!(wide(&|| drop(on.run_with(&x, const_with_drop))), 0, "a constant with a Drop: per lane");
     assert_eq!(wide(&|| drop(on.run_with(&x, copy_const))), 1, "a Copy constant: warp-wide");
 }
+
+// ---- calls of warp functions in forms: a caller's form runs its callees' forms.
+
+/// A callee with a uniform parameter (`rounds`, a loop bound).
+#[warp_kernel]
+fn callee_rounds(w: &Warp, x: u32, rounds: u32) -> u32 {
+    let mut v = x;
+    for r in 0..rounds {
+        v = v.wrapping_add(w.shfl_xor(v, 1 << (r % 5)));
+    }
+    if v % 11 == 3 {
+        v += 1;
+    }
+    v ^ w.ballot(v % 2 == 0)
+}
+
+/// A callee whose lanes may return before its last instruction: per lane, such a lane goes on
+/// in its caller, and the callee's ballot waits for it. Its form is taken only at a run's entry
+/// (where returning is exiting); its callers keep the per-lane form.
+#[warp_kernel]
+fn callee_returns_early(w: &Warp, x: u32) -> u32 {
+    let v = w.shfl_xor(x, 1);
+    if v % 11 == 3 {
+        return v;
+    }
+    v ^ w.ballot(v % 2 == 0)
+}
+
+#[warp_kernel]
+fn caller_of_early(w: &Warp, x: u32) -> u32 {
+    let a = callee_returns_early(w, x);
+    w.shfl_idx(a, 0)
+}
+
+/// A callee that panics for some values, and one whose vote keeps its result a scalar (its
+/// form needs every lane's handle to be the whole warp's).
+#[warp_kernel]
+fn callee_panics(w: &Warp, x: u32) -> u32 {
+    let v = w.shfl_down(x, 1);
+    if v == 77 {
+        panic!("callee lane got 77");
+    }
+    v
+}
+
+#[warp_kernel]
+fn callee_vote(w: &Warp, x: u32) -> u32 {
+    let any = w.any(x > 1000);
+    let mut r = x;
+    if any {
+        r = w.redux_add(x);
+    }
+    r
+}
+
+/// Calls with per-lane and uniform arguments, a call in a uniform loop, calls before and after
+/// instructions, lanes returning before a call, and calls in an expression.
+#[warp_kernel]
+fn caller(w: &Warp, x: u32, stop: u32) -> (u32, u32, u32) {
+    if x % 13 == stop {
+        return (x, 0, 0);
+    }
+    let a = callee_rounds(w, x + 1, 3);
+    let mut b = w.shfl_up(a, 2);
+    for k in 0..2 {
+        b = callee_rounds(w, b ^ k, k + 1);
+    }
+    let c = callee_vote(w, a) + callee_panics(w, b % 70);
+    (a, b, c)
+}
+
+/// The same callee, a uniform parameter passed per lane: the callee's offer then needs the
+/// lanes' values to agree, which the caller cannot promise: the caller stays per lane.
+#[warp_kernel]
+fn caller_per_lane_rounds(w: &Warp, x: u32) -> u32 {
+    let a = callee_rounds(w, x, x % 2 + 1);
+    w.shfl_idx(a, 0)
+}
+
+/// Two instantiations of a generic caller, each learning its callee's.
+#[warp_kernel]
+fn generic_callee<T: WarpValue + core::ops::BitXor<Output = T>>(w: &Warp, x: T) -> T {
+    x ^ w.shfl_xor(x, 3)
+}
+
+#[warp_kernel]
+fn generic_caller<T: WarpValue + core::ops::BitXor<Output = T>>(w: &Warp, x: T) -> (T, T) {
+    let y = generic_callee(w, x);
+    (y, generic_callee(w, y))
+}
+
+/// A callee returning a value that is not `Copy`, taken by the caller once per lane.
+#[warp_kernel]
+fn callee_string(w: &Warp, x: u32) -> String {
+    let v = w.shfl_xor(x, 16);
+    v.to_string()
+}
+
+#[warp_kernel]
+fn caller_string(w: &Warp, x: u32) -> usize {
+    let s = callee_string(w, x);
+    let longest = w.redux_max(s.len() as u32);
+    s.len() + longest as usize
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    #[test]
+    fn calls_agree(xs in proptest::collection::vec(0u32..200, 32), stop in 0u32..16, n in 1u32..=32, target in targets(), order in orders(), races in any::<bool>()) {
+        let ex: Both = both().target(target).order(order).races(races);
+        let x = lanes(xs);
+        let _ = ex.run(async |w: &Warp<'_>| caller(w, x[w.lane_id() as usize], stop).await);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| caller(w, x[w.lane_id() as usize], stop).await);
+        let _ = ex.run_with(&x, caller_per_lane_rounds);
+        let _ = ex.run_with(&x, generic_caller::<u32>);
+        let _ = ex.run_with(&x.map(|v| v as i64 - 100), generic_caller::<i64>);
+        let _ = ex.run_with(&x, caller_string);
+        let _ = ex.run_with(&x, caller_of_early);
+        let _ = ex.run_with(&x, callee_returns_early);
+        let _ = ex.run(async |w: &Warp<'_>| callee_returns_early(w, x[w.lane_id() as usize]).await);
+        // A tile's lanes: `callee_vote` needs whole-warp handles, so the caller's form (which
+        // hands its handle on) is declined, and everything runs per lane.
+        let _ = ex.run(async |w: &Warp<'_>| caller(&w.tile(8), x[w.lane_id() as usize], stop).await);
+    }
+}
+
+/// A run's results, not looked at (the run counts).
+fn ran<T>(_: T) {}
+
+/// Which runs take forms once the call sites have learned: the caller's form runs its callees'
+/// forms (each counted once per run).
+#[test]
+fn calls_run_warp_wide() {
+    let ex = Executor::new().wide(true).races(false);
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32 * 7 + 1);
+    let settled = |f: &dyn Fn()| {
+        for _ in 0..4 {
+            f();
+        }
+        let before = warpkit::wide_runs();
+        f();
+        warpkit::wide_runs() - before
+    };
+    // `caller`: itself, `callee_rounds` three times, `callee_vote`, `callee_panics`.
+    assert_eq!(settled(&|| ran(ex.run(async |w: &Warp<'_>| caller(w, x[w.lane_id() as usize], 99).await).unwrap())), 6, "caller");
+    // A uniform parameter passed per lane: the caller per lane; the callee's offers are
+    // declined when the lanes' values differ (x % 2 differs here), and taken when they agree.
+    // (Lanes that loop a different number of times wait at different instructions: the run
+    // ends with a deadlock report, per lane in both forms.)
+    assert_eq!(settled(&|| ran(ex.run_with(&x, caller_per_lane_rounds).unwrap_err())), 0, "caller_per_lane_rounds");
+    assert_eq!(settled(&|| ran(ex.run_with(&[4; 32], caller_per_lane_rounds).unwrap())), 1, "caller_per_lane_rounds, one value");
+    assert_eq!(settled(&|| ran(ex.run_with(&x, generic_caller::<u32>).unwrap())), 3, "generic_caller::<u32>");
+    assert_eq!(settled(&|| ran(ex.run_with(&x.map(i64::from), generic_caller::<i64>).unwrap())), 3, "generic_caller::<i64>");
+    assert_eq!(settled(&|| ran(ex.run_with(&x, caller_string).unwrap())), 2, "caller_string");
+    // A callee whose lanes may return early: warp-wide at the run's entry, per lane called from
+    // another warp function (none of these lanes returns early, but the form cannot know).
+    let y = [5u32; 32];
+    assert_eq!(settled(&|| ran(ex.run_with(&y, callee_returns_early).unwrap())), 1, "callee_returns_early at the entry");
+    assert_eq!(settled(&|| ran(ex.run_with(&y, caller_of_early).unwrap())), 0, "caller_of_early");
+    // On tiles: `callee_vote` needs the whole warp's handles, so the caller's form (which hands
+    // its handle on) is declined and the caller runs per lane. The three calls of
+    // `callee_rounds` take its form on the tiles; `callee_vote` runs per lane, its tiles voting
+    // apart, so the lanes reach `callee_panics` in different steps, and it runs per lane too.
+    let tiles = || ran(ex.run(async |w: &Warp<'_>| caller(&w.tile(8), x[w.lane_id() as usize], 99).await).unwrap());
+    assert_eq!(settled(&tiles), 3, "caller on tiles");
+}
+
+#[warp_kernel]
+fn caller_of_panics(w: &Warp, x: u32) -> u32 {
+    let a = w.shfl_xor(x, 1);
+    callee_panics(w, a) + 1
+}
+
+/// A panic in a callee's form, run by the caller's: the same lane panics with the same message
+/// as per lane. (The lanes before it are not where they are per lane: per lane, each runs the
+/// rest of its call, and the caller's code after it, before the next lane runs; in the forms,
+/// every lane runs the callee's last stretch before any runs the caller's. README, "Where the
+/// forms differ".)
+#[test]
+fn a_callee_panics_in_the_callers_form() {
+    let x: [u32; 32] = core::array::from_fn(|l| if l == 5 { 77 } else { l as u32 });
+    let first_line = |e: WarpError| format!("{e}").lines().next().unwrap_or_default().to_string();
+    let per_lane = first_line(Executor::new().wide(false).run_with(&x, caller_of_panics).unwrap_err());
+    assert!(per_lane.starts_with("lane 3 panicked") && per_lane.ends_with("callee lane got 77"), "{per_lane}");
+    for _ in 0..4 {
+        let before = warpkit::wide_runs();
+        let wide = first_line(Executor::new().wide(true).run_with(&x, caller_of_panics).unwrap_err());
+        assert_eq!(wide, per_lane);
+        assert!(warpkit::wide_runs() - before >= 1);
+    }
+    let before = warpkit::wide_runs();
+    let _ = Executor::new().wide(true).run_with(&x, caller_of_panics);
+    assert_eq!(warpkit::wide_runs() - before, 2, "the caller's form and the callee's");
+}
+

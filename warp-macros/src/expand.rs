@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, FnArg, ItemFn, Signature, Token, Type};
@@ -63,7 +63,8 @@ pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
 fn host(item: &mut ItemFn, points: &HashSet<usize>, prologue: Option<crate::wide::Prologue>) -> TokenStream {
     // A kernel with a warp-wide form has no load that could spin (`wide::spins`): its loads do
     // not pause on sm_70+, in either form.
-    AwaitSuspensions { points, lockstep_loads: prologue.is_some() }.visit_block_mut(&mut item.block);
+    let calls = prologue.as_ref().map_or(&[][..], |p| &p.calls[..]);
+    AwaitSuspensions { points, lockstep_loads: prologue.is_some(), calls }.visit_block_mut(&mut item.block);
     let ItemFn { attrs, vis, sig, block } = &*item;
     let mut sig = host_signature(sig);
     if prologue.is_some() {
@@ -204,6 +205,9 @@ struct AwaitSuspensions<'p> {
     points: &'p HashSet<usize>,
     /// Loads suspend below sm_70 only (`lockstep_load`), not every so many (`load_point`).
     lockstep_loads: bool,
+    /// The warp-function calls of a kernel with a warp-wide form (`wide::Prologue::calls`):
+    /// each learns for its call site whether the callee offered its form.
+    calls: &'p [usize],
 }
 
 impl VisitMut for AwaitSuspensions<'_> {
@@ -212,6 +216,7 @@ impl VisitMut for AwaitSuspensions<'_> {
     //         (`.await` spanned as the note above `awaited` says)
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         let hit = self.points.contains(&(e as *const Expr as usize));
+        let call = self.calls.iter().position(|&c| c == e as *const Expr as usize);
         // Children first, while `e` is still at the address the analysis saw.
         visit_mut::visit_expr_mut(self, e);
         if hit {
@@ -251,6 +256,15 @@ impl VisitMut for AwaitSuspensions<'_> {
                     Expr::MethodCall(call) => intrinsic(attrs, call, span),
                     other => awaited(attrs, other, span),
                 }
+            } else if let Some(index) = call {
+                // Input:  helper(w, v)   (in a kernel with a warp-wide form)
+                // Output: match helper(w, v) { __warpkit_call => ::warpkit::__private::WarpCall::into_future(__warpkit_call).learning(&__warpkit_calls_0, __warpkit_key) }.await
+                let krate = crate::krate::facade_at(span);
+                let call = syn::Ident::new("__warpkit_call", span);
+                let calls = format_ident!("__warpkit_calls_{}", index);
+                let key = syn::Ident::new("__warpkit_key", Span::mixed_site());
+                let inner: Expr = syn::parse_quote_spanned!(span=> #krate::__private::WarpCall::into_future(#call).learning(&#calls, #key));
+                awaited(attrs, binding(base, &call, inner), span)
             } else {
                 // A call that passes the handle on must call a warp function; the trait says so
                 // when it does not (instead of "`u32` is not a future").

@@ -52,20 +52,26 @@ pub struct Support {
     pub accesses: HashSet<usize>,
     /// The CTA barriers of the body (addresses): the form suspends at each.
     pub barriers: HashSet<usize>,
+    /// The calls of other warp functions (addresses, in source order), each `f(w, ..)` with the
+    /// kernel's own handle first: the form runs the callee's form (`WideCtx::call`), and each
+    /// call site learns, in per-lane runs, whether the callee offers one (`wide::Calls`).
+    pub calls: Vec<usize>,
 }
 
 /// What the kernel's uses of handles allow: a form when they are all ones it supports: warp
 /// instructions (CTA barriers included, at which the form suspends in its block's scheduler),
-/// handles derived with `tile`/`group`, static shared arrays, and plain loads and stores; no
-/// warp-function calls, atomic or volatile memory operations (scheduling points), cluster
-/// barriers or `tensormap.cp_fenceproxy` (which suspend at memory operations).
+/// handles derived with `tile`/`group`, static shared arrays, plain loads and stores, and calls
+/// of warp functions `f(w, ..)` that pass the kernel's own handle first (at most six arguments
+/// after it); no other warp-function calls, atomic or volatile memory operations (scheduling
+/// points), cluster barriers or `tensormap.cp_fenceproxy` (which suspend at memory operations).
 pub fn supported(kernel: &crate::ast::Kernel<'_>) -> Option<Support> {
     use crate::ast::{Context, Passing, UseKind};
     let handle = kernel.handle.as_ref()?;
     if handle.position != 0 || handle.passing != Passing::Shared || !kernel.extra_handles.is_empty() {
         return None;
     }
-    let (mut accesses, mut barriers) = (HashSet::new(), HashSet::new());
+    let (mut accesses, mut barriers, mut calls) = (HashSet::new(), HashSet::new(), Vec::new());
+    let own = handle.ident?;
     for u in &kernel.uses {
         if !matches!(u.context, Context::Body) {
             return None;
@@ -83,11 +89,22 @@ pub fn supported(kernel: &crate::ast::Kernel<'_>) -> Option<Support> {
             UseKind::LoadOp { expr } => {
                 accesses.insert(*expr as *const Expr as usize);
             }
+            UseKind::WarpCall { expr } => {
+                let Expr::Call(c) = expr else { return None };
+                let path = matches!(&*c.func, Expr::Path(p) if p.qself.is_none());
+                let first = c.args.first().is_some_and(|a| matches!(a, Expr::Path(p) if p.path.is_ident(own)));
+                // The handle once (a second is a callee with two handles, which has no form).
+                let again = c.args.iter().skip(1).any(|a| a.to_token_stream().into_iter().any(|t| matches!(&t, TokenTree::Ident(i) if i == own)));
+                if !path || !first || again || c.args.len() > 7 || !c.attrs.is_empty() {
+                    return None;
+                }
+                calls.push(*expr as *const Expr as usize);
+            }
             UseKind::Derive { .. } | UseKind::SharedDecl { .. } => {}
             _ => return None,
         }
     }
-    Some(Support { handle: handle.ident.cloned()?, accesses, barriers })
+    Some(Support { handle: own.clone(), accesses, barriers, calls })
 }
 
 /// The CTA barriers: `bar`/`barrier` (`.sync`, `.arrive`, `.red`) and `__syncthreads` and its
@@ -169,6 +186,9 @@ fn short_sequence(e: &Expr) -> bool {
 /// and, when the offer is declined, the parameters bound again for the per-lane body.
 pub struct Prologue {
     pub tokens: TokenStream,
+    /// The calls of warp functions (`Support::calls`): in the per-lane body, each one learns for
+    /// its call site whether the callee offers its form (`Call::learning`).
+    pub calls: Vec<usize>,
 }
 
 /// The warp-wide prologue of `item`, or `None` when the kernel does not qualify. `points` are the
@@ -223,7 +243,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
     let mut tainted = HashSet::new();
     let mut uniform_params: HashSet<String> = HashSet::new();
     let (body, whole_warp) = loop {
-        let mut g = Gen::new(points, &support.barriers, handle.clone(), krate.clone(), tainted.clone());
+        let mut g = Gen::new(points, &support.calls, &support.barriers, handle.clone(), krate.clone(), tainted.clone());
         g.stable_handles = !only_receiver(&item.block, handle);
         g.candidates = candidates.iter().filter(|c| !tainted.contains(*c)).cloned().collect();
         g.uniform_params = uniform_params.iter().filter(|c| !tainted.contains(*c)).cloned().collect();
@@ -252,9 +272,11 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
         // Uniform code that queries the handle reads the first lane's (a stretch's loop binds
         // each lane's own over it).
         let first = if g.handle_read.get() { quote!(let #handle = &__wk.first_handle();) } else { quote!() };
-        break (quote!(#handles #first #params #block), (g.whole_warp, g.same_shape.get(), g.const_lets));
+        break (quote!(#handles #first #params #block), (g.whole_warp, g.same_shape.get(), g.const_lets, g.call_uniform, g.returns_early));
     };
-    let (whole_warp, same_shape, const_lets) = whole_warp;
+    let (whole_warp, same_shape, const_lets, call_uniform, returns_early) = whole_warp;
+    // Bit `i`: the `i`-th parameter after the handle is taken for uniform.
+    let same_params = names.iter().enumerate().filter(|(_, n)| uniform_params.contains(&n.to_string())).fold(0u64, |bits, (i, _)| bits | 1 << i);
     let w = handle;
     let args = syn::Ident::new("__warpkit_args", Span::mixed_site());
     let out = syn::Ident::new("__warpkit_out", Span::mixed_site());
@@ -330,23 +352,82 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
             quote!(offer),
         )
     };
-    let tokens = quote! {
-        let #args = #args_value;
-        #copy_let
-        #[allow(unused_mut)]
-        let #args_pat = if #krate::__private::wide::wanted(#w) #copy_consts {
+    let needs = quote!(#krate::__private::wide::Needs { whole_warp: #whole_warp, same_shape: #same_shape, same_params: #same_params, returns_early: #returns_early });
+    let kernel_name = quote!(::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name)));
+    let tokens = if support.calls.is_empty() {
+        quote! {
+            let #args = #args_value;
+            #copy_let
+            #[allow(unused_mut)]
+            let #args_pat = if #krate::__private::wide::wanted(#w) #copy_consts {
+                #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+                #form
+                let __warpkit_kernel = #kernel_name;
+                match #krate::__private::wide::#offer(#w, #wide, #args, __warpkit_kernel, #needs, #same_args).await {
+                    ::core::result::Result::Ok(#out) => return #out,
+                    ::core::result::Result::Err(#args) => #args,
+                }
+            } else {
+                #args
+            };
+        }
+    } else {
+        // With calls: each call site's `static`, and the form's address, by which the per-lane
+        // body's calls learn for this instantiation of the kernel (`wide::Calls`). The form is
+        // offered once every call site learned that its callee offers one.
+        let statics: Vec<syn::Ident> = (0..support.calls.len()).map(calls_static).collect();
+        let key = syn::Ident::new("__warpkit_key", Span::mixed_site());
+        let ready = syn::Ident::new("__warpkit_ready", Span::mixed_site());
+        quote! {
+            #(
+                #[allow(non_upper_case_globals)]
+                static #statics: #krate::__private::wide::Calls = #krate::__private::wide::Calls::new();
+            )*
+            let #args = #args_value;
+            #copy_let
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
             #form
-            let __warpkit_kernel = ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name));
-            match #krate::__private::wide::#offer(#w, #wide, #args, __warpkit_kernel, #krate::__private::wide::Needs { whole_warp: #whole_warp, same_shape: #same_shape }, #same_args).await {
-                ::core::result::Result::Ok(#out) => return #out,
-                ::core::result::Result::Err(#args) => #args,
-            }
-        } else {
-            #args
-        };
+            let #key: *const () = #wide as *const ();
+            #[allow(unused_mut)]
+            let #args_pat = match #krate::__private::wide::wanted(#w) #copy_consts {
+                true => match #krate::__private::wide::calls_ready(#key, &[#((&#statics, #call_uniform)),*]) {
+                    ::core::option::Option::Some(#ready) => {
+                        let __warpkit_kernel = #kernel_name;
+                        match #krate::__private::wide::#offer(#w, #wide, #args, __warpkit_kernel, #needs.and(#ready), #same_args).await {
+                            ::core::result::Result::Ok(#out) => return #out,
+                            ::core::result::Result::Err(#args) => #args,
+                        }
+                    }
+                    ::core::option::Option::None => #args,
+                },
+                false => #args,
+            };
+        }
     };
-    Some(Prologue { tokens })
+    Some(Prologue { tokens, calls: support.calls.clone() })
+}
+
+/// Whether `e` holds a closure or an `async` block: an anonymous type, a different one in each
+/// copy of the code.
+fn makes_a_type(e: &Expr) -> bool {
+    struct Find(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Find {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            if matches!(e, Expr::Closure(_) | Expr::Async(_)) {
+                self.0 = true;
+            }
+            syn::visit::visit_expr(self, e);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut f = Find(false);
+    syn::visit::Visit::visit_expr(&mut f, e);
+    f.0
+}
+
+/// The `static` of call site `index` (`wide::Calls`), declared at the top of the kernel's body.
+fn calls_static(index: usize) -> syn::Ident {
+    format_ident!("__warpkit_calls_{}", index)
 }
 
 /// Whether a pattern binds something by `ref mut`.
@@ -393,6 +474,19 @@ enum Bind {
 
 struct Gen<'p> {
     points: &'p HashSet<usize>,
+    /// The calls of warp functions (`Support::calls`), and for each, the arguments after the
+    /// handle that the form passes for uniform (bit `i`: the `i`-th).
+    calls: &'p [usize],
+    call_uniform: Vec<u64>,
+    /// The calls whose results the next stretch reads (each once per lane: taken).
+    call_results: HashSet<usize>,
+    /// Whether a lane may return while the form goes on to a warp instruction or call (a
+    /// `return` before a point, or in a loop that has one): the form is then exact only where
+    /// returning is exiting, at the kernel's entry (`Needs::returns_early`).
+    returns_early: bool,
+    return_seen: bool,
+    loops: usize,
+
     /// The points that are CTA barriers: the form suspends at each.
     barriers: &'p HashSet<usize>,
     /// Whether the form keeps a vote's or reduction's result a scalar, which holds only when
@@ -517,8 +611,8 @@ fn mutating(e: &Expr) -> bool {
 }
 
 impl<'p> Gen<'p> {
-    fn new(points: &'p HashSet<usize>, barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
+    fn new(points: &'p HashSet<usize>, calls: &'p [usize], barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
+        Gen { points, calls, call_uniform: vec![0; calls.len()], call_results: HashSet::new(), returns_early: false, return_seen: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -631,6 +725,7 @@ impl<'p> Gen<'p> {
         let full: Vec<syn::Ident> = used.iter().map(|u| syn::Ident::new(u, Span::call_site())).collect();
         let w = &self.handle;
         let handle_of = if self.stable_handles { quote!(&__wk_hs[__wk_l as usize]) } else { quote!(&__wk.handle(__wk_l)) };
+
         // When every lane is live and runs in ascending order, the stretch is a plain loop over
         // 0..32 in which the per-lane variables it reads were set for every lane (checked once
         // here, so that each read's check folds away); otherwise, the live lanes in order. Each
@@ -814,10 +909,18 @@ impl<'p> Gen<'p> {
             return None;
         }
         for pt in order.points {
+            if let Expr::Call(c) = pt {
+                self.issue_call(pt, c);
+                if !self.ok {
+                    return None;
+                }
+                continue;
+            }
             let Expr::MethodCall(m) = pt else {
                 self.ok = false;
                 return None;
             };
+            self.point();
             if let Some((instr, with_b)) = self.fast_instruction(m) {
                 self.issue_fast(pt, m, instr, with_b);
                 continue;
@@ -860,6 +963,75 @@ impl<'p> Gen<'p> {
             self.temps.push((pt as *const Expr as usize, r));
         }
         Some(self.emit(e))
+    }
+
+    /// A point (an instruction, a barrier or a call) is issued: after a `return`, a lane may
+    /// have returned while others go on to it.
+    fn point(&mut self) {
+        self.returns_early |= self.return_seen;
+    }
+
+    /// A lane code's `return`.
+    fn returns(&mut self) {
+        self.return_seen = true;
+        self.returns_early |= self.loops > 0;
+    }
+
+    /// Calls the warp function of `pt` (the call `c`, `f(w, ..)`) through the form's context
+    /// (`WideCtx::call`): each lane evaluates the arguments after the handle at the end of its
+    /// stretch, in order, as the per-lane form does before it calls; then the callee's form runs
+    /// for the warp, and the next stretch reads each lane's result.
+    fn issue_call(&mut self, pt: &Expr, c: &syn::ExprCall) {
+        use syn::spanned::Spanned;
+        let at = pt as *const Expr as usize;
+        let Some(index) = self.calls.iter().position(|&a| a == at) else {
+            self.ok = false;
+            return;
+        };
+        self.point();
+        // The handle as the kernel received it (not a local of that name).
+        if self.resolve(&self.handle.to_string()).is_some() {
+            self.ok = false;
+            return;
+        }
+        let lanes = self.lanes_ty();
+        let k = self.krate.clone();
+        let w = quote!(#k::__private::wide);
+        let (args, callee, site, r) = (self.fresh("args"), self.fresh("callee"), self.fresh("site"), self.fresh("returned"));
+        let span = c.func.span();
+        let rest: Vec<&Expr> = c.args.iter().skip(1).collect();
+        // A closure (or `async` block) written in an argument is a type of its own in the form,
+        // so the callee there is another instantiation than the one its call site learned of
+        // in the per-lane body: not a call the form makes.
+        if rest.iter().any(|a| makes_a_type(a)) {
+            self.ok = false;
+            return;
+        }
+        self.call_uniform[index] = rest.iter().enumerate().filter(|(_, a)| self.uniform(a)).fold(0, |bits, (i, _)| bits | 1 << i);
+        let pack = format_ident!("pack{}", rest.len());
+        let func = verbatim_at(self.emit(&c.func), &c.func);
+        let values: Vec<Expr> = rest.iter().map(|a| verbatim_at(self.emit(a), a)).collect();
+        // Spanned as the per-lane form's call (`WarpCall::into_future`): the call's site.
+        let at_call = crate::krate::facade_at(span);
+        self.hoisted.push(quote!(let mut #args = #lanes::new();));
+        self.hoisted.push(quote!(let mut #callee = #w::Callee::new();));
+        self.hoisted.push(quote_spanned!(span=> let #site = #at_call::__private::wide::site();));
+        self.declare(&args);
+        self.pending.push(quote!(#args.set(__wk_l, #w::#pack(&#func, &mut #callee #(, #values)*));));
+        self.flush();
+        let calls = calls_static(index);
+        self.out.push(quote!(let mut #r = #lanes::new();));
+        // The arguments are the callee's now (it took each lane's): what they borrowed of the
+        // caller's variables is free again, as after the per-lane form's call.
+        self.out.push(quote! {
+            {
+                use #w::{CallsForm as _, CallsNothing as _};
+                (&#callee).call_in(__wk, &#calls, #site, &mut #args, &mut #r)?;
+            }
+            ::core::mem::drop(#args);
+        });
+        self.call_results.insert(at);
+        self.temps.push((at, r));
     }
 
     /// Whether `m` is `w.sync_threads()` on the kernel's own handle.
@@ -1006,6 +1178,9 @@ impl<'p> Gen<'p> {
             let span = e.span();
             self.used.push(t.to_string());
             let t = syn::Ident::new(&t.to_string(), span);
+            if self.call_results.contains(&at) {
+                return quote_spanned!(span=> #t.take(__wk_l));
+            }
             return quote_spanned!(span=> #t[__wk_l]);
         }
         if !self.has_point(e) {
@@ -1091,12 +1266,16 @@ impl<'p> Gen<'p> {
             return;
         }
         if self.is_point(e) {
-            let Expr::MethodCall(m) = e else {
-                o.ok = false;
-                return;
+            let operands: Vec<&Expr> = match e {
+                Expr::MethodCall(m) => core::iter::once(&*m.receiver).chain(m.args.iter()).collect(),
+                // A warp function's arguments (its path is not evaluated).
+                Expr::Call(c) => c.args.iter().collect(),
+                _ => {
+                    o.ok = false;
+                    return;
+                }
             };
-            let operands = core::iter::once(&*m.receiver).chain(m.args.iter());
-            if o.dirty || (o.reads && operands.clone().any(mutating)) {
+            if o.dirty || (o.reads && operands.iter().any(|a| mutating(a))) {
                 o.ok = false;
                 return;
             }
@@ -1321,7 +1500,9 @@ impl<'p> Gen<'p> {
                 if !name.is_empty() {
                     self.bind(&name, Bind::Uniform);
                 }
+                self.loops += 1;
                 let body = self.nested_block(&f.body);
+                self.loops -= 1;
                 self.pop_scope();
                 let (label, pat, iter) = (&f.label, &f.pat, &f.expr);
                 // Every lane returned: no lane runs the loop any more.
@@ -1331,7 +1512,9 @@ impl<'p> Gen<'p> {
             }
             Expr::While(wl) if wl.attrs.is_empty() && !self.has_point(&wl.cond) && self.uniform(&wl.cond) => {
                 self.flush();
+                self.loops += 1;
                 let body = self.nested_block(&wl.body);
+                self.loops -= 1;
                 let (label, cond) = (&wl.label, &wl.cond);
                 self.out.push(quote!(#label while { __wk.enter_first(); #cond } { if __wk.done() { return ::core::result::Result::Ok(()); } #body }));
             }
@@ -1358,6 +1541,7 @@ impl<'p> Gen<'p> {
                 let at_method = crate::krate::facade_at(method);
                 self.hoisted.push(quote_spanned!(method=> let #site = #at_method::__private::wide::site();));
                 self.hoisted.push(quote!(__wk.expect_sync_threads(#site);));
+                self.point();
                 self.flush();
                 self.out.push(quote!(__wk.sync_threads(#site)?.await; __wk.resumed();));
             }
@@ -1629,6 +1813,7 @@ impl VisitMut for LaneRewrite<'_, '_> {
                     self.visit_expr_mut(v);
                 }
                 let v = r.expr.as_ref().map_or_else(|| quote!(()), |v| v.to_token_stream());
+                self.g.returns();
                 let ret = self.g.ret(v);
                 *e = syn::parse_quote!({ #ret continue '__wk_lanes; });
                 return;

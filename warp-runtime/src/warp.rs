@@ -1156,6 +1156,9 @@ impl<'r> WarpRun<'r> {
         let limit = self.deadline;
         // The form's run is progress: the lanes are not spinning while they wait to return.
         regs.mem_progress.set(true);
+        // Every live lane runs in the form: none is suspended outside an instruction (what an
+        // earlier step left, such as a declined offer, is not what the form's reports show).
+        self.blocked = 0;
         match catch_lane_panic(|| crate::wide::run_offers(self, offered, offers, limit)) {
             Ok(result) => result,
             Err(caught) => Err(self.wide_panicked(caught)),

@@ -299,6 +299,10 @@ pub(crate) struct Offer {
     /// The kernel's [`SameArgs`], erased (null: none).
     same_args: *const (),
     state: Cell<State>,
+    /// Where the offer was made, when by a call that learns for a caller's form (`wide::Calls`):
+    /// the call site's `Calls`, the caller's form (by address), and the type name of the
+    /// kernel's future. Learned when the form runs.
+    learn: Cell<Option<(&'static Calls, usize, &'static str)>>,
     /// The form of a kernel with CTA barriers while it runs, when this lane's offer is the one
     /// that holds it (the lowest offering lane's): a `Running<A, R>`, freed when the form ends
     /// or when this lane's future is dropped.
@@ -485,7 +489,7 @@ pub fn offer_suspending<'a, A, R>(
 /// Whether two lanes' arguments agree on the parameters a form takes for uniform (see [`offer`]).
 pub type SameArgs<A> = fn(&A, &A) -> bool;
 
-/// What a form needs of every offering lane's handle (see [`offer`]).
+/// What a form needs of every offering lane's handle and arguments (see [`offer`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Needs {
     /// The form keeps a vote's result a scalar: every lane's handle must be the whole warp's.
@@ -493,6 +497,208 @@ pub struct Needs {
     /// The form takes the handle's `width()` and `size()` for uniform: every lane's handle must
     /// have the same segment width and number of lanes.
     pub same_shape: bool,
+    /// The parameters the form takes for uniform, which every lane must pass alike (bit `i`: the
+    /// `i`-th parameter after the handle; the offer's [`SameArgs`] compares them).
+    pub same_params: u64,
+    /// A lane may return while the others go on to a warp instruction or call: the form treats
+    /// the lanes that returned as exited, which they are only when the kernel is the whole
+    /// program (offered at the run's entry). Called from another warp function, a lane that
+    /// returns goes on in its caller, and the per-lane executor makes the instructions that name
+    /// it wait for it (or report that it never comes): the offer is declined there, and a
+    /// caller's form does not run such a callee's.
+    pub returns_early: bool,
+}
+
+impl Needs {
+    /// What both `self` and `other` need.
+    #[inline(always)]
+    pub fn and(self, other: Needs) -> Needs {
+        Needs {
+            whole_warp: self.whole_warp | other.whole_warp,
+            same_shape: self.same_shape | other.same_shape,
+            same_params: self.same_params | other.same_params,
+            returns_early: self.returns_early | other.returns_early,
+        }
+    }
+}
+
+/// What a kernel's form learned of the warp functions it calls: one per call site, a `static`
+/// the macro declares in the kernel's body.
+///
+/// A form runs a call of a warp function by running the callee's own form for the warp
+/// ([`WideCtx::call`]). The per-lane executor does the same only when every lane offers the
+/// callee's form and the offers are taken; otherwise the lanes run the callee per lane, and a
+/// lane that returns from it early goes on with the caller's code while the others are still in
+/// the callee, which a form cannot do. So a caller's form is offered only when, at each of its
+/// calls, the callee is known to offer a form that it does not suspend and whose needs the
+/// caller's own offer can promise ([`calls_ready`]). That is learned in a run of the caller per
+/// lane: each lane's first poll of the callee, [`crate::call::Call::learning`], sees the offer
+/// the callee posted. What was learned stays: a callee that offered once offers again (its
+/// prologue's conditions depend on its types, the run's settings, and what its own calls
+/// learned, which stays too).
+pub struct Calls {
+    learned: [core::sync::atomic::AtomicPtr<Learned>; CALLS_LEARNED],
+}
+
+/// How many instantiations of a caller one call site learns for (a generic kernel's); the calls
+/// of any more keep those callers per lane.
+const CALLS_LEARNED: usize = 4;
+
+/// A callee's offer seen at one call site, from one instantiation of the caller: made once,
+/// never freed (a call site learns at most [`CALLS_LEARNED`] of them).
+struct Learned {
+    /// The caller's form ([`WideBody`] or [`WideAsync`]), by address.
+    caller: usize,
+    /// The type name of the callee's future (its function and generic arguments).
+    callee: &'static str,
+    kind: &'static OfferKind,
+    body: *const (),
+    needs: Needs,
+}
+
+impl Calls {
+    /// Nothing learned.
+    #[allow(clippy::new_without_default)]
+    pub const fn new() -> Calls {
+        Calls { learned: [const { core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()) }; CALLS_LEARNED] }
+    }
+
+    /// What this call site learned for the caller's form `caller`.
+    #[inline]
+    fn find(&self, caller: usize) -> Option<&'static Learned> {
+        self.learned.iter().find_map(|slot| {
+            let p = slot.load(core::sync::atomic::Ordering::Acquire);
+            // SAFETY: a published entry is never freed nor changed.
+            (!p.is_null()).then(|| unsafe { &*p }).filter(|l| l.caller == caller)
+        })
+    }
+
+    /// Keeps `learned`, unless this caller's is known already (or every slot is taken).
+    #[cold]
+    fn learn(&self, learned: Learned) {
+        if self.find(learned.caller).is_some() {
+            return;
+        }
+        let p = Box::into_raw(Box::new(learned));
+        for slot in &self.learned {
+            let won = slot.compare_exchange(core::ptr::null_mut(), p, core::sync::atomic::Ordering::AcqRel, core::sync::atomic::Ordering::Acquire);
+            match won {
+                Ok(_) => return,
+                // Another thread learned the same caller meanwhile: one entry is enough.
+                // SAFETY: as in `find`.
+                Err(q) if unsafe { (*q).caller } == unsafe { (*p).caller } => break,
+                Err(_) => {}
+            }
+        }
+        // SAFETY: `p` was not published.
+        drop(unsafe { Box::from_raw(p) });
+    }
+}
+
+/// Whether the form `caller` may be offered as far as its calls go: each call site (with the
+/// parameters of the callee that the caller passes values for uniform, bit `i` the `i`-th after
+/// the handle) learned for it that the callee offers a form that does not suspend, and takes
+/// for uniform only parameters that the caller passes so. `Some`: what the callees need of the
+/// lanes' handles, which the caller passes on (it hands each callee its own handle).
+#[inline]
+pub fn calls_ready(caller: *const (), sites: &[(&'static Calls, u64)]) -> Option<Needs> {
+    let mut needs = Needs::default();
+    for &(calls, uniform) in sites {
+        let l = calls.find(caller.addr())?;
+        if l.kind.suspending.is_some() || l.needs.same_params & !uniform != 0 || l.needs.returns_early {
+            return None;
+        }
+        needs = needs.and(Needs { same_params: 0, returns_early: false, ..l.needs });
+    }
+    Some(needs)
+}
+
+/// Lane `lane`, polling the callee of a call it makes from the form `caller`'s kernel run per
+/// lane, may just have posted the callee's offer (at the callee's path `path`): if the form
+/// runs, `calls` learns it (see [`Calls`]; learnt then, between two steps, every lane of a warp
+/// that reaches the caller afterwards sees the same). `callee` is the type name of the
+/// callee's future.
+#[cold]
+pub(crate) fn learn_offer(regs: &Regs, lane: u32, path: u64, calls: &'static Calls, caller: usize, callee: &'static str) {
+    let l = lane as usize & 31;
+    if regs.offered.get() >> l & 1 == 0 || regs.path_at(l) != path {
+        return;
+    }
+    // SAFETY: the lane posted this offer in the poll just made (at the callee's own path, so
+    // the callee's own, not that of a function the callee called), and its future is alive.
+    let o = unsafe { &*crate::warp::at(&regs.offers, l).get() };
+    o.learn.set(Some((calls, caller, callee)));
+}
+
+/// The callee of a call in a form: its future's type (see [`WideCtx::call`]). The form's lanes
+/// write it by [`pack1`] and the other `pack` functions, which take the callee's arguments as
+/// a call of it would (with the same coercions).
+pub struct Callee<F>(core::marker::PhantomData<fn() -> F>);
+
+impl<F> Callee<F> {
+    /// A callee's future type, to be inferred.
+    #[allow(clippy::new_without_default)]
+    #[inline(always)]
+    pub const fn new() -> Callee<F> {
+        Callee(core::marker::PhantomData)
+    }
+}
+
+/// `(&callee).call_in(..)` runs a call in a form ([`WideCtx::call`]) when the callee's value
+/// is a future (method resolution takes this impl first when it applies); otherwise
+/// ([`CallsNothing`]) the kernel does not compile anyway (its per-lane body's call of a function
+/// that is not a warp function is an error at the call, `WarpCall`), and the form adds no error
+/// of its own.
+pub trait CallsForm {
+    /// The callee's result.
+    type Out;
+    /// See [`WideCtx::call`].
+    fn call_in<A>(&self, ctx: &mut WideCtx<'_, '_>, calls: &'static Calls, site: Site, args: &mut Lanes<A>, out: &mut Lanes<Self::Out>) -> Result<(), WarpError>;
+}
+
+impl<F: Future> CallsForm for Callee<F> {
+    type Out = F::Output;
+    #[inline(always)]
+    fn call_in<A>(&self, ctx: &mut WideCtx<'_, '_>, calls: &'static Calls, site: Site, args: &mut Lanes<A>, out: &mut Lanes<F::Output>) -> Result<(), WarpError> {
+        ctx.call(calls, site, Callee::<F>::new(), args, out)
+    }
+}
+
+/// See [`CallsForm`].
+pub trait CallsNothing {
+    /// Never called: the kernel does not compile.
+    fn call_in<A, R>(&self, _: &mut WideCtx<'_, '_>, _: &'static Calls, _: Site, _: &mut Lanes<A>, _: &mut Lanes<R>) -> Result<(), WarpError> {
+        unreachable!("a call of a function that is not a warp function does not compile")
+    }
+}
+
+impl<F> CallsNothing for &Callee<F> {}
+
+macro_rules! pack_fns {
+    ($($name:ident ($($a:ident: $t:ident),*) -> $out:ty;)*) => {$(
+        /// One lane's arguments of a call in a form (after the handle), as the callee's form
+        /// takes them: one parameter's value as it is, several as a tuple. `callee` names the
+        /// function, whose parameters (after the handle) the arguments are converted to as in a
+        /// call of it; `future` learns its future's type.
+        #[inline(always)]
+        #[allow(clippy::unused_unit, clippy::too_many_arguments)]
+        pub fn $name<'w, K, F, $($t),*>(_callee: &K, _future: &mut Callee<F>, $($a: $t),*) -> $out
+        where
+            K: FnOnce(&'w Warp<'w>, $($t),*) -> F,
+        {
+            ($($a),*)
+        }
+    )*};
+}
+
+pack_fns! {
+    pack0() -> ();
+    pack1(a: A) -> A;
+    pack2(a: A, b: B) -> (A, B);
+    pack3(a: A, b: B, c: C) -> (A, B, C);
+    pack4(a: A, b: B, c: C, d: D) -> (A, B, C, D);
+    pack5(a: A, b: B, c: C, d: D, e: E) -> (A, B, C, D, E);
+    pack6(a: A, b: B, c: C, d: D, e: E, f: G) -> (A, B, C, D, E, G);
 }
 
 fn offer_of<'a, A, R>(
@@ -517,6 +723,7 @@ fn offer_of<'a, A, R>(
             needs,
             same_args: same_args.map_or(core::ptr::null(), |f| f as *const ()),
             state: Cell::new(State::Pending),
+            learn: Cell::new(None),
             running: Cell::new(core::ptr::null_mut()),
         },
         posted: false,
@@ -731,7 +938,7 @@ unsafe fn start_async<A, R>(run: *mut (), offered: u32, offers: [*const Offer; 3
     // offer owns it from here (its future is dropped before the other lanes' in a failed run).
     unsafe {
         use core::ptr::{addr_of, addr_of_mut};
-        let ctx = WideCtx::new(&*addr_of!((*p).run), &*addr_of!((*p).current), offered, offers, Some(&*addr_of!((*p).hs)), &*addr_of!((*p).own), deadline);
+        let ctx = WideCtx::new(&*addr_of!((*p).run), &*addr_of!((*p).current), offered, offers, Some(&*addr_of!((*p).hs)), &*addr_of!((*p).own), deadline, leader.body);
         (*addr_of_mut!((*p).ctx)).write(ctx);
         let fut = body(&mut *(*addr_of_mut!((*p).ctx)).as_mut_ptr(), &mut *addr_of_mut!((*p).args), &mut *addr_of_mut!((*p).outs));
         *addr_of_mut!((*p).fut) = Some(core::mem::transmute::<FormFuture<'_>, FormFuture<'_>>(fut));
@@ -884,7 +1091,7 @@ pub(crate) unsafe fn run_direct<'r>(
     let own = core::cell::OnceCell::new();
     let current = crate::mem::FormCurrent::enter(run.regs);
     let run = Cell::new(run as *mut WarpRun<'r>);
-    let mut ctx = WideCtx::new(&run, &current, live, [core::ptr::null(); 32], None, &own, deadline);
+    let mut ctx = WideCtx::new(&run, &current, live, [core::ptr::null(); 32], None, &own, deadline, direct.body);
     // SAFETY: the caller's contract.
     unsafe { (direct.direct)(&mut ctx, direct.body, args, outs) }
 }
@@ -965,6 +1172,9 @@ pub struct WideCtx<'c, 'r> {
     pending: Option<(Op, Site)>,
     /// Whether every lane's handle is the whole warp's (membermask and segment of 32).
     full_warp: bool,
+    /// The form itself ([`WideBody`] or [`WideAsync`], erased): what its calls learned is
+    /// this instantiation's ([`Calls`]).
+    body: *const (),
 }
 
 /// A warp instruction the warp-wide form completes from every lane's operands at once
@@ -1127,8 +1337,10 @@ pub fn site() -> Site {
 }
 
 impl<'c, 'r> WideCtx<'c, 'r> {
-    /// A run of the form for the lanes of `offered` (with their `offers`, null in a direct run)
-    /// and their handles `hs` (`None`: the warp's own); counted in [`wide_runs`].
+    /// A run of the form `body` for the lanes of `offered` (with their `offers`, null in a
+    /// direct run or a call from another form) and their handles `hs` (`None`: the warp's own);
+    /// counted in [`wide_runs`]. (Each part is a field the context keeps.)
+    #[allow(clippy::too_many_arguments)]
     fn new(
         run: &'c Cell<*mut WarpRun<'r>>,
         current: &'c crate::mem::FormCurrent,
@@ -1137,12 +1349,13 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         hs: Option<&'c [Warp<'r>; 32]>,
         own: &'c core::cell::OnceCell<[Warp<'r>; 32]>,
         deadline: Option<crate::exec::Deadline>,
+        body: *const (),
     ) -> Self {
         let full_warp = hs.is_none_or(whole_warp);
         WIDE_RUNS.with(|c| c.set(c.get() + 1));
         // SAFETY: the caller attached the run.
         let exited = unsafe { (*run.get()).exited };
-        WideCtx { run, current, exited, offered, offers, deadline, hs, own, pending: None, full_warp }
+        WideCtx { run, current, exited, offered, offers, deadline, hs, own, pending: None, full_warp, body }
     }
 
     /// The run. Each use holds it within one method of the form's context.
@@ -1325,6 +1538,55 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         for l in crate::semantics::lanes(live) {
             let (d, p) = regs.result_of(l);
             out.set(l, I::Out::decode(d, p));
+        }
+        Ok(())
+    }
+
+    /// Calls a warp function in every live lane, each with its arguments from `args` (packed by
+    /// [`pack1`] and the others) and its own handle, and completes the call: each lane's result
+    /// into `out`. `calls` is the call site's; `site` where the call is.
+    ///
+    /// The form was offered only when `calls` had learned that the callee offers its form and
+    /// what it needs ([`calls_ready`]); the per-lane executor would then run that form for the
+    /// warp once every lane offered it, and so does this, without the lanes' futures: the
+    /// lanes enter the call (their call paths are the callee's while it runs), the callee's form
+    /// runs for the live lanes, and they return from it together.
+    #[inline(never)]
+    pub fn call<A, F: Future>(&mut self, calls: &'static Calls, site: Site, _callee: Callee<F>, args: &mut Lanes<A>, out: &mut Lanes<F::Output>) -> Result<(), WarpError> {
+        self.pending = None;
+        let learned = calls.find(self.body.addr()).expect("warpkit: a warp-wide form was offered before its calls learned their callees (a bug in warpkit)");
+        // The callee this call site learned is the one this instantiation of the form calls,
+        // and its form takes these arguments and gives these results.
+        let callee = core::any::type_name::<F>();
+        assert!(
+            (core::ptr::eq(learned.callee, callee) || learned.callee == callee) && (learned.kind.types)() == type_names::<A, F::Output>(),
+            "warpkit: a warp-wide form's call learned the callee `{}` but calls `{callee}` (a bug in warpkit)",
+            learned.callee
+        );
+        let run = self.run();
+        run.exited = self.exited;
+        let regs = run.regs;
+        let live = !self.exited;
+        let hs = self.handles();
+        let mut callers = [crate::warp::PATH_ENTRY; 32];
+        for l in crate::semantics::lanes(live) {
+            callers[l as usize] = regs.enter_call(l, site);
+        }
+        let own = core::cell::OnceCell::new();
+        let mut ctx = WideCtx::new(self.run, self.current, live, [core::ptr::null(); 32], Some(hs), &own, self.deadline, learned.body);
+        // SAFETY: the learned body is a `WideBody` (its kind does not suspend: `calls_ready`)
+        // of these `A` and `F::Output` (checked above).
+        let body = unsafe { core::mem::transmute::<*const (), WideBody<A, F::Output>>(learned.body) };
+        let result = body(&mut ctx, args, out);
+        // The lanes that returned from the callee go on in the caller (the callee's context,
+        // dropped, gave the run back with the registers naming its last lane: lane code runs
+        // next, in the lanes the caller enters).
+        ctx.exited = self.exited;
+        drop(ctx);
+        result?;
+        self.current.resume();
+        for l in crate::semantics::lanes(live) {
+            regs.leave_call(l, callers[l as usize]);
         }
         Ok(())
     }
@@ -1539,13 +1801,16 @@ pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Of
         return Ok(());
     }
     let (entry, body) = (leader.kind.entry, leader.body);
+    if let Some((calls, caller, callee)) = leader.learn.get() {
+        calls.learn(Learned { caller, callee, kind: leader.kind, body, needs: leader.needs });
+    }
     let exited = run.exited;
     let regs = run.regs;
     let hs = offered_handles(regs, offered, &offers);
     let own = core::cell::OnceCell::new();
     let current = crate::mem::FormCurrent::enter(regs);
     let run = Cell::new(run as *mut WarpRun<'_>);
-    let mut ctx = WideCtx::new(&run, &current, offered, offers, Some(&hs), &own, deadline);
+    let mut ctx = WideCtx::new(&run, &current, offered, offers, Some(&hs), &own, deadline, body);
     // SAFETY: `same_offers` checked that every lane offered this entry and body.
     let result = unsafe { entry(&mut ctx, body) };
     // The lanes return from their futures in the next step, each with its result.
@@ -1575,7 +1840,7 @@ pub(crate) fn same_offers(regs: &Regs, offered: u32, offers: &[*const Offer; 32]
         let whole = !a.needs.whole_warp || (lane == l && mask == FULL && width == 32);
         let shape = !a.needs.same_shape || (width == a.handle.2 && mask.count_ones() == a.handle.1.count_ones());
         a.same(b) && whole && shape && regs.path_at(l as usize) == regs.path_at(first) && a.agrees(b)
-    })
+    }) && (!a.needs.returns_early || regs.path_at(first) == crate::warp::PATH_ENTRY)
 }
 
 /// Declines the offers of the lanes of `offered`: they run the per-lane body.
