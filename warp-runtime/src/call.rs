@@ -41,7 +41,7 @@ use crate::error::Site;
 #[track_caller]
 #[inline(always)]
 pub fn call<F: Future>(callee: F) -> Call<F> {
-    Call { callee, site: core::panic::Location::caller(), caller: None, learn: None }
+    Call { callee, site: core::panic::Location::caller(), caller: None }
 }
 
 /// A warp-function call in flight: while the callee runs, the lane's call path is its caller's
@@ -54,20 +54,55 @@ pub struct Call<F> {
     site: Site,
     /// The caller's path, from the first poll (in a run) until the callee returns.
     caller: Option<u64>,
-    /// The call site's [`Calls`](crate::wide::Calls) and the caller's warp-wide form, when the
-    /// caller has one: the first poll tells the call site whether the callee offered its form.
-    learn: Option<(&'static crate::wide::Calls, usize)>,
 }
 
 impl<F> Call<F> {
     /// The call, made by a kernel with a warp-wide form `caller` (erased) running per lane, at a
     /// call site whose [`Calls`](crate::wide::Calls) is `calls`: its first poll tells `calls`
-    /// whether the callee offered its form (and what the form needs), so that `caller` can
-    /// be offered next time.
+    /// whether the callee offered its form (learnt if that form runs), so that `caller` can be
+    /// offered next time.
     #[inline(always)]
-    pub fn learning(mut self, calls: &'static crate::wide::Calls, caller: *const ()) -> Call<F> {
-        self.learn = Some((calls, caller.addr()));
-        self
+    pub fn learning(self, calls: &'static crate::wide::Calls, caller: *const ()) -> Learning<F>
+    where
+        F: Future,
+    {
+        Learning { call: self, at: crate::wide::LearnAt { calls, caller: caller.addr(), callee: core::any::type_name::<F> }, first: true }
+    }
+}
+
+/// A [`Call`] that learns for its call site (see [`Call::learning`]).
+#[must_use = "a warp function does nothing unless awaited"]
+pub struct Learning<F> {
+    /// Structurally pinned.
+    call: Call<F>,
+    /// What the callee's offer, if it makes one, points to (this future is pinned while the
+    /// offer waits in it).
+    at: crate::wide::LearnAt,
+    first: bool,
+}
+
+impl<F: Future> Future for Learning<F> {
+    type Output = F::Output;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        // SAFETY: `call` is structurally pinned (never moved out); `at` and `first` are plain
+        // data, and `at` stays where it is while the future is pinned.
+        let this = unsafe { self.get_unchecked_mut() };
+        let mut call = unsafe { Pin::new_unchecked(&mut this.call) };
+        if this.first {
+            if let Some((regs, lane)) = crate::mem::current() {
+                this.first = false;
+                // The path the callee runs at (the call's first poll enters it).
+                let path = regs.callee_path(lane, call.site);
+                let poll = call.as_mut().poll(cx);
+                if poll.is_pending() {
+                    crate::wide::learn_offer(regs, lane, path, &this.at);
+                }
+                return poll;
+            }
+        }
+        call.poll(cx)
     }
 }
 
@@ -82,17 +117,6 @@ impl<F: Future> Future for Call<F> {
         if this.caller.is_none() {
             if let Some((regs, lane)) = crate::mem::current() {
                 this.caller = Some(regs.enter_call(lane, this.site));
-                if let Some((calls, caller)) = this.learn.take() {
-                    let path = regs.path_at(lane as usize);
-                    // SAFETY: see above.
-                    let poll = unsafe { Pin::new_unchecked(&mut this.callee) }.poll(cx);
-                    if poll.is_pending() {
-                        crate::wide::learn_offer(regs, lane, path, calls, caller, core::any::type_name::<F>());
-                        return Poll::Pending;
-                    }
-                    regs.leave_call(lane, this.caller.take().unwrap_or_default());
-                    return poll;
-                }
             }
         }
         // SAFETY: see above.

@@ -101,7 +101,7 @@ host! {
     mod warp;
 
     pub use error::{BarrierRule, BlockReport, Conflict, LaneSet, LaneState, MemWait, Race, RaceAccess, RaceKind, Report, ShflFault, Site, Unawaited, WaitEdge, WarpError};
-    pub use call::{call, Call};
+    pub use call::{call, Call, Learning};
     pub use exec::{Executor, LaneOrder, DEFAULT_TIME_LIMIT, DEFAULT_WARP_SPIN_LIMIT};
     pub use footprint::{warp_footprint, Footprint};
     pub use global::GlobalBuffer;

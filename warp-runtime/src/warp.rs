@@ -532,6 +532,50 @@ impl Regs {
         cell.set(path_then(caller, site));
         caller
     }
+    /// The lanes of `lanes` call a warp function at `site` together (a warp-wide form's call):
+    /// each one's path before the call, to give back with [`leave_calls`](Self::leave_calls).
+    #[inline]
+    pub(crate) fn enter_calls(&self, lanes: u32, site: Site) -> [u64; 32] {
+        let before = self.path.get();
+        let first = before[lanes.trailing_zeros() as usize & 31];
+        if lanes == u32::MAX && before.iter().all(|&p| p == first) {
+            self.path.set([path_then(first, site); 32]);
+            return before;
+        }
+        let mut after = before;
+        if crate::semantics::lanes(lanes).all(|l| before[l as usize] == first) {
+            // One caller's path (the usual case): one new path for them all.
+            let path = path_then(first, site);
+            for l in crate::semantics::lanes(lanes) {
+                after[l as usize] = path;
+            }
+        } else {
+            for l in crate::semantics::lanes(lanes) {
+                after[l as usize] = path_then(before[l as usize], site);
+            }
+        }
+        self.path.set(after);
+        before
+    }
+    /// The lanes of `lanes` return from the warp function [`enter_calls`](Self::enter_calls)
+    /// entered, to the paths it gave.
+    #[inline]
+    pub(crate) fn leave_calls(&self, lanes: u32, before: &[u64; 32]) {
+        if lanes == u32::MAX {
+            self.path.set(*before);
+            return;
+        }
+        let mut paths = self.path.get();
+        for l in crate::semantics::lanes(lanes) {
+            paths[l as usize] = before[l as usize];
+        }
+        self.path.set(paths);
+    }
+    /// The path lane `lane` would run at after calling a warp function at `site` now.
+    #[inline(always)]
+    pub(crate) fn callee_path(&self, lane: u32, site: Site) -> u64 {
+        path_then(self.path_at(lane as usize & 31), site)
+    }
     /// Lane `lane` returns from a warp function to its caller, whose path is `caller`.
     #[inline(always)]
     pub(crate) fn leave_call(&self, lane: u32, caller: u64) {

@@ -299,10 +299,10 @@ pub(crate) struct Offer {
     /// The kernel's [`SameArgs`], erased (null: none).
     same_args: *const (),
     state: Cell<State>,
-    /// Where the offer was made, when by a call that learns for a caller's form (`wide::Calls`):
-    /// the call site's `Calls`, the caller's form (by address), and the type name of the
-    /// kernel's future. Learned when the form runs.
-    learn: Cell<Option<(&'static Calls, usize, &'static str)>>,
+    /// Where the offer was made, when by a call that learns for a caller's form (`wide::Calls`;
+    /// null otherwise): in the call's future, which holds this offer's. Learnt when the form
+    /// runs.
+    learn: Cell<*const LearnAt>,
     /// The form of a kernel with CTA barriers while it runs, when this lane's offer is the one
     /// that holds it (the lowest offering lane's): a `Running<A, R>`, freed when the form ends
     /// or when this lane's future is dropped.
@@ -554,6 +554,9 @@ struct Learned {
     kind: &'static OfferKind,
     body: *const (),
     needs: Needs,
+    /// Whether a form's call found the callee it calls to be this one ([`WideCtx::call`]): the
+    /// same every time for one caller's form, so checked once.
+    checked: core::sync::atomic::AtomicBool,
 }
 
 impl Calls {
@@ -613,13 +616,22 @@ pub fn calls_ready(caller: *const (), sites: &[(&'static Calls, u64)]) -> Option
     Some(needs)
 }
 
-/// Lane `lane`, polling the callee of a call it makes from the form `caller`'s kernel run per
-/// lane, may just have posted the callee's offer (at the callee's path `path`): if the form
-/// runs, `calls` learns it (see [`Calls`]; learnt then, between two steps, every lane of a warp
-/// that reaches the caller afterwards sees the same). `callee` is the type name of the
+/// What a call that learns for its call site (`crate::call::Learning`) tells the callee's
+/// offer: the call site's `Calls`, the caller's form (by address), and the type name of the
 /// callee's future.
-#[cold]
-pub(crate) fn learn_offer(regs: &Regs, lane: u32, path: u64, calls: &'static Calls, caller: usize, callee: &'static str) {
+pub(crate) struct LearnAt {
+    pub(crate) calls: &'static Calls,
+    pub(crate) caller: usize,
+    pub(crate) callee: fn() -> &'static str,
+}
+
+/// Lane `lane`, polling the callee of a call it makes from a kernel with a form run per lane,
+/// may just have posted the callee's offer (at the callee's path `path`): if the form runs, the
+/// call site learns it (see [`Calls`]; learnt then, between two steps, every lane of a warp
+/// that reaches the caller afterwards sees the same). `at` lives in the call's future, which
+/// holds the offer's.
+#[inline]
+pub(crate) fn learn_offer(regs: &Regs, lane: u32, path: u64, at: &LearnAt) {
     let l = lane as usize & 31;
     if regs.offered.get() >> l & 1 == 0 || regs.path_at(l) != path {
         return;
@@ -627,7 +639,7 @@ pub(crate) fn learn_offer(regs: &Regs, lane: u32, path: u64, calls: &'static Cal
     // SAFETY: the lane posted this offer in the poll just made (at the callee's own path, so
     // the callee's own, not that of a function the callee called), and its future is alive.
     let o = unsafe { &*crate::warp::at(&regs.offers, l).get() };
-    o.learn.set(Some((calls, caller, callee)));
+    o.learn.set(at);
 }
 
 /// The callee of a call in a form: its future's type (see [`WideCtx::call`]). The form's lanes
@@ -723,7 +735,7 @@ fn offer_of<'a, A, R>(
             needs,
             same_args: same_args.map_or(core::ptr::null(), |f| f as *const ()),
             state: Cell::new(State::Pending),
-            learn: Cell::new(None),
+            learn: Cell::new(core::ptr::null()),
             running: Cell::new(core::ptr::null_mut()),
         },
         posted: false,
@@ -1432,7 +1444,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// lane is the whole warp and posts the same request, the engine's completion runs on the
     /// operands directly, as it does after a step in which all 32 lanes posted it; otherwise
     /// each lane posts its request and the engine settles it, with its reports.
-    #[inline]
+    #[inline(always)]
     pub fn issue<I: WideInstr<T>, T>(&mut self, instr: &I, site: Site, a: &Lanes<T>, b: B<'_>, out: &mut Lanes<<I::Out as Decode>::Output>) -> Result<(), WarpError> {
         self.pending = None;
         self.tick()?;
@@ -1556,24 +1568,39 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         self.pending = None;
         let learned = calls.find(self.body.addr()).expect("warpkit: a warp-wide form was offered before its calls learned their callees (a bug in warpkit)");
         // The callee this call site learned is the one this instantiation of the form calls,
-        // and its form takes these arguments and gives these results.
-        let callee = core::any::type_name::<F>();
-        assert!(
-            (core::ptr::eq(learned.callee, callee) || learned.callee == callee) && (learned.kind.types)() == type_names::<A, F::Output>(),
-            "warpkit: a warp-wide form's call learned the callee `{}` but calls `{callee}` (a bug in warpkit)",
-            learned.callee
-        );
+        // and its form takes these arguments and gives these results (the same answer for
+        // every call of one caller's form: asked once).
+        if !learned.checked.load(core::sync::atomic::Ordering::Relaxed) {
+            let callee = core::any::type_name::<F>();
+            assert!(
+                learned.callee == callee && (learned.kind.types)() == type_names::<A, F::Output>(),
+                "warpkit: a warp-wide form's call learned the callee `{}` but calls `{callee}` (a bug in warpkit)",
+                learned.callee
+            );
+            learned.checked.store(true, core::sync::atomic::Ordering::Relaxed);
+        }
         let run = self.run();
         run.exited = self.exited;
         let regs = run.regs;
         let live = !self.exited;
         let hs = self.handles();
-        let mut callers = [crate::warp::PATH_ENTRY; 32];
-        for l in crate::semantics::lanes(live) {
-            callers[l as usize] = regs.enter_call(l, site);
-        }
+        let callers = regs.enter_calls(live, site);
         let own = core::cell::OnceCell::new();
-        let mut ctx = WideCtx::new(self.run, self.current, live, [core::ptr::null(); 32], Some(hs), &own, self.deadline, learned.body);
+        // As `WideCtx::new` makes it, with the caller's handles (whose shape it knows).
+        WIDE_RUNS.with(|c| c.set(c.get() + 1));
+        let mut ctx = WideCtx {
+            run: self.run,
+            current: self.current,
+            exited: self.exited,
+            offered: live,
+            offers: [core::ptr::null(); 32],
+            deadline: self.deadline,
+            hs: Some(hs),
+            own: &own,
+            pending: None,
+            full_warp: self.full_warp,
+            body: learned.body,
+        };
         // SAFETY: the learned body is a `WideBody` (its kind does not suspend: `calls_ready`)
         // of these `A` and `F::Output` (checked above).
         let body = unsafe { core::mem::transmute::<*const (), WideBody<A, F::Output>>(learned.body) };
@@ -1585,9 +1612,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         drop(ctx);
         result?;
         self.current.resume();
-        for l in crate::semantics::lanes(live) {
-            regs.leave_call(l, callers[l as usize]);
-        }
+        regs.leave_calls(live, &callers);
         Ok(())
     }
 
@@ -1801,8 +1826,11 @@ pub(crate) fn run_offers(run: &mut WarpRun<'_>, offered: u32, offers: [*const Of
         return Ok(());
     }
     let (entry, body) = (leader.kind.entry, leader.body);
-    if let Some((calls, caller, callee)) = leader.learn.get() {
-        calls.learn(Learned { caller, callee, kind: leader.kind, body, needs: leader.needs });
+    let at = leader.learn.get();
+    if !at.is_null() {
+        // SAFETY: the call's future that made the leader's offer holds it, pinned, and waits.
+        let at = unsafe { &*at };
+        at.calls.learn(Learned { caller: at.caller, callee: (at.callee)(), kind: leader.kind, body, needs: leader.needs, checked: core::sync::atomic::AtomicBool::new(false) });
     }
     let exited = run.exited;
     let regs = run.regs;
