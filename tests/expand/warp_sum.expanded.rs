@@ -141,6 +141,20 @@ pub fn warp_sum(w: &Warp, x: u32) -> u32 {
 #[cfg(not(target_arch = "nvptx64"))]
 /// A helper call passes the handle on: awaited through `WarpCall`.
 async fn mean(w: &Warp<'_>, x: u32) -> u32 {
+    match warp_sum(w, x) {
+        __warpkit_call => ::warpkit::__private::WarpCall::into_future(__warpkit_call),
+    }
+        .await / w.size()
+}
+#[cfg(target_arch = "nvptx64")]
+/// A helper call passes the handle on: awaited through `WarpCall`.
+fn mean(w: &Warp<'_>, x: u32) -> u32 {
+    warp_sum(w, x) / w.size()
+}
+#[cfg(not(target_arch = "nvptx64"))]
+/// A call and an instruction: the warp-wide form runs the helper's form for the warp
+/// (`WideCtx::call`), once the call site has learnt it (`Calls`, `Call::learning`).
+async fn spread(w: &Warp<'_>, x: u32) -> u32 {
     #[allow(non_upper_case_globals)]
     static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new();
     let __warpkit_args = x;
@@ -198,13 +212,49 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
                 )?;
         }
         ::core::mem::drop(__wk_2_args);
+        let mut __wk_6_s = ::warpkit::__private::wide::Lanes::new();
+        let __wk_7_instr = ::warpkit::__private::wide::ShflOwn(::warpkit::ShflMode::Idx);
+        let __wk_8_site = ::warpkit::__private::wide::site();
+        __wk.expect(&__wk_7_instr, __wk_8_site, &__wk_6_s);
         if __wk.dense() {
             __wk_5_returned.assert_full();
             '__wk_lanes: for __wk_l in 0..32u32 {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
                 {
-                    let __wk_r = (__wk_5_returned.take(__wk_l)) / (w.size());
+                    let s = __wk_5_returned.take(__wk_l);
+                    __wk_6_s.set(__wk_l, s);
+                }
+            }
+        } else {
+            '__wk_lanes: for __wk_l in __wk.lanes() {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                {
+                    let s = __wk_5_returned.take(__wk_l);
+                    __wk_6_s.set(__wk_l, s);
+                }
+            }
+        }
+        let __wk_9_a = ::warpkit::__private::wide::Lanes::copied(&__wk_6_s);
+        let __wk_10_b: u32 = (0);
+        let mut __wk_11_result = ::warpkit::__private::wide::Lanes::new();
+        __wk.issue(
+            &__wk_7_instr,
+            __wk_8_site,
+            &__wk_9_a,
+            ::warpkit::__private::wide::B::Uniform(__wk_10_b),
+            &mut __wk_11_result,
+        )?;
+        if __wk.dense() {
+            __wk_11_result.assert_full();
+            __wk_6_s.assert_full();
+            '__wk_lanes: for __wk_l in 0..32u32 {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                {
+                    let __wk_r = (__wk_11_result[__wk_l]) ^ (__wk_6_s[__wk_l]);
+                    __wk_6_s.drop_lane(__wk_l);
                     __wk_1_x.drop_lane(__wk_l);
                     __wk.ret(__wk_outs, __wk_l, __wk_r);
                 }
@@ -214,7 +264,8 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
                 {
-                    let __wk_r = (__wk_5_returned.take(__wk_l)) / (w.size());
+                    let __wk_r = (__wk_11_result[__wk_l]) ^ (__wk_6_s[__wk_l]);
+                    __wk_6_s.drop_lane(__wk_l);
                     __wk_1_x.drop_lane(__wk_l);
                     __wk.ret(__wk_outs, __wk_l, __wk_r);
                 }
@@ -232,7 +283,7 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
             ) {
                 ::core::option::Option::Some(__warpkit_ready) => {
                     let __warpkit_kernel = ::core::concat!(
-                        ::core::module_path!(), "::", ::core::stringify!(mean)
+                        ::core::module_path!(), "::", ::core::stringify!(spread)
                     );
                     match ::warpkit::__private::wide::offer(
                             w,
@@ -259,16 +310,19 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
         }
         false => __warpkit_args,
     };
-    match warp_sum(w, x) {
+    let s = match warp_sum(w, x) {
         __warpkit_call => {
             ::warpkit::__private::WarpCall::into_future(__warpkit_call)
                 .learning(&__warpkit_calls_0, __warpkit_key)
         }
     }
-        .await / w.size()
+        .await;
+    w.shfl_idx(s, 0).await ^ s
 }
 #[cfg(target_arch = "nvptx64")]
-/// A helper call passes the handle on: awaited through `WarpCall`.
-fn mean(w: &Warp<'_>, x: u32) -> u32 {
-    warp_sum(w, x) / w.size()
+/// A call and an instruction: the warp-wide form runs the helper's form for the warp
+/// (`WideCtx::call`), once the call site has learnt it (`Calls`, `Call::learning`).
+fn spread(w: &Warp<'_>, x: u32) -> u32 {
+    let s = warp_sum(w, x);
+    w.shfl_idx(s, 0) ^ s
 }

@@ -15,3 +15,11 @@ pub fn warp_sum(w: &Warp, x: u32) -> u32 {
 fn mean(w: &Warp<'_>, x: u32) -> u32 {
     warp_sum(w, x) / w.size()
 }
+
+/// A call and an instruction: the warp-wide form runs the helper's form for the warp
+/// (`WideCtx::call`), once the call site has learnt it (`Calls`, `Call::learning`).
+#[warp_kernel]
+fn spread(w: &Warp<'_>, x: u32) -> u32 {
+    let s = warp_sum(w, x);
+    w.shfl_idx(s, 0) ^ s
+}

@@ -203,6 +203,13 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
     let handle = &support.handle;
     // Loads and stores are lane code in the form.
     let points: HashSet<usize> = points.difference(&support.accesses).copied().collect();
+    // A kernel whose only point is one call (a wrapper, or an entry that loads, calls and
+    // stores): per lane, its lanes reach the callee's offer in one step, and the callee's form
+    // runs; a form of its own would save no step, and its offer would cost every run (and every
+    // run, when the callee never offers one).
+    if support.calls.len() == 1 && points.len() == 1 {
+        return None;
+    }
     let points = &points;
     let suspends = !support.barriers.is_empty();
     // Parameters after the handle: plain identifiers with nameable types.
