@@ -1568,8 +1568,11 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         self.pending = None;
         let learned = calls.find(self.body.addr()).expect("warpkit: a warp-wide form was offered before its calls learned their callees (a bug in warpkit)");
         // The callee this call site learned is the one this instantiation of the form calls,
-        // and its form takes these arguments and gives these results (the same answer for
-        // every call of one caller's form: asked once).
+        // and its form takes these arguments and gives these results: the same answer for every
+        // call of one caller's form, so asked once. (Two instantiations of a generic caller
+        // whose forms the compiler merged into one function would share an entry; but this
+        // function's code names the callee's type, so forms that call different callees differ
+        // and are not merged.)
         if !learned.checked.load(core::sync::atomic::Ordering::Relaxed) {
             let callee = core::any::type_name::<F>();
             assert!(
