@@ -1313,3 +1313,20 @@ fn a_callee_panics_in_the_callers_form() {
     assert_eq!(warpkit::wide_runs() - before, 2, "the caller's form and the callee's");
 }
 
+
+/// Calls in forms over a grid on two CPU threads: the call sites learn on whichever thread gets
+/// there first, and both threads' warps use what they learnt (a static shared by the process).
+#[test]
+fn calls_in_a_grid_on_two_threads() {
+    let grid = Grid::new(32 * 64).cpu_threads(2);
+    let kernel = async |w: &Warp<'_>| {
+        let x = (w.global_id() as u32).wrapping_mul(2_654_435_761) >> 20;
+        (caller(w, x, 99).await, generic_caller(w, x as u64).await)
+    };
+    let per_lane = grid.executor(Executor::new().wide(false)).map(kernel).unwrap();
+    for _ in 0..3 {
+        let wide = grid.executor(Executor::new().wide(true)).map(kernel).unwrap();
+        assert_eq!(per_lane, wide);
+    }
+}
+
