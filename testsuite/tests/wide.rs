@@ -1330,3 +1330,22 @@ fn calls_in_a_grid_on_two_threads() {
     }
 }
 
+
+/// Every lane returns before the call (or some do): the callee runs for the lanes left, or not
+/// at all.
+#[warp_kernel]
+fn caller_after_returns(w: &Warp, x: u32) -> u32 {
+    let a = w.shfl_xor(x, 1);
+    if a < 1000 {
+        return a;
+    }
+    callee_rounds(w, a, 1)
+}
+
+#[test]
+fn calls_after_every_lane_returned() {
+    for _ in 0..4 {
+        let _ = both().run_with(&[5u32; 32], caller_after_returns);
+        let _ = both().run_with(&core::array::from_fn(|l| l as u32 * 100), caller_after_returns);
+    }
+}

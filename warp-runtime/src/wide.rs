@@ -1582,10 +1582,14 @@ impl<'c, 'r> WideCtx<'c, 'r> {
             );
             learned.checked.store(true, core::sync::atomic::Ordering::Relaxed);
         }
+        let live = !self.exited;
+        if live == 0 {
+            // Every lane has returned: none makes the call.
+            return Ok(());
+        }
         let run = self.run();
         run.exited = self.exited;
         let regs = run.regs;
-        let live = !self.exited;
         let hs = self.handles();
         let callers = regs.enter_calls(live, site);
         let own = core::cell::OnceCell::new();
