@@ -180,7 +180,12 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
                         ::warpkit::__private::wide::pack1(
                             &(warp_sum),
                             &mut __wk_3_callee,
-                            (__wk_1_x[__wk_l]),
+                            ({
+                                use ::warpkit::__private::wide::{
+                                    ArgCopy as _, ArgMove as _,
+                                };
+                                __wk_1_x.arg(__wk_l).value()
+                            }),
                         ),
                     );
             }
@@ -194,7 +199,12 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
                         ::warpkit::__private::wide::pack1(
                             &(warp_sum),
                             &mut __wk_3_callee,
-                            (__wk_1_x[__wk_l]),
+                            ({
+                                use ::warpkit::__private::wide::{
+                                    ArgCopy as _, ArgMove as _,
+                                };
+                                __wk_1_x.arg(__wk_l).value()
+                            }),
                         ),
                     );
             }

@@ -1349,3 +1349,143 @@ fn calls_after_every_lane_returned() {
         let _ = both().run_with(&core::array::from_fn(|l| l as u32 * 100), caller_after_returns);
     }
 }
+
+// ---- cases from the review of calls in forms (each differed, panicked or did not compile).
+
+/// A `return` in an instruction's operand: the callee's lanes may return before its last
+/// instruction (`returns_early`), so it runs warp-wide only at a run's entry.
+#[warp_kernel]
+fn ret_in_ballot(w: &Warp, x: u32) -> u32 {
+    w.ballot(if x == 3 { return 100 } else { x % 3 == 0 })
+}
+
+#[warp_kernel]
+fn outer_of_ret_in_ballot(w: &Warp, x: u32) -> u32 {
+    let a = ret_in_ballot(w, x);
+    let b = w.ballot(a > 50);
+    a ^ b
+}
+
+#[warp_kernel]
+fn ret_in_shfl(w: &Warp, x: u32) -> u32 {
+    w.shfl_xor(if x == 3 { return 100 } else { x }, 1)
+}
+
+#[warp_kernel]
+fn outer_of_ret_in_shfl(w: &Warp, x: u32) -> u32 {
+    let a = ret_in_shfl(w, x);
+    w.shfl_xor(a, 1) ^ a
+}
+
+/// A callee whose uniform code would fail, called when no lane is left.
+#[warp_kernel]
+fn callee_uniform_div(w: &Warp, x: u32) -> u32 {
+    let k = 100 / w.warp_index();
+    w.shfl_xor(x + k as u32, 1)
+}
+
+#[warp_kernel]
+fn caller_all_return(w: &Warp, x: u32) -> u32 {
+    let y = w.shfl_xor(x, 2);
+    if y < 1000 {
+        return y;
+    }
+    callee_uniform_div(w, y)
+}
+
+/// A hand-written `async fn` that awaits a kernel without `call`: the kernel's offer is at the
+/// wrapper's call path, but it is not the wrapper's (whose `+ 100` a form would skip).
+#[warp_kernel]
+fn inner_shfl(w: &Warp, x: u32) -> u32 {
+    w.shfl_xor(x, 1)
+}
+
+async fn hand_wrapper(w: &Warp<'_>, x: u32) -> u32 {
+    inner_shfl(w, x).await + 100
+}
+
+async fn hand_wrapper2(w: &Warp<'_>, x: u32, y: u32) -> u32 {
+    inner_shfl(w, x ^ y).await
+}
+
+#[warp_kernel]
+fn calls_hand_wrappers(w: &Warp, x: u32) -> u32 {
+    let a = hand_wrapper(w, x);
+    let b = hand_wrapper2(w, x, 3);
+    w.shfl_xor(a ^ b, 2)
+}
+
+/// Arguments that borrow or move per-lane values: each compiles (a call that borrows one the
+/// kernel changes keeps the per-lane form).
+#[warp_kernel]
+fn bump(w: &Warp, acc: &mut u32, x: u32) -> u32 {
+    let v = w.shfl_xor(x, 1);
+    *acc += v;
+    v
+}
+
+#[warp_kernel]
+fn sum2(w: &Warp, xs: &[u32; 2]) -> u32 {
+    w.redux_add(xs[0] ^ xs[1])
+}
+
+#[warp_kernel]
+fn pick<'a>(w: &Warp, xs: &'a [u32; 2], x: u32) -> &'a u32 {
+    let k = w.shfl_xor(x, 1);
+    &xs[(k % 2) as usize]
+}
+
+#[warp_kernel]
+fn str_len(w: &Warp, s: String) -> u32 {
+    w.redux_max(s.len() as u32)
+}
+
+#[warp_kernel]
+fn apply_op<F: Fn(u32) -> u32>(w: &Warp, x: u32, op: F) -> u32 {
+    op(w.shfl_xor(x, 4))
+}
+
+#[warp_kernel]
+fn borrowing_callers(w: &Warp, x: u32) -> (u32, u32, u32, u32, u32, u32) {
+    let mut acc = x;
+    let y = bump(w, &mut acc, x);
+    let arr = [x, x + 1];
+    let s2 = sum2(w, &arr);
+    let mut xs = [x, y];
+    let v = *pick(w, &xs, x);
+    xs[0] = v;
+    let s = x.to_string();
+    let n = str_len(w, s);
+    let op = { |v: u32| v + 7 };
+    let o = apply_op(w, x, op);
+    let z = w.shfl_xor(n, 1);
+    (acc + y, s2, xs[0] + xs[1], n, o, z)
+}
+
+/// A per-lane `String` moved into a call, the kernel reading other values afterwards.
+#[warp_kernel]
+fn moves_a_string(w: &Warp, x: u32) -> u32 {
+    let s = x.to_string() + "-";
+    let n = str_len(w, s);
+    w.shfl_xor(n + x, 1)
+}
+
+#[test]
+fn review_of_calls_agree() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32);
+    let big = x.map(|v| v + 5000);
+    for _ in 0..4 {
+        let _ = both().run_with(&x, outer_of_ret_in_ballot);
+        let _ = both().run_with(&x, outer_of_ret_in_shfl);
+        // Learnt with lanes left (warp 1: the callee divides by its index), then run with none.
+        let _ = both().warp_index(1).run_with(&big, caller_all_return);
+        let _ = both().run_with(&x, caller_all_return);
+        let _ = both().run_with(&x, calls_hand_wrappers);
+        let _ = both().run_with(&x, borrowing_callers);
+        let _ = both().run_with(&x, moves_a_string);
+    }
+    // `moves_a_string` runs warp-wide with its callee once learnt.
+    let before = warpkit::wide_runs();
+    let _ = Executor::new().wide(true).run_with(&x, moves_a_string);
+    assert_eq!(warpkit::wide_runs() - before, 2, "moves_a_string and str_len");
+}

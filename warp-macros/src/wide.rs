@@ -252,6 +252,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
     let (body, whole_warp) = loop {
         let mut g = Gen::new(points, &support.calls, &support.barriers, handle.clone(), krate.clone(), tainted.clone());
         g.stable_handles = !only_receiver(&item.block, handle);
+        g.changed = changed_names(&item.block);
         g.candidates = candidates.iter().filter(|c| !tainted.contains(*c)).cloned().collect();
         g.uniform_params = uniform_params.iter().filter(|c| !tainted.contains(*c)).cloned().collect();
         g.push_scope();
@@ -414,6 +415,46 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
     Some(Prologue { tokens, calls: support.calls.clone() })
 }
 
+/// The names `block` assigns (`x = ..`, `x += ..`, `x[i] = ..`), borrows mutably (`&mut x`) or
+/// calls a method on (which may take `&mut self`).
+fn changed_names(block: &Block) -> HashSet<String> {
+    struct Find(HashSet<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Find {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            let root = match e {
+                Expr::Assign(a) => root_ident(&a.left),
+                Expr::Binary(b) if is_compound(&b.op) => root_ident(&b.left),
+                Expr::Reference(r) if r.mutability.is_some() => root_ident(&r.expr),
+                Expr::MethodCall(m) => root_ident(&m.receiver),
+                _ => None,
+            };
+            self.0.extend(root);
+            syn::visit::visit_expr(self, e);
+        }
+    }
+    let mut f = Find(HashSet::new());
+    syn::visit::Visit::visit_block(&mut f, block);
+    f.0
+}
+
+/// Whether `e` holds a `return` of the kernel (not of a closure in it).
+fn has_return(e: &Expr) -> bool {
+    struct Find(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Find {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            match e {
+                Expr::Return(_) => self.0 = true,
+                Expr::Closure(_) | Expr::Async(_) => {}
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut f = Find(false);
+    syn::visit::Visit::visit_expr(&mut f, e);
+    f.0
+}
+
 /// Whether `e` holds a closure or an `async` block: an anonymous type, a different one in each
 /// copy of the code.
 fn makes_a_type(e: &Expr) -> bool {
@@ -487,6 +528,9 @@ struct Gen<'p> {
     call_uniform: Vec<u64>,
     /// The calls whose results the next stretch reads (each once per lane: taken).
     call_results: HashSet<usize>,
+    /// Names the body assigns, borrows mutably or calls a method on (`changed_names`): a call's
+    /// argument may borrow a per-lane variable only when it is none of these.
+    changed: HashSet<String>,
     /// Whether a lane may return while the form goes on to a warp instruction or call (a
     /// `return` before a point, or in a loop that has one): the form is then exact only where
     /// returning is exiting, at the kernel's entry (`Needs::returns_early`).
@@ -619,7 +663,7 @@ fn mutating(e: &Expr) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, calls: &'p [usize], barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, calls, call_uniform: vec![0; calls.len()], call_results: HashSet::new(), returns_early: false, return_seen: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
+        Gen { points, calls, call_uniform: vec![0; calls.len()], call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -927,7 +971,7 @@ impl<'p> Gen<'p> {
                 self.ok = false;
                 return None;
             };
-            self.point();
+            self.point(pt);
             if let Some((instr, with_b)) = self.fast_instruction(m) {
                 self.issue_fast(pt, m, instr, with_b);
                 continue;
@@ -972,10 +1016,10 @@ impl<'p> Gen<'p> {
         Some(self.emit(e))
     }
 
-    /// A point (an instruction, a barrier or a call) is issued: after a `return`, a lane may
-    /// have returned while others go on to it.
-    fn point(&mut self) {
-        self.returns_early |= self.return_seen;
+    /// The point `pt` (an instruction, a barrier or a call) is issued: after a `return`, or with
+    /// one in its operands, a lane may have returned while others go on to it.
+    fn point(&mut self, pt: &Expr) {
+        self.returns_early |= self.return_seen || has_return(pt);
     }
 
     /// A lane code's `return`.
@@ -995,7 +1039,7 @@ impl<'p> Gen<'p> {
             self.ok = false;
             return;
         };
-        self.point();
+        self.point(pt);
         // The handle as the kernel received it (not a local of that name).
         if self.resolve(&self.handle.to_string()).is_some() {
             self.ok = false;
@@ -1014,10 +1058,32 @@ impl<'p> Gen<'p> {
             self.ok = false;
             return;
         }
+        // The lanes' arguments are kept together until the call: one that borrows a per-lane
+        // variable borrows its `Lanes`, which must then not change meanwhile (it is not set in
+        // this stretch, nor changed anywhere); a mutable borrow of one would be 32 at once.
+        if rest.iter().any(|a| self.borrows_changing(a)) {
+            self.ok = false;
+            return;
+        }
         self.call_uniform[index] = rest.iter().enumerate().filter(|(_, a)| self.uniform(a)).fold(0, |bits, (i, _)| bits | 1 << i);
         let pack = format_ident!("pack{}", rest.len());
         let func = verbatim_at(self.emit(&c.func), &c.func);
-        let values: Vec<Expr> = rest.iter().map(|a| verbatim_at(self.emit(a), a)).collect();
+        // A per-lane variable passed whole is moved into the call when its type is not `Copy`
+        // (`LaneArg`); any other argument is lane code as written.
+        let values: Vec<Expr> = rest
+            .iter()
+            .map(|a| match unparen(a) {
+                Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => match self.resolve(&p.path.segments[0].ident.to_string()) {
+                    Some(Bind::Wide(v)) => {
+                        let v = v.clone();
+                        self.used.push(v.to_string());
+                        verbatim_at(quote!({ use #w::{ArgCopy as _, ArgMove as _}; #v.arg(__wk_l).value() }), a)
+                    }
+                    _ => verbatim_at(self.emit(a), a),
+                },
+                _ => verbatim_at(self.emit(a), a),
+            })
+            .collect();
         // Spanned as the per-lane form's call (`WarpCall::into_future`): the call's site.
         let at_call = crate::krate::facade_at(span);
         self.hoisted.push(quote!(let mut #args = #lanes::new();));
@@ -1039,6 +1105,29 @@ impl<'p> Gen<'p> {
         });
         self.call_results.insert(at);
         self.temps.push((at, r));
+    }
+
+    /// Whether `e` borrows mutably, or borrows a per-lane variable that this stretch sets or
+    /// that the body changes.
+    fn borrows_changing(&self, e: &Expr) -> bool {
+        struct Find<'g, 'p>(&'g Gen<'p>, bool);
+        impl<'ast> syn::visit::Visit<'ast> for Find<'_, '_> {
+            fn visit_expr(&mut self, e: &'ast Expr) {
+                if let Expr::Reference(r) = e {
+                    let mut names = Vec::new();
+                    idents_in(r.expr.to_token_stream(), &mut names);
+                    let changing = names.iter().any(|n| match self.0.resolve(n) {
+                        Some(Bind::Wide(v)) => self.0.fresh_here.contains(&v.to_string()) || self.0.changed.contains(n),
+                        _ => false,
+                    });
+                    self.1 |= r.mutability.is_some() || changing;
+                }
+                syn::visit::visit_expr(self, e);
+            }
+        }
+        let mut f = Find(self, false);
+        syn::visit::Visit::visit_expr(&mut f, e);
+        f.1
     }
 
     /// Whether `m` is `w.sync_threads()` on the kernel's own handle.
@@ -1445,7 +1534,7 @@ impl<'p> Gen<'p> {
         while let Expr::Paren(p) = inner {
             inner = &p.expr;
         }
-        if matches!(inner, Expr::Reference(_) | Expr::Closure(_)) {
+        if matches!(inner, Expr::Reference(_)) || makes_a_type(inner) {
             self.ok = false;
             return;
         }
@@ -1548,7 +1637,7 @@ impl<'p> Gen<'p> {
                 let at_method = crate::krate::facade_at(method);
                 self.hoisted.push(quote_spanned!(method=> let #site = #at_method::__private::wide::site();));
                 self.hoisted.push(quote!(__wk.expect_sync_threads(#site);));
-                self.point();
+                self.point(e);
                 self.flush();
                 self.out.push(quote!(__wk.sync_threads(#site)?.await; __wk.resumed();));
             }

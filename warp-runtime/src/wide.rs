@@ -127,6 +127,12 @@ impl<T> Lanes<T> {
         }
     }
 
+    /// Lane `lane`'s value as a call's argument (see [`LaneArg`]).
+    #[inline(always)]
+    pub fn arg(&mut self, lane: u32) -> LaneArg<'_, T> {
+        LaneArg(self, lane)
+    }
+
     /// The values and the lanes that hold one, moved out (for the run's results).
     #[inline(always)]
     pub(crate) fn into_parts(self) -> ([MaybeUninit<T>; 32], u32) {
@@ -630,6 +636,13 @@ pub(crate) struct LearnAt {
 /// call site learns it (see [`Calls`]; learnt then, between two steps, every lane of a warp
 /// that reaches the caller afterwards sees the same). `at` lives in the call's future, which
 /// holds the offer's.
+///
+/// An offer at the callee's path is the callee's own only when the callee is the kernel that
+/// made it: a hand-written `async fn` that awaits a kernel without [`call`](crate::call) leaves
+/// that kernel's offer at the same path. So the offer's kernel must be the callee, by the
+/// callee's future's type name (`path::name::{{closure}}`, with generic arguments after the
+/// name); a kernel that is an associated function (`path::Type::name`) is not recognised, and
+/// its callers keep the per-lane form.
 #[inline]
 pub(crate) fn learn_offer(regs: &Regs, lane: u32, path: u64, at: &LearnAt) {
     let l = lane as usize & 31;
@@ -639,7 +652,15 @@ pub(crate) fn learn_offer(regs: &Regs, lane: u32, path: u64, at: &LearnAt) {
     // SAFETY: the lane posted this offer in the poll just made (at the callee's own path, so
     // the callee's own, not that of a function the callee called), and its future is alive.
     let o = unsafe { &*crate::warp::at(&regs.offers, l).get() };
-    o.learn.set(at);
+    if future_of(o.kernel, (at.callee)()) {
+        o.learn.set(at);
+    }
+}
+
+/// Whether `future` (a type name) is the future of the `async fn` `kernel` (`module::name`).
+fn future_of(kernel: &str, future: &str) -> bool {
+    let future = future.strip_prefix("{async fn body of ").unwrap_or(future);
+    future.strip_prefix(kernel).is_some_and(|rest| rest.starts_with('<') || rest.starts_with("::{{closure}}") || rest.starts_with("()"))
 }
 
 /// The callee of a call in a form: its future's type (see [`WideCtx::call`]). The form's lanes
@@ -685,6 +706,38 @@ pub trait CallsNothing {
 }
 
 impl<F> CallsNothing for &Callee<F> {}
+
+/// A per-lane variable passed whole to a call in a form: `v.arg(lane).value()` is the lane's
+/// value, copied when its type is `Copy` ([`ArgCopy`], which method resolution takes
+/// first when it applies), else moved out ([`ArgMove`]): the per-lane form's call moves it then,
+/// so the kernel does not read it again before setting it.
+pub struct LaneArg<'a, T>(pub &'a mut Lanes<T>, pub u32);
+
+/// See [`LaneArg`].
+pub trait ArgCopy<T> {
+    /// The lane's value, copied.
+    fn value(self) -> T;
+}
+
+impl<T: Copy> ArgCopy<T> for LaneArg<'_, T> {
+    #[inline(always)]
+    fn value(self) -> T {
+        self.0[self.1]
+    }
+}
+
+/// See [`LaneArg`].
+pub trait ArgMove<T> {
+    /// The lane's value, moved out.
+    fn value(self) -> T;
+}
+
+impl<T> ArgMove<T> for &mut LaneArg<'_, T> {
+    #[inline(always)]
+    fn value(self) -> T {
+        self.0.take(self.1)
+    }
+}
 
 macro_rules! pack_fns {
     ($($name:ident ($($a:ident: $t:ident),*) -> $out:ty;)*) => {$(
@@ -1575,10 +1628,15 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         // and are not merged.)
         if !learned.checked.load(core::sync::atomic::Ordering::Relaxed) {
             let callee = core::any::type_name::<F>();
+            let (learnt, types) = ((learned.kind.types)(), type_names::<A, F::Output>());
             assert!(
-                learned.callee == callee && (learned.kind.types)() == type_names::<A, F::Output>(),
-                "warpkit: a warp-wide form's call learned the callee `{}` but calls `{callee}` (a bug in warpkit)",
-                learned.callee
+                learned.callee == callee && learnt == types,
+                "warpkit: a warp-wide form's call learned the callee `{}` taking `{}` and giving `{}`, but calls `{callee}` taking `{}` and giving `{}` (a bug in warpkit)",
+                learned.callee,
+                learnt.0,
+                learnt.1,
+                types.0,
+                types.1
             );
             learned.checked.store(true, core::sync::atomic::Ordering::Relaxed);
         }
