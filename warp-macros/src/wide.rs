@@ -212,6 +212,12 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
     }
     let points = &points;
     let suspends = !support.barriers.is_empty();
+    // A kernel with CTA barriers that calls warp functions keeps the per-lane form: a form that
+    // suspends costs more to start than the per-lane steps around a few calls save (the example
+    // `block_reduce`: 11% slower with one).
+    if suspends && !support.calls.is_empty() {
+        return None;
+    }
     // Parameters after the handle: plain identifiers with nameable types.
     let mut names = Vec::new();
     let mut pats = Vec::new();
@@ -361,8 +367,19 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
         )
     };
     let needs = quote!(#krate::__private::wide::Needs { whole_warp: #whole_warp, same_shape: #same_shape, same_params: #same_params, returns_early: #returns_early });
-    let kernel_name = quote!(::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name)));
+    // The offer, needing `needs` of the lanes: the kernel returns the form's result, or goes on
+    // per lane with its arguments.
+    let offer_with = |needs: TokenStream| {
+        quote! {
+            let __warpkit_kernel = ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name));
+            match #krate::__private::wide::#offer(#w, #wide, #args, __warpkit_kernel, #needs, #same_args).await {
+                ::core::result::Result::Ok(#out) => return #out,
+                ::core::result::Result::Err(#args) => #args,
+            }
+        }
+    };
     let tokens = if support.calls.is_empty() {
+        let offered = offer_with(needs);
         quote! {
             let #args = #args_value;
             #copy_let
@@ -370,11 +387,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
             let #args_pat = if #krate::__private::wide::wanted(#w) #copy_consts {
                 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
                 #form
-                let __warpkit_kernel = #kernel_name;
-                match #krate::__private::wide::#offer(#w, #wide, #args, __warpkit_kernel, #needs, #same_args).await {
-                    ::core::result::Result::Ok(#out) => return #out,
-                    ::core::result::Result::Err(#args) => #args,
-                }
+                #offered
             } else {
                 #args
             };
@@ -386,6 +399,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
         let statics: Vec<syn::Ident> = (0..support.calls.len()).map(calls_static).collect();
         let key = syn::Ident::new("__warpkit_key", Span::mixed_site());
         let ready = syn::Ident::new("__warpkit_ready", Span::mixed_site());
+        let offered = offer_with(quote!(#needs.and(#ready)));
         quote! {
             #(
                 #[allow(non_upper_case_globals)]
@@ -400,11 +414,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
             let #args_pat = match #krate::__private::wide::wanted(#w) #copy_consts {
                 true => match #krate::__private::wide::calls_ready(#key, &[#((&#statics, #call_uniform)),*]) {
                     ::core::option::Option::Some(#ready) => {
-                        let __warpkit_kernel = #kernel_name;
-                        match #krate::__private::wide::#offer(#w, #wide, #args, __warpkit_kernel, #needs.and(#ready), #same_args).await {
-                            ::core::result::Result::Ok(#out) => return #out,
-                            ::core::result::Result::Err(#args) => #args,
-                        }
+                        #offered
                     }
                     ::core::option::Option::None => #args,
                 },
@@ -439,36 +449,29 @@ fn changed_names(block: &Block) -> HashSet<String> {
 
 /// Whether `e` holds a `return` of the kernel (not of a closure in it).
 fn has_return(e: &Expr) -> bool {
-    struct Find(bool);
-    impl<'ast> syn::visit::Visit<'ast> for Find {
-        fn visit_expr(&mut self, e: &'ast Expr) {
-            match e {
-                Expr::Return(_) => self.0 = true,
-                Expr::Closure(_) | Expr::Async(_) => {}
-                _ => syn::visit::visit_expr(self, e),
-            }
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut f = Find(false);
-    syn::visit::Visit::visit_expr(&mut f, e);
-    f.0
+    finds(e, false, |x| matches!(x, Expr::Return(_)))
 }
 
 /// Whether `e` holds a closure or an `async` block: an anonymous type, a different one in each
 /// copy of the code.
 fn makes_a_type(e: &Expr) -> bool {
-    struct Find(bool);
-    impl<'ast> syn::visit::Visit<'ast> for Find {
+    finds(e, true, |x| matches!(x, Expr::Closure(_) | Expr::Async(_)))
+}
+
+/// Whether `e`, or an expression in it, is one `hit` accepts: not inside a nested item, and
+/// inside closures and `async` blocks only when `into_closures`.
+fn finds(e: &Expr, into_closures: bool, hit: impl Fn(&Expr) -> bool) -> bool {
+    struct Find<H>(bool, bool, H);
+    impl<'ast, H: Fn(&Expr) -> bool> syn::visit::Visit<'ast> for Find<H> {
         fn visit_expr(&mut self, e: &'ast Expr) {
-            if matches!(e, Expr::Closure(_) | Expr::Async(_)) {
-                self.0 = true;
+            self.0 |= (self.2)(e);
+            if self.1 || !matches!(e, Expr::Closure(_) | Expr::Async(_)) {
+                syn::visit::visit_expr(self, e);
             }
-            syn::visit::visit_expr(self, e);
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
-    let mut f = Find(false);
+    let mut f = Find(false, into_closures, hit);
     syn::visit::Visit::visit_expr(&mut f, e);
     f.0
 }
