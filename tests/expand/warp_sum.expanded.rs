@@ -167,7 +167,7 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
         let __wk_hs = __wk.handles();
         let __wk_1_x = __wk_args;
         let mut __wk_2_args = ::warpkit::__private::wide::Lanes::new();
-        let mut __wk_3_callee = ::warpkit::__private::wide::Callee::new();
+        let mut __wk_3_callee = ::warpkit::__private::wide::TypeOf::new();
         let __wk_4_site = ::warpkit::__private::wide::site();
         if __wk.dense() {
             __wk_1_x.assert_full();

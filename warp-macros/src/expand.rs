@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, FnArg, ItemFn, Signature, Token, Type};
@@ -261,8 +261,7 @@ impl VisitMut for AwaitSuspensions<'_> {
                 // Output: match helper(w, v) { __warpkit_call => ::warpkit::__private::WarpCall::into_future(__warpkit_call).learning(&__warpkit_calls_0, __warpkit_key) }.await
                 let krate = crate::krate::facade_at(span);
                 let call = syn::Ident::new("__warpkit_call", span);
-                let calls = format_ident!("__warpkit_calls_{}", index);
-                let key = syn::Ident::new("__warpkit_key", Span::mixed_site());
+                let (calls, key) = (crate::wide::calls_static(index), crate::wide::calls_key());
                 let inner: Expr = syn::parse_quote_spanned!(span=> #krate::__private::WarpCall::into_future(#call).learning(&#calls, #key));
                 awaited(attrs, binding(base, &call, inner), span)
             } else {

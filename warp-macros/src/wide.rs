@@ -255,10 +255,11 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
     let candidates: HashSet<String> = names.iter().zip(&types).filter(|(_, t)| primitive(t)).map(|(n, _)| n.to_string()).collect();
     let mut tainted = HashSet::new();
     let mut uniform_params: HashSet<String> = HashSet::new();
+    let changed = changed_names(&item.block);
     let (body, whole_warp) = loop {
         let mut g = Gen::new(points, &support.calls, &support.barriers, handle.clone(), krate.clone(), tainted.clone());
         g.stable_handles = !only_receiver(&item.block, handle);
-        g.changed = changed_names(&item.block);
+        g.changed = changed.clone();
         g.candidates = candidates.iter().filter(|c| !tainted.contains(*c)).cloned().collect();
         g.uniform_params = uniform_params.iter().filter(|c| !tainted.contains(*c)).cloned().collect();
         g.push_scope();
@@ -397,7 +398,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
         // body's calls learn for this instantiation of the kernel (`wide::Calls`). The form is
         // offered once every call site learned that its callee offers one.
         let statics: Vec<syn::Ident> = (0..support.calls.len()).map(calls_static).collect();
-        let key = syn::Ident::new("__warpkit_key", Span::mixed_site());
+        let key = calls_key();
         let ready = syn::Ident::new("__warpkit_ready", Span::mixed_site());
         let offered = offer_with(quote!(#needs.and(#ready)));
         quote! {
@@ -477,8 +478,14 @@ fn finds(e: &Expr, into_closures: bool, hit: impl Fn(&Expr) -> bool) -> bool {
 }
 
 /// The `static` of call site `index` (`wide::Calls`), declared at the top of the kernel's body.
-fn calls_static(index: usize) -> syn::Ident {
+pub fn calls_static(index: usize) -> syn::Ident {
     format_ident!("__warpkit_calls_{}", index)
+}
+
+/// The local holding the form's address, by which the per-lane body's calls learn for this
+/// instantiation of the kernel.
+pub fn calls_key() -> syn::Ident {
+    syn::Ident::new("__warpkit_key", Span::mixed_site())
 }
 
 /// Whether a pattern binds something by `ref mut`.
@@ -1090,7 +1097,7 @@ impl<'p> Gen<'p> {
         // Spanned as the per-lane form's call (`WarpCall::into_future`): the call's site.
         let at_call = crate::krate::facade_at(span);
         self.hoisted.push(quote!(let mut #args = #lanes::new();));
-        self.hoisted.push(quote!(let mut #callee = #w::Callee::new();));
+        self.hoisted.push(quote!(let mut #callee = #w::TypeOf::new();));
         self.hoisted.push(quote_spanned!(span=> let #site = #at_call::__private::wide::site();));
         self.declare(&args);
         self.pending.push(quote!(#args.set(__wk_l, #w::#pack(&#func, &mut #callee #(, #values)*));));

@@ -539,37 +539,22 @@ impl Regs {
         let before = self.path.get();
         let first = before[lanes.trailing_zeros() as usize & 31];
         if lanes == u32::MAX && before.iter().all(|&p| p == first) {
+            // The whole warp from one path (the usual case): one new path for all.
             self.path.set([path_then(first, site); 32]);
             return before;
         }
         let mut after = before;
-        if crate::semantics::lanes(lanes).all(|l| before[l as usize] == first) {
-            // One caller's path (the usual case): one new path for them all.
-            let path = path_then(first, site);
-            for l in crate::semantics::lanes(lanes) {
-                after[l as usize] = path;
-            }
-        } else {
-            for l in crate::semantics::lanes(lanes) {
-                after[l as usize] = path_then(before[l as usize], site);
-            }
+        for l in crate::semantics::lanes(lanes) {
+            after[l as usize] = path_then(before[l as usize], site);
         }
         self.path.set(after);
         before
     }
-    /// The lanes of `lanes` return from the warp function [`enter_calls`](Self::enter_calls)
-    /// entered, to the paths it gave.
+    /// The lanes [`enter_calls`](Self::enter_calls) entered return from the warp function, to
+    /// the paths it gave (no other lane's path changed meanwhile: the others have exited).
     #[inline]
-    pub(crate) fn leave_calls(&self, lanes: u32, before: &[u64; 32]) {
-        if lanes == u32::MAX {
-            self.path.set(*before);
-            return;
-        }
-        let mut paths = self.path.get();
-        for l in crate::semantics::lanes(lanes) {
-            paths[l as usize] = before[l as usize];
-        }
-        self.path.set(paths);
+    pub(crate) fn leave_calls(&self, before: &[u64; 32]) {
+        self.path.set(*before);
     }
     /// The path lane `lane` would run at after calling a warp function at `site` now.
     #[inline(always)]

@@ -429,14 +429,24 @@ pub fn wanted(w: &Warp<'_>) -> bool {
     w.regs.wide_allowed()
 }
 
-/// The type a closure returns, for [`CopyYes`]/[`CopyNo`] to tell whether it is `Copy` without
-/// making a value of it (a constant's value may have a `Drop`).
+/// A type, without a value of it: what a closure returns, for [`CopyYes`]/[`CopyNo`] to tell
+/// whether it is `Copy` (a constant's value may have a `Drop`), or a callee's future, for a call
+/// in a form ([`pack1`], [`CallsForm`]).
 pub struct TypeOf<T>(core::marker::PhantomData<fn() -> T>);
+
+impl<T> TypeOf<T> {
+    /// A type to be inferred.
+    #[allow(clippy::new_without_default)]
+    #[inline(always)]
+    pub const fn new() -> TypeOf<T> {
+        TypeOf(core::marker::PhantomData)
+    }
+}
 
 /// The type `f` returns; `f` is not called.
 #[inline(always)]
 pub fn type_of<T>(_f: impl FnOnce() -> T) -> TypeOf<T> {
-    TypeOf(core::marker::PhantomData)
+    TypeOf::new()
 }
 
 /// `(&type_of(|| NAME)).is_copy()` is `true` when the constant's type is `Copy` (method
@@ -538,8 +548,8 @@ impl Needs {
 /// the callee, which a form cannot do. So a caller's form is offered only when, at each of its
 /// calls, the callee is known to offer a form that it does not suspend and whose needs the
 /// caller's own offer can promise ([`calls_ready`]). That is learned in a run of the caller per
-/// lane: each lane's first poll of the callee, [`crate::call::Call::learning`], sees the offer
-/// the callee posted. What was learned stays: a callee that offered once offers again (its
+/// lane: the callee's offer, seen at the call's first poll ([`crate::call::Call::learning`]),
+/// is learnt when the engine runs its form ([`run_offers`]). What was learned stays: a callee that offered once offers again (its
 /// prologue's conditions depend on its types, the run's settings, and what its own calls
 /// learned, which stays too).
 pub struct Calls {
@@ -663,22 +673,8 @@ fn future_of(kernel: &str, future: &str) -> bool {
     future.strip_prefix(kernel).is_some_and(|rest| rest.starts_with('<') || rest.starts_with("::{{closure}}") || rest.starts_with("()"))
 }
 
-/// The callee of a call in a form: its future's type (see [`WideCtx::call`]). The form's lanes
-/// write it by [`pack1`] and the other `pack` functions, which take the callee's arguments as
-/// a call of it would (with the same coercions).
-pub struct Callee<F>(core::marker::PhantomData<fn() -> F>);
-
-impl<F> Callee<F> {
-    /// A callee's future type, to be inferred.
-    #[allow(clippy::new_without_default)]
-    #[inline(always)]
-    pub const fn new() -> Callee<F> {
-        Callee(core::marker::PhantomData)
-    }
-}
-
-/// `(&callee).call_in(..)` runs a call in a form ([`WideCtx::call`]) when the callee's value
-/// is a future (method resolution takes this impl first when it applies); otherwise
+/// `(&callee).call_in(..)`, on the [`TypeOf`] the `pack` functions inferred (the callee's
+/// future, [`pack1`]), runs a call in a form ([`WideCtx::call`]) when that is a future (method resolution takes this impl first when it applies); otherwise
 /// ([`CallsNothing`]) the kernel does not compile anyway (its per-lane body's call of a function
 /// that is not a warp function is an error at the call, `WarpCall`), and the form adds no error
 /// of its own.
@@ -689,11 +685,11 @@ pub trait CallsForm {
     fn call_in<A>(&self, ctx: &mut WideCtx<'_, '_>, calls: &'static Calls, site: Site, args: &mut Lanes<A>, out: &mut Lanes<Self::Out>) -> Result<(), WarpError>;
 }
 
-impl<F: Future> CallsForm for Callee<F> {
+impl<F: Future> CallsForm for TypeOf<F> {
     type Out = F::Output;
     #[inline(always)]
     fn call_in<A>(&self, ctx: &mut WideCtx<'_, '_>, calls: &'static Calls, site: Site, args: &mut Lanes<A>, out: &mut Lanes<F::Output>) -> Result<(), WarpError> {
-        ctx.call(calls, site, Callee::<F>::new(), args, out)
+        ctx.call::<A, F>(calls, site, args, out)
     }
 }
 
@@ -705,7 +701,7 @@ pub trait CallsNothing {
     }
 }
 
-impl<F> CallsNothing for &Callee<F> {}
+impl<F> CallsNothing for &TypeOf<F> {}
 
 /// A per-lane variable passed whole to a call in a form: `v.arg(lane).value()` is the lane's
 /// value, copied when its type is `Copy` ([`ArgCopy`], which method resolution takes
@@ -747,7 +743,7 @@ macro_rules! pack_fns {
         /// call of it; `future` learns its future's type.
         #[inline(always)]
         #[allow(clippy::unused_unit, clippy::too_many_arguments)]
-        pub fn $name<'w, K, F, $($t),*>(_callee: &K, _future: &mut Callee<F>, $($a: $t),*) -> $out
+        pub fn $name<'w, K, F, $($t),*>(_callee: &K, _future: &mut TypeOf<F>, $($a: $t),*) -> $out
         where
             K: FnOnce(&'w Warp<'w>, $($t),*) -> F,
         {
@@ -1617,7 +1613,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// lanes enter the call (their call paths are the callee's while it runs), the callee's form
     /// runs for the live lanes, and they return from it together.
     #[inline(never)]
-    pub fn call<A, F: Future>(&mut self, calls: &'static Calls, site: Site, _callee: Callee<F>, args: &mut Lanes<A>, out: &mut Lanes<F::Output>) -> Result<(), WarpError> {
+    pub fn call<A, F: Future>(&mut self, calls: &'static Calls, site: Site, args: &mut Lanes<A>, out: &mut Lanes<F::Output>) -> Result<(), WarpError> {
         self.pending = None;
         let learned = calls.find(self.body.addr()).expect("warpkit: a warp-wide form was offered before its calls learned their callees (a bug in warpkit)");
         // The callee this call site learned is the one this instantiation of the form calls,
@@ -1651,7 +1647,8 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         let hs = self.handles();
         let callers = regs.enter_calls(live, site);
         let own = core::cell::OnceCell::new();
-        // As `WideCtx::new` makes it, with the caller's handles (whose shape it knows).
+        // What `WideCtx::new` makes, with the caller's handles, whose shape the caller knows
+        // (comparing 32 handles again cost 1.5% of the reduce example's instructions).
         WIDE_RUNS.with(|c| c.set(c.get() + 1));
         let mut ctx = WideCtx {
             run: self.run,
@@ -1677,7 +1674,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         drop(ctx);
         result?;
         self.current.resume();
-        regs.leave_calls(live, &callers);
+        regs.leave_calls(&callers);
         Ok(())
     }
 
