@@ -132,6 +132,19 @@ fn shaped_tiles(w: &Warp, x: u32, mixed: bool) -> u32 {
     shaped(&t, x)
 }
 
+/// Shuffles with explicit `b` and `c` (uniform, the same in every lane, and different per lane,
+/// whose requests then differ), each mode's `_pred` form, and matches of one and two words: each
+/// issued by the form itself.
+#[warp_kernel]
+fn explicit_operands(w: &Warp, x: u32, b: u32, c: u32) -> ((u32, bool), (u32, bool), (u64, bool), [(u32, bool); 4], (u32, u32, (u32, bool), (u32, bool))) {
+    let uniform = w.shfl(ShflMode::Down, x, 3, 0x1f);
+    let same = w.shfl(ShflMode::Bfly, x ^ 5, b, c);
+    let own = w.shfl(ShflMode::Idx, (x as u64) << 33 | 7, x % 32, if x % 3 == 0 { 0x1f } else { 0x181f });
+    let pred = [w.shfl_up_pred(x, b % 8), w.shfl_down_pred(x, 2), w.shfl_xor_pred(x, 9), w.shfl_idx_pred(x, x % 7)];
+    let (low, wide) = (x % 4, (x as u64 % 3) << 40);
+    (uniform, same, own, pred, (w.match_any(low), w.match_any(wide), w.match_all(low), w.match_all(wide)))
+}
+
 fn targets() -> impl Strategy<Value = Target> {
     prop_oneof![Just(Target::SM_70), Just(Target::SM_80), Just(Target::SM_90), Just(Target::default())]
 }
@@ -171,6 +184,10 @@ proptest! {
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| shaped(w, x[w.lane_id() as usize]).await);
         let _ = ex.run(async |w: &Warp<'_>| shaped_tiles(w, x[w.lane_id() as usize], false).await);
         let _ = ex.run(async |w: &Warp<'_>| shaped_tiles(w, x[w.lane_id() as usize], true).await);
+        let _ = ex.run(async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize], x[0], x[1] | x[2] << 8).await);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize] % 4, n, x[3]).await);
+        // `b` and `c` that differ between lanes.
+        let _ = ex.run(async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize], x[w.lane_id() as usize] % 2, 0x1f).await);
     }
 
     #[test]
@@ -213,6 +230,7 @@ fn supported_kernels_run_warp_wide() {
     assert_eq!(wide(&|| drop(ex.run_with(&x, early_return))), 1, "early_return");
     assert_eq!(wide(&|| drop(ex.run_with(&x, per_lane_masks))), 1, "per_lane_masks");
     assert_eq!(wide(&|| drop(ex.run_with(&x, signed_and_float))), 1, "signed_and_float");
+    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize], 3, 0x81f).await))), 1, "explicit_operands");
     // `reduce_u32` and, inside it, `tree_reduce` three times. The first run of a kernel that
     // calls warp functions may be per lane (its call sites learn that the callees offer
     // forms); from then on the caller's form runs, and runs the callees' forms.

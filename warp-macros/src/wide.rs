@@ -630,6 +630,14 @@ fn expr_attrs(e: &Expr) -> &[syn::Attribute] {
     }
 }
 
+/// Where a fast instruction's operands are among its method's arguments: the value (`a`), and
+/// the arguments that make its `b` operand (`b`, then `c` for `shfl`'s explicit form).
+struct Operands {
+    value: usize,
+    b: Option<usize>,
+    c: Option<usize>,
+}
+
 /// `(ts)`, spanned as `at`: an error about the value (a type a shuffle does not take) points at
 /// the user's tokens, as in the per-lane form.
 fn verbatim_at(ts: TokenStream, at: &Expr) -> Expr {
@@ -982,8 +990,8 @@ impl<'p> Gen<'p> {
                 return None;
             };
             self.point(pt);
-            if let Some((instr, with_b)) = self.fast_instruction(m) {
-                self.issue_fast(pt, m, instr, with_b);
+            if let Some((instr, ops)) = self.fast_instruction(m) {
+                self.issue_fast(pt, m, instr, ops);
                 continue;
             }
             let mut call = m.clone();
@@ -1165,47 +1173,80 @@ impl<'p> Gen<'p> {
     }
 
     /// The instruction descriptor (`warp_runtime::wide::WideInstr`) of a call the form issues
-    /// itself, and whether it has a `b` operand: a shuffle, vote or reduction on the kernel's own
-    /// handle (whose methods post exactly what the descriptor computes).
-    fn fast_instruction(&self, m: &syn::ExprMethodCall) -> Option<(TokenStream, bool)> {
+    /// itself, and where its operands are among the call's arguments: a shuffle, vote, match or
+    /// reduction on the kernel's own handle (whose methods post exactly what the descriptor
+    /// computes).
+    fn fast_instruction(&self, m: &syn::ExprMethodCall) -> Option<(TokenStream, Operands)> {
         if !self.on_own_handle(m) {
             return None;
         }
         let k = &self.krate;
         let w = quote!(#k::__private::wide);
-        let (instr, with_b) = match (m.method.to_string().as_str(), m.args.len()) {
-            ("shfl_up", 2) => (quote!(#w::ShflOwn(#k::ShflMode::Up)), true),
-            ("shfl_down", 2) => (quote!(#w::ShflOwn(#k::ShflMode::Down)), true),
-            ("shfl_xor", 2) => (quote!(#w::ShflOwn(#k::ShflMode::Bfly)), true),
-            ("shfl_idx", 2) => (quote!(#w::ShflOwn(#k::ShflMode::Idx)), true),
-            ("ballot", 1) => (quote!(#w::Ballot), false),
-            ("all", 1) => (quote!(#w::VoteBool(#k::VoteMode::All)), false),
-            ("any", 1) => (quote!(#w::VoteBool(#k::VoteMode::Any)), false),
-            ("uni", 1) => (quote!(#w::VoteBool(#k::VoteMode::Uni)), false),
-            ("redux_add", 1) => (quote!(#w::ReduxAdd), false),
-            ("redux_min", 1) => (quote!(#w::ReduxMinMaxOf(false)), false),
-            ("redux_max", 1) => (quote!(#w::ReduxMinMaxOf(true)), false),
-            ("redux_and", 1) => (quote!(#w::ReduxBitwise(#k::ReduxOp::And)), false),
-            ("redux_or", 1) => (quote!(#w::ReduxBitwise(#k::ReduxOp::Or)), false),
-            ("redux_xor", 1) => (quote!(#w::ReduxBitwise(#k::ReduxOp::Xor)), false),
+        let (one, with_b) = (Operands { value: 0, b: None, c: None }, Operands { value: 0, b: Some(1), c: None });
+        let found = match (m.method.to_string().as_str(), m.args.len()) {
+            ("shfl_up", 2) => (quote!(#w::ShflOwn(#k::ShflMode::Up)), with_b),
+            ("shfl_down", 2) => (quote!(#w::ShflOwn(#k::ShflMode::Down)), with_b),
+            ("shfl_xor", 2) => (quote!(#w::ShflOwn(#k::ShflMode::Bfly)), with_b),
+            ("shfl_idx", 2) => (quote!(#w::ShflOwn(#k::ShflMode::Idx)), with_b),
+            ("shfl_up_pred", 2) => (quote!(#w::ShflOwnPred(#k::ShflMode::Up)), with_b),
+            ("shfl_down_pred", 2) => (quote!(#w::ShflOwnPred(#k::ShflMode::Down)), with_b),
+            ("shfl_xor_pred", 2) => (quote!(#w::ShflOwnPred(#k::ShflMode::Bfly)), with_b),
+            ("shfl_idx_pred", 2) => (quote!(#w::ShflOwnPred(#k::ShflMode::Idx)), with_b),
+            // The mode is read before the stretch: only a constant's path (`ShflMode::Down`).
+            ("shfl", 4) if self.constant_path(&m.args[0]) => {
+                let mode = &m.args[0];
+                (quote!(#w::Shfl(#mode)), Operands { value: 1, b: Some(2), c: Some(3) })
+            }
+            ("match_any", 1) => (quote!(#w::Match::<false>), one),
+            ("match_all", 1) => (quote!(#w::Match::<true>), one),
+            ("ballot", 1) => (quote!(#w::Ballot), one),
+            ("all", 1) => (quote!(#w::VoteBool(#k::VoteMode::All)), one),
+            ("any", 1) => (quote!(#w::VoteBool(#k::VoteMode::Any)), one),
+            ("uni", 1) => (quote!(#w::VoteBool(#k::VoteMode::Uni)), one),
+            ("redux_add", 1) => (quote!(#w::ReduxAdd), one),
+            ("redux_min", 1) => (quote!(#w::ReduxMinMaxOf(false)), one),
+            ("redux_max", 1) => (quote!(#w::ReduxMinMaxOf(true)), one),
+            ("redux_and", 1) => (quote!(#w::ReduxBitwise(#k::ReduxOp::And)), one),
+            ("redux_or", 1) => (quote!(#w::ReduxBitwise(#k::ReduxOp::Or)), one),
+            ("redux_xor", 1) => (quote!(#w::ReduxBitwise(#k::ReduxOp::Xor)), one),
             _ => return None,
         };
-        Some((instr, with_b))
+        Some(found)
+    }
+
+    /// Whether `e` is the path of a constant or an enum variant (`ShflMode::Down`, or a name
+    /// that no local binding shadows, written with a capital): reading it runs nothing.
+    fn constant_path(&self, e: &Expr) -> bool {
+        let Expr::Path(p) = unparen(e) else { return false };
+        if p.qself.is_some() || !p.attrs.is_empty() {
+            return false;
+        }
+        let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let capital = last.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+        match p.path.get_ident() {
+            Some(name) => capital && self.resolve(&name.to_string()).is_none(),
+            None => capital,
+        }
     }
 
     /// Issues `pt` (the call `m`) through the form's own completion (`WideCtx::issue`): each lane
     /// evaluates the operands at the end of its stretch, then the warp's results at once.
-    fn issue_fast(&mut self, pt: &Expr, m: &syn::ExprMethodCall, instr: TokenStream, with_b: bool) {
+    fn issue_fast(&mut self, pt: &Expr, m: &syn::ExprMethodCall, instr: TokenStream, ops: Operands) {
         use syn::spanned::Spanned;
         let lanes = self.lanes_ty();
         let k = self.krate.clone();
+        let w = quote!(#k::__private::wide);
         let (i, site, a, b, r) = (self.fresh("instr"), self.fresh("site"), self.fresh("a"), self.fresh("b"), self.fresh("result"));
         let method = m.method.span();
-        let value = m.args[0].span();
+        let value_arg = &m.args[ops.value];
+        let value = value_arg.span();
         let a_at = syn::Ident::new(&a.to_string(), value);
+        // The arguments that make the `b` operand (`b`, and `c` when there is one).
+        let b_args: Vec<&Expr> = ops.b.iter().chain(&ops.c).map(|&i| &m.args[i]).collect();
+        let with_b = !b_args.is_empty();
         // A `b` that is a literal or a uniform name is read once, after the stretch (reading it
         // cannot panic or change anything, and no lane changes it).
-        let b_uniform = with_b && plain_uniform(self, &m.args[1]);
+        let b_uniform = with_b && b_args.iter().all(|e| plain_uniform(self, e));
         // An operand that is a per-lane variable is copied after the stretch, as a whole (no
         // lane code runs in the copy, so it needs no loop that enters each lane): the stretch's
         // lanes do not change each other's values, so after it the variable holds what each
@@ -1213,12 +1254,12 @@ impl<'p> Gen<'p> {
         // address escape, and each later read of it in a stretch would check its lane again.)
         // (Not when a per-lane `b`, lane code evaluated after the operand, names the variable:
         // it may change it after the operand's value was taken.)
-        let in_place = match unparen(&m.args[0]) {
+        let in_place = match unparen(value_arg) {
             Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
                 let name = p.path.segments[0].ident.to_string();
                 let mut in_b = Vec::new();
-                if with_b && !b_uniform {
-                    idents_in(m.args[1].to_token_stream(), &mut in_b);
+                if !b_uniform {
+                    b_args.iter().for_each(|e| idents_in(e.to_token_stream(), &mut in_b));
                 }
                 match self.resolve(&name) {
                     Some(Bind::Wide(v)) if !in_b.contains(&name) => Some(v.clone()),
@@ -1246,12 +1287,18 @@ impl<'p> Gen<'p> {
         self.declare(&a);
         self.declare(&b);
         if in_place.is_none() {
-            let v = verbatim_at(self.emit(&m.args[0]), &m.args[0]);
+            let v = verbatim_at(self.emit(value_arg), value_arg);
             self.pending.push(quote!(#a.set(__wk_l, #v);));
         }
         let mut after = None;
         if with_b {
-            let bv = verbatim_at(self.emit(&m.args[1]), &m.args[1]);
+            let parts: Vec<Expr> = b_args.iter().map(|e| verbatim_at(self.emit(e), e)).collect();
+            // `b` and `c` as one word, which the instruction's descriptor unpacks.
+            let bv = match &parts[..] {
+                [b] => quote!(#b),
+                [b, c] => quote!(#w::shfl_bc(#b, #c)),
+                _ => unreachable!("an instruction's `b` operand is one or two arguments"),
+            };
             if b_uniform {
                 after = Some(quote!(let #b: u32 = #bv;));
             } else {
@@ -1263,7 +1310,6 @@ impl<'p> Gen<'p> {
             self.out.push(quote_spanned!(value=> let #a_at = #lanes::copied(&#operands_at);));
         }
         self.out.extend(after);
-        let w = quote!(#k::__private::wide);
         let b_arg = match (with_b, b_uniform) {
             (false, _) => quote!(#w::B::None),
             (true, true) => quote!(#w::B::Uniform(#b)),

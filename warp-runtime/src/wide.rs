@@ -1268,6 +1268,82 @@ impl<T: WarpValue> WideInstr<T> for ShflOwn {
     }
 }
 
+/// `shfl_up_pred`/`shfl_down_pred`/`shfl_xor_pred`/`shfl_idx_pred`: [`ShflOwn`] that also
+/// returns the predicate.
+pub struct ShflOwnPred(pub ShflMode);
+impl<T: WarpValue> WideInstr<T> for ShflOwnPred {
+    type Out = crate::api::AsValuePred<T>;
+    fn op(&self) -> Op {
+        Op::Shfl { mode: self.0, words: T::WORDS }
+    }
+    #[inline(always)]
+    fn key(&self, w: &Warp<'_>, b: u32) -> u64 {
+        crate::handle::fam::shfl_own_key(w, self.0, T::WORDS, b)
+    }
+    #[inline(always)]
+    fn bits(value: &T) -> u64 {
+        value.to_bits()
+    }
+}
+
+/// `shfl(mode, value, b, c)`: explicit `b` and `c` with the handle's membermask. The form's `b`
+/// operand is both, as [`shfl_bc`] packs them.
+pub struct Shfl(pub ShflMode);
+impl<T: WarpValue> WideInstr<T> for Shfl {
+    type Out = crate::api::AsValuePred<T>;
+    fn op(&self) -> Op {
+        Op::Shfl { mode: self.0, words: T::WORDS }
+    }
+    #[inline(always)]
+    fn key(&self, w: &Warp<'_>, bc: u32) -> u64 {
+        let c = (bc >> 5 & 0x1f) | (bc >> 10 & 0x1f) << 8;
+        pack(Op::Shfl { mode: self.0, words: T::WORDS }, w.mask, bc & 0x1f, c)
+    }
+    #[inline(always)]
+    fn bits(value: &T) -> u64 {
+        value.to_bits()
+    }
+}
+
+/// The operands `b` and `c` of [`Shfl`] as one word: the bits of them that `shfl.sync` reads
+/// (`b[4:0]`, `c[4:0]`, `c[12:8]`; the request word keeps no others), so two lanes' words are
+/// equal exactly when their requests are.
+#[inline(always)]
+pub fn shfl_bc(b: u32, c: u32) -> u32 {
+    b & 0x1f | (c & 0x1f) << 5 | (c >> 8 & 0x1f) << 10
+}
+
+/// `match_any` (`false`) and `match_all` (`true`).
+pub struct Match<const ALL: bool>;
+impl<T: WarpValue> WideInstr<T> for Match<false> {
+    type Out = crate::api::AsU32;
+    fn op(&self) -> Op {
+        Op::MatchAny { b64: T::WORDS == 2 }
+    }
+    #[inline(always)]
+    fn key(&self, w: &Warp<'_>, _: u32) -> u64 {
+        pack(<Self as WideInstr<T>>::op(self), w.mask, 0, 0)
+    }
+    #[inline(always)]
+    fn bits(value: &T) -> u64 {
+        value.to_bits()
+    }
+}
+impl<T: WarpValue> WideInstr<T> for Match<true> {
+    type Out = crate::api::AsU32Pred;
+    fn op(&self) -> Op {
+        Op::MatchAll { b64: T::WORDS == 2 }
+    }
+    #[inline(always)]
+    fn key(&self, w: &Warp<'_>, _: u32) -> u64 {
+        pack(<Self as WideInstr<T>>::op(self), w.mask, 0, 0)
+    }
+    #[inline(always)]
+    fn bits(value: &T) -> u64 {
+        value.to_bits()
+    }
+}
+
 /// Every lane's operand `a` as a 32-bit register: in place (see [`words_of`]), else copied into
 /// `copy`.
 #[inline(always)]
