@@ -180,7 +180,7 @@ pub(crate) const PATH_ENTRY: u64 = 0;
 /// `path` distinct sites give distinct paths, and for a fixed site distinct paths do; the
 /// rotation makes the order of the calls count (`a` then `b` is not `b` then `a`).
 #[inline(always)]
-fn path_then(path: u64, site: Site) -> u64 {
+pub(crate) fn path_then(path: u64, site: Site) -> u64 {
     (path.rotate_left(23) ^ (site as *const core::panic::Location<'static>).addr() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
@@ -555,11 +555,6 @@ impl Regs {
     #[inline]
     pub(crate) fn leave_calls(&self, before: &[u64; 32]) {
         self.path.set(*before);
-    }
-    /// The path lane `lane` would run at after calling a warp function at `site` now.
-    #[inline(always)]
-    pub(crate) fn callee_path(&self, lane: u32, site: Site) -> u64 {
-        path_then(self.path_at(lane as usize & 31), site)
     }
     /// Lane `lane` returns from a warp function to its caller, whose path is `caller`.
     #[inline(always)]

@@ -585,11 +585,19 @@ impl Calls {
     /// What this call site learned for the caller's form `caller`.
     #[inline]
     fn find(&self, caller: usize) -> Option<&'static Learned> {
-        self.learned.iter().find_map(|slot| {
+        for slot in &self.learned {
             let p = slot.load(core::sync::atomic::Ordering::Acquire);
+            if p.is_null() {
+                // `learn` fills the slots in order: none after the first empty one.
+                return None;
+            }
             // SAFETY: a published entry is never freed nor changed.
-            (!p.is_null()).then(|| unsafe { &*p }).filter(|l| l.caller == caller)
-        })
+            let l = unsafe { &*p };
+            if l.caller == caller {
+                return Some(l);
+            }
+        }
+        None
     }
 
     /// Keeps `learned`, unless this caller's is known already (or every slot is taken).
