@@ -114,11 +114,28 @@ macro_rules! __entry {
                 cpu: &<Self::Params as $crate::Params>::Cpu,
             ) -> ::core::result::Result<(), $crate::WarpError> {
                 let ($($param,)*) = <Self::Params as $crate::Params>::args(cpu);
-                grid.run(async |w: &$crate::__private::Warp<'_>| $name(w, $($param),*).await)
+                // Each warp starts in the kernel's warp-wide form where it offers one.
+                grid.run_entry($name, $crate::__form_args!($($param),*), async |w: &$crate::__private::Warp<'_>| $name(w, $($param),*).await)
             }
         }
 
         $crate::__cuda_launch! { [$(#[$cfg])*] $vis $name ($($param: $ty),*) }
+    };
+}
+
+/// An entry kernel's parameters as its warp-wide form takes them: none as `()`, one as itself,
+/// several as a tuple.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __form_args {
+    () => {
+        ()
+    };
+    ($p:ident) => {
+        $p
+    };
+    ($($p:ident),+) => {
+        ($($p,)+)
     };
 }
 

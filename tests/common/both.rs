@@ -79,7 +79,7 @@ pub fn compare<T: PartialEq + Debug>(run: impl Fn(Executor) -> Result<T, WarpErr
     wide
 }
 
-fn agree<T: PartialEq + Debug>(per_lane: &Result<T, WarpError>, wide: &Result<T, WarpError>) {
+pub fn agree<T: PartialEq + Debug>(per_lane: &Result<T, WarpError>, wide: &Result<T, WarpError>) {
     match (per_lane, wide) {
         // Equal, or (NaNs) printing the same.
         (Ok(a), Ok(b)) => {

@@ -141,8 +141,139 @@ pub fn warp_sum(w: &Warp, x: u32) -> u32 {
 #[cfg(not(target_arch = "nvptx64"))]
 /// A helper call passes the handle on: awaited through `WarpCall`.
 async fn mean(w: &Warp<'_>, x: u32) -> u32 {
+    #[allow(non_upper_case_globals)]
+    static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new();
+    let __warpkit_args = x;
+    #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+    let __warpkit_wide: ::warpkit::__private::wide::WideBody<u32, u32> = |
+        __wk,
+        __wk_args,
+        __wk_outs|
+    {
+        let __wk_hs = __wk.handles();
+        let __wk_1_x = __wk_args;
+        let mut __wk_2_args = ::warpkit::__private::wide::Lanes::new();
+        let mut __wk_3_callee = ::warpkit::__private::wide::TypeOf::new();
+        let __wk_4_site = ::warpkit::__private::wide::site();
+        if __wk.dense() {
+            __wk_1_x.assert_full();
+            '__wk_lanes: for __wk_l in 0..32u32 {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                __wk_2_args
+                    .set(
+                        __wk_l,
+                        ::warpkit::__private::wide::pack1(
+                            &(warp_sum),
+                            &mut __wk_3_callee,
+                            ({
+                                use ::warpkit::__private::wide::{
+                                    ArgCopy as _, ArgMove as _,
+                                };
+                                __wk_1_x.arg(__wk_l).value()
+                            }),
+                        ),
+                    );
+            }
+        } else {
+            '__wk_lanes: for __wk_l in __wk.lanes() {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                __wk_2_args
+                    .set(
+                        __wk_l,
+                        ::warpkit::__private::wide::pack1(
+                            &(warp_sum),
+                            &mut __wk_3_callee,
+                            ({
+                                use ::warpkit::__private::wide::{
+                                    ArgCopy as _, ArgMove as _,
+                                };
+                                __wk_1_x.arg(__wk_l).value()
+                            }),
+                        ),
+                    );
+            }
+        }
+        let mut __wk_5_returned = ::warpkit::__private::wide::Lanes::new();
+        {
+            use ::warpkit::__private::wide::{CallsForm as _, CallsNothing as _};
+            (&__wk_3_callee)
+                .call_in(
+                    __wk,
+                    &__warpkit_calls_0,
+                    __wk_4_site,
+                    &mut __wk_2_args,
+                    &mut __wk_5_returned,
+                )?;
+        }
+        ::core::mem::drop(__wk_2_args);
+        if __wk.dense() {
+            __wk_5_returned.assert_full();
+            '__wk_lanes: for __wk_l in 0..32u32 {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                {
+                    let __wk_r = (__wk_5_returned.take(__wk_l)) / (w.size());
+                    __wk_1_x.drop_lane(__wk_l);
+                    __wk.ret(__wk_outs, __wk_l, __wk_r);
+                }
+            }
+        } else {
+            '__wk_lanes: for __wk_l in __wk.lanes() {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                {
+                    let __wk_r = (__wk_5_returned.take(__wk_l)) / (w.size());
+                    __wk_1_x.drop_lane(__wk_l);
+                    __wk.ret(__wk_outs, __wk_l, __wk_r);
+                }
+            }
+        }
+        ::core::result::Result::Ok(())
+    };
+    let __warpkit_key: *const () = __warpkit_wide as *const ();
+    #[allow(unused_mut)]
+    let x = match ::warpkit::__private::wide::wanted(w) {
+        true => {
+            match ::warpkit::__private::wide::calls_ready(
+                __warpkit_key,
+                &[(&__warpkit_calls_0, 0u64)],
+            ) {
+                ::core::option::Option::Some(__warpkit_ready) => {
+                    let __warpkit_kernel = ::core::concat!(
+                        ::core::module_path!(), "::", ::core::stringify!(mean)
+                    );
+                    match ::warpkit::__private::wide::offer(
+                            w,
+                            __warpkit_wide,
+                            __warpkit_args,
+                            __warpkit_kernel,
+                            ::warpkit::__private::wide::Needs {
+                                whole_warp: false,
+                                same_shape: false,
+                                same_params: 0u64,
+                                returns_early: false,
+                            }
+                                .and(__warpkit_ready),
+                            ::core::option::Option::None,
+                        )
+                        .await
+                    {
+                        ::core::result::Result::Ok(__warpkit_out) => return __warpkit_out,
+                        ::core::result::Result::Err(__warpkit_args) => __warpkit_args,
+                    }
+                }
+                ::core::option::Option::None => __warpkit_args,
+            }
+        }
+        false => __warpkit_args,
+    };
     match warp_sum(w, x) {
-        __warpkit_call => ::warpkit::__private::WarpCall::into_future(__warpkit_call),
+        __warpkit_call => {
+            ::warpkit::__private::WarpCall::into_future(__warpkit_call)
+                .learning(&__warpkit_calls_0, __warpkit_key)
+        }
     }
         .await / w.size()
 }

@@ -237,8 +237,9 @@ fn supported_kernels_run_warp_wide() {
     let reduce = || drop(ex.run(async |w: &Warp<'_>| reduce::reduce_u32(w, x[w.lane_id() as usize], 31).await));
     assert!(matches!(wide(&reduce), 3 | 4), "tree_reduce: the first run");
     assert_eq!(wide(&reduce), 4, "reduce_u32 and tree_reduce");
-    // `sort_u32` only calls `bitonic_sort`: no form of its own (it would save no step).
-    assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| bitonic_sort::sort_u32(w, x[w.lane_id() as usize]).await))), 1, "bitonic_sort");
+    // `sort_u32` only calls `bitonic_sort`: its form (which an entry that calls it needs, to
+    // start in its own) runs `bitonic_sort`'s.
+    assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| bitonic_sort::sort_u32(w, x[w.lane_id() as usize]).await))), 2, "sort_u32 and bitonic_sort");
     let cell = core::cell::Cell::new(0);
     assert_eq!(wide(&|| drop(ex.run_with(&[&cell; 32], counted_deferred))), 1, "counted_deferred");
     assert_eq!(wide(&|| drop(ex.run_with(&[&cell; 32], counted))), 1, "counted: a uniform let that cannot panic runs before its stretch");
@@ -250,10 +251,10 @@ fn supported_kernels_run_warp_wide() {
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| shaped_tiles(w, x[w.lane_id() as usize], false).await))), 1, "shaped on tiles");
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| shaped_tiles(w, x[w.lane_id() as usize], true).await))), 0, "shaped on two tile widths");
     // The examples' scans loop to their tile's width: warp-wide on the warp and on tiles.
-    // `prefix_sum_u32` only calls `scans` (no form of its own), which calls `inclusive_scan`
-    // and shuffles: two forms. A call that passes a tile (`tile_prefix_sums`) keeps its caller
+    // `prefix_sum_u32` only calls `scans`, which calls `inclusive_scan` and shuffles: three
+    // forms. A call that passes a tile (`tile_prefix_sums`) keeps its caller
     // per lane; `scans` then runs on each tile, calling `inclusive_scan` on it.
-    assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| scan::prefix_sum_u32(w, x[w.lane_id() as usize]).await))), 2, "prefix_sum_u32");
+    assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| scan::prefix_sum_u32(w, x[w.lane_id() as usize]).await))), 3, "prefix_sum_u32");
     assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| scan::tile_prefix_sums(w, x[w.lane_id() as usize]).await))), 4, "tile_prefix_sums");
     // Off: never.
     assert_eq!(wide(&|| drop(Executor::new().wide(false).run_with(&x, mixed))), 0);

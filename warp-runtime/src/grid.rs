@@ -106,7 +106,7 @@ where
     let grid = Grid::new(threads);
     let mut blocks = 0..grid.block_count();
     let races = grid.races_of_launch();
-    grid.worker(&kernel, &mut || blocks.next().map(|b| (b, ())), &|_: &mut (), _, _| {}, grid.resident, None, races.as_ref(), None).map_err(|(_, e)| e)?;
+    grid.worker(&kernel, &mut || blocks.next().map(|b| (b, ())), &|_: &mut (), _, _| {}, grid.resident, None, races.as_ref(), None, None).map_err(|(_, e)| e)?;
     races.map_or(Ok(()), |r| r.result())
 }
 
@@ -169,6 +169,33 @@ pub const DEFAULT_RESIDENT_BLOCKS: usize = 8;
 /// memory nobody writes, with nothing else happening) before a launch reports a forward-progress
 /// deadlock.
 pub const DEFAULT_SPIN_LIMIT: u64 = 20_000;
+
+/// How a grid starts the warps of an entry kernel in its warp-wide form ([`Grid::run_entry`]),
+/// its types erased: whether a lane's offer is the kernel's form (`Direct::of::<E, A, ()>`),
+/// whether every launched lane's arguments agree for it, and those arguments (`*const [A; 32]`,
+/// the same in every lane).
+#[derive(Clone, Copy)]
+pub(crate) struct EntryStart {
+    pub(crate) of: fn(&crate::wide::Direct) -> bool,
+    /// `agrees_of::<A>`.
+    pub(crate) agrees: unsafe fn(&crate::wide::Direct, *const (), u32) -> bool,
+    pub(crate) args: *const (),
+}
+
+// SAFETY: `args` points to `[A; 32]` with `A: Copy + Sync`, which `run_entry` keeps alive and
+// unchanged for the launch; the workers only read it.
+unsafe impl Send for EntryStart {}
+// SAFETY: as above.
+unsafe impl Sync for EntryStart {}
+
+/// `Direct::agrees` for arguments `args` (`*const [A; 32]`) of the lanes of `launched`.
+///
+/// # Safety
+/// `direct.of::<_, A, _>()` holds and `args` points to a `[A; 32]`.
+unsafe fn agrees_of<A>(direct: &crate::wide::Direct, args: *const (), launched: u32) -> bool {
+    // SAFETY: the caller's contract.
+    direct.agrees(unsafe { &*(args as *const [A; 32]) }, launched)
+}
 
 impl Grid {
     /// A launch of `threads` threads on one CPU thread with the default [`Executor`]: blocks of 32
@@ -397,7 +424,28 @@ impl Grid {
     where
         K: AsyncFn(&Warp<'_>) + Sync,
     {
-        self.drive(&kernel, (0..self.block_count()).map(|b| (b, ())), |_, _, _| {})
+        self.drive(&kernel, (0..self.block_count()).map(|b| (b, ())), |_, _, _| {}, None)
+    }
+
+    /// Runs the entry kernel `kernel` on every thread of the grid, each thread passing it `args`
+    /// (its parameters after the handle: the one, or a tuple of them) through `start`, which
+    /// makes a thread's future (`|w| kernel(w, ..).await`). What `run(start)` does, except
+    /// that a warp whose first lane offers the kernel's warp-wide form as its first step runs
+    /// that form for all its lanes at once, made from `args`, without the other lanes' futures
+    /// (as `Executor::run_with` does for one warp). An entry kernel's type calls this
+    /// (`EntryKernel::run_cpu`).
+    #[doc(hidden)]
+    pub fn run_entry<E, A, K>(&self, kernel: E, args: A, start: K) -> Result<(), WarpError>
+    where
+        E: Copy,
+        A: Copy + Sync,
+        K: AsyncFn(&Warp<'_>) + Sync,
+    {
+        let _ = kernel;
+        let args = [args; 32];
+        let entry = EntryStart { of: |d| d.of::<E, A, ()>(), agrees: agrees_of::<A>, args: &args as *const [A; 32] as *const () };
+        self.probe(|plain| plain.drive(&start, (0..plain.block_count()).map(|b| (b, ())), |_, _, _| {}, Some(entry)).is_ok())?;
+        self.drive(&start, (0..self.block_count()).map(|b| (b, ())), |_, _, _| {}, Some(entry))
     }
 
     /// Runs `kernel` on every thread of the grid and returns each thread's result, indexed by
@@ -425,7 +473,7 @@ impl Grid {
             for (slot, r) in chunk.iter_mut().skip(32 * warp as usize).zip(results) {
                 *slot = r;
             }
-        })?;
+        }, None)?;
         // Blocks that `clusterlaunchcontrol.try_cancel` cancelled never ran: they have no results.
         if let Some(i) = outs.iter().position(Option::is_none) {
             let block = i as u64 / self.block_size().max(1);
@@ -524,14 +572,14 @@ impl Grid {
 
     /// Runs every block of `blocks` (block rank, and where its results go, in increasing rank)
     /// and hands each warp's results to `store`; returns the lowest-ranked block's error.
-    fn drive<K, R, S, I>(&self, kernel: &K, blocks: I, store: impl Fn(&mut S, u32, [Option<R>; 32]) + Sync) -> Result<(), WarpError>
+    fn drive<K, R, S, I>(&self, kernel: &K, blocks: I, store: impl Fn(&mut S, u32, [Option<R>; 32]) + Sync, entry: Option<EntryStart>) -> Result<(), WarpError>
     where
         K: AsyncFn(&Warp<'_>) -> R + Sync,
         I: Iterator<Item = (u64, S)> + Send,
         S: Send,
     {
         let tracer = crate::trace::RunTracer::begin(self.executor.tracer_id());
-        let result = self.drive_traced(kernel, blocks, store, tracer.as_ref());
+        let result = self.drive_traced(kernel, blocks, store, tracer.as_ref(), entry);
         if let Some(tracer) = tracer {
             tracer.finish(result.as_ref().err());
         }
@@ -544,6 +592,7 @@ impl Grid {
         blocks: I,
         store: impl Fn(&mut S, u32, [Option<R>; 32]) + Sync,
         tracer: Option<&crate::trace::RunTracer>,
+        entry: Option<EntryStart>,
     ) -> Result<(), WarpError>
     where
         K: AsyncFn(&Warp<'_>) -> R + Sync,
@@ -558,9 +607,9 @@ impl Grid {
             // Cluster by cluster: each worker takes whole clusters, which run together.
             let mut sorted: Vec<(u64, S)> = blocks.collect();
             sorted.sort_by_key(|(b, _)| self.cluster_key(*b));
-            return self.drive_blocks(kernel, sorted.into_iter(), store, tracer);
+            return self.drive_blocks(kernel, sorted.into_iter(), store, tracer, entry);
         }
-        self.drive_blocks(kernel, blocks, store, tracer)
+        self.drive_blocks(kernel, blocks, store, tracer, entry)
     }
 
     fn drive_blocks<K, R, S, I>(
@@ -569,6 +618,7 @@ impl Grid {
         blocks: I,
         store: impl Fn(&mut S, u32, [Option<R>; 32]) + Sync,
         tracer: Option<&crate::trace::RunTracer>,
+        entry: Option<EntryStart>,
     ) -> Result<(), WarpError>
     where
         K: AsyncFn(&Warp<'_>) -> R + Sync,
@@ -588,7 +638,7 @@ impl Grid {
         let races = races.as_ref();
         let result = |races: Option<&std::sync::Arc<crate::race::RunRaces>>| if shared.is_some() { Ok(()) } else { races.map_or(Ok(()), |r| r.result()) };
         if self.cpu_threads == 1 || self.block_count() <= 1 {
-            crate::stack::with_stack(stack, || self.worker(kernel, &mut || blocks.next(), &store, self.resident, None, races, tracer)).map_err(|(_, e)| e)?;
+            crate::stack::with_stack(stack, || self.worker(kernel, &mut || blocks.next(), &store, self.resident, None, races, tracer, entry)).map_err(|(_, e)| e)?;
             return result(races);
         }
 
@@ -635,7 +685,7 @@ impl Grid {
                 }
                 Some((b, s))
             };
-            if let Err((block, e)) = self.worker(kernel, &mut next, &store, resident, Some(&progress), races, tracer) {
+            if let Err((block, e)) = self.worker(kernel, &mut next, &store, resident, Some(&progress), races, tracer, entry) {
                 lowest_failed.fetch_min(block, Ordering::Relaxed);
                 let mut slot = error.lock().unwrap_or_else(|e| e.into_inner());
                 if slot.as_ref().is_none_or(|(b, _)| block < *b) {
@@ -677,6 +727,7 @@ impl Grid {
         progress: Option<&AtomicU64>,
         races: Option<&std::sync::Arc<crate::race::RunRaces>>,
         tracer: Option<&crate::trace::RunTracer>,
+        entry: Option<EntryStart>,
     ) -> Result<(), (u64, WarpError)>
     where
         K: AsyncFn(&Warp<'_>) -> R,
@@ -805,7 +856,13 @@ impl Grid {
                         }
                     }
                     let handles = &handles[t];
-                    let step = match runs[t].step(lanes_at(lanes.as_mut(), t), &mut |l| kernel(&handles[l as usize]), &mut outs[t]) {
+                    let start = &mut |l: u32| kernel(&handles[l as usize]);
+                    // An entry kernel's warp starts in its form where its first lane offers it.
+                    let step = match entry.filter(|_| !runs[t].has_started()) {
+                        Some(e) => runs[t].first_step_entry(lanes_at(lanes.as_mut(), t), start, &mut outs[t], &e).map(|s| s.unwrap_or(Step::Done)),
+                        None => runs[t].step(lanes_at(lanes.as_mut(), t), start, &mut outs[t]),
+                    };
+                    let step = match step {
                         Ok(step) => step,
                         // A warp that finds a barrier misused reports its own lanes; the report
                         // shows every warp of the block.
@@ -1113,7 +1170,7 @@ where
         let (state, k1) = (&state, &k1);
         let run_primary = move || {
             let _role = PdlGuard::enter(primary_role);
-            let r = primary.drive(k1, (0..n).map(|b| (b, ())), |_, _, _| {});
+            let r = primary.drive(k1, (0..n).map(|b| (b, ())), |_, _, _| {}, None);
             state.done.store(true, Ordering::SeqCst);
             r
         };
@@ -1130,7 +1187,7 @@ where
         }
         let second = {
             let _role = PdlGuard::enter(role(true));
-            dependent.drive(&k2, (0..dependent.block_count()).map(|b| (b, ())), |_, _, _| {})
+            dependent.drive(&k2, (0..dependent.block_count()).map(|b| (b, ())), |_, _, _| {}, None)
         };
         let first = handle.join().unwrap_or_else(|_| Err(primary.launch_error("the primary grid's CPU thread panicked".into())));
         (first, second)

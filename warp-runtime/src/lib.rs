@@ -113,6 +113,8 @@ host! {
     pub mod trace;
     pub mod wide;
     pub use wide::wide_runs;
+    #[doc(hidden)]
+    pub use wide::direct_starts;
     pub use simd::Simd;
     pub use schedule::Schedule;
     pub use target::{ArchSuffix, ParseTargetError, Target};

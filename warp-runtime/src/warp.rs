@@ -1035,7 +1035,9 @@ impl<'r> WarpRun<'r> {
                     self.regs.offered.set(0);
                     // Suspended at its offer, having run nothing of the kernel.
                     futs.drop_lane(lane);
-                    return self.direct(&direct, args, douts);
+                    let (args, douts) = (args as *const [A; 32] as *const (), douts as *mut crate::wide::Lanes<F::Output> as *mut ());
+                    // SAFETY: `of` checked the form's types; `A` is `Copy`.
+                    return unsafe { self.direct(&direct, args, douts) };
                 }
             }
         }
@@ -1043,12 +1045,52 @@ impl<'r> WarpRun<'r> {
         self.finish_step(step, exited_before, exited).map(Some)
     }
 
-    /// The direct run of `direct` (see `first_step_direct`): `Ok(None)` when every lane
-    /// returned, its result in `douts`.
-    fn direct<A: Copy, R>(&mut self, direct: &crate::wide::Direct, args: &[A; 32], douts: &mut crate::wide::Lanes<R>) -> Result<Option<Step>, WarpError> {
+    /// [`first_step_direct`](Self::first_step_direct) for a grid's warp of an entry kernel
+    /// (`Grid::run_entry`): `entry` says which form, and holds every lane's arguments; the
+    /// kernel returns nothing.
+    pub(crate) fn first_step_entry<F: Future>(
+        &mut self,
+        mut futs: Pin<&mut Lanes<F>>,
+        start: &mut impl FnMut(u32) -> F,
+        outs: &mut Outs<F::Output>,
+        entry: &crate::grid::EntryStart,
+    ) -> Result<Option<Step>, WarpError> {
+        let exited_before = self.begin_step();
+        let mut exited = self.exited;
+        let seq = Seq::new(self.runnable, &self.order);
+        let (first, rest) = seq.lanes().split_at(seq.lanes().len().min(1));
+        let step = self.poll_lanes(futs.as_mut(), start, outs, first, &mut exited);
+        if let (Ok(()), Some(&lane)) = (&step, first.first()) {
+            let lane = lane as u32;
+            if let Some(direct) = crate::wide::Direct::offered(self.regs, lane) {
+                // SAFETY: `of` checked the form's argument type, which `agrees` and `args` are of.
+                if (entry.of)(&direct) && exited == self.exited && unsafe { (entry.agrees)(&direct, entry.args, self.launched) } {
+                    self.regs.offered.set(0);
+                    futs.drop_lane(lane);
+                    let mut douts = crate::wide::Lanes::<()>::new();
+                    // SAFETY: `of` checked that the form takes `[A; 32]`'s `A` and gives `()`.
+                    return unsafe { self.direct(&direct, entry.args, &mut douts as *mut crate::wide::Lanes<()> as *mut ()) };
+                }
+            }
+        }
+        let step = step.and_then(|()| self.poll_lanes(futs, start, outs, rest, &mut exited));
+        self.finish_step(step, exited_before, exited).map(Some)
+    }
+
+    /// Whether the warp has taken its first step (its lanes' futures, or its form, started).
+    pub(crate) fn has_started(&self) -> bool {
+        self.started
+    }
+
+    /// The direct run of `direct` (see `first_step_direct`) with every lane's arguments at
+    /// `args` (`*const [A; 32]`): `Ok(None)` when every lane returned, its result in `douts`
+    /// (`*mut Lanes<R>`).
+    ///
+    /// # Safety
+    /// `direct.of::<_, A, R>()` holds for the `A` and `R` behind the pointers, and `A: Copy`.
+    unsafe fn direct(&mut self, direct: &crate::wide::Direct, args: *const (), douts: *mut ()) -> Result<Option<Step>, WarpError> {
         self.started = true;
-        let args = args as *const [A; 32] as *const ();
-        let douts = douts as *mut crate::wide::Lanes<R> as *mut ();
+        crate::wide::count_direct_start();
         let limit = self.deadline;
         // SAFETY: the caller checked the form and its types (`Direct::of`); `A` is `Copy`.
         let run = catch_lane_panic(|| unsafe { crate::wide::run_direct(self, direct, args, douts, limit) });
@@ -1057,6 +1099,7 @@ impl<'r> WarpRun<'r> {
                 // Every lane returned; one that returned with an instruction issued and never
                 // awaited is reported as the step it returned in would.
                 self.exited = FULL;
+                self.runnable = 0;
                 self.regs.exited.set(FULL);
                 if self.regs.any_posted() {
                     self.waiting = 0;

@@ -55,6 +55,7 @@ pub type WideAsync<A, R> =
 
 std::thread_local! {
     static WIDE_RUNS: Cell<u64> = const { Cell::new(0) };
+    static DIRECT_STARTS: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Whether executors let kernels run warp-wide unless told otherwise: yes, unless the
@@ -68,6 +69,19 @@ pub(crate) fn default_on() -> bool {
 /// reads it before and after a run to see which path the run took.
 pub fn wide_runs() -> u64 {
     WIDE_RUNS.with(Cell::get)
+}
+
+/// How many warps on this thread started in their kernel's form without making their lanes'
+/// futures (`Executor::run_with` on a kernel, an entry kernel's `run_cpu`): each is also one of
+/// [`wide_runs`]. For tests of the direct start.
+#[doc(hidden)]
+pub fn direct_starts() -> u64 {
+    DIRECT_STARTS.with(Cell::get)
+}
+
+/// Counts a direct start ([`direct_starts`]).
+pub(crate) fn count_direct_start() {
+    DIRECT_STARTS.with(|c| c.set(c.get() + 1));
 }
 
 /// One value per lane: a per-lane variable of a warp-wide form. A slot is set when its lane
