@@ -2,16 +2,18 @@
 //! result, per element, measured in the same run; and the memory a running warp of each
 //! example's kernel occupies.
 //!
-//! Each row launches the example's GPU entry kernel (or, for `compact`, its grid kernel) over a
-//! grid of 512 warps on one CPU thread, and the reference computes the same output buffers with
-//! plain loops. Outputs are compared before anything is timed. `bug_gallery` is left out: its
+//! Each row launches the example's GPU entry kernel through its type (`run_cpu`, as a user's
+//! test does; each warp starts in the kernel's warp-wide form where it has one) or, for
+//! `compact`, its grid kernel through a closure, over a grid of 512 warps on one CPU thread, and
+//! the reference computes the same output buffers with plain loops. The footprint column is
+//! the per-lane executor's (the closure's). Outputs are compared before anything is timed. `bug_gallery` is left out: its
 //! kernels are undefined behaviour by design.
 //!
 //! `cargo bench --bench example_table`
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use warpkit::prelude::*;
-use warpkit::{warp_footprint, Footprint};
+use warpkit::{warp_footprint, EntryKernel, Footprint};
 
 mod common;
 use common::{random_u32, thousands, Group, Recorder};
@@ -86,8 +88,9 @@ fn bench(c: &mut Criterion) {
     // ---- reduce: reduce_u32_entry, out[6i..6i+6] = the warp's tree and redux sum/min/max.
     {
         let data = random_u32(N, 1);
-        let (input, out) = (GlobalBuffer::from_slice(&data), GlobalBuffer::<u32>::zeroed(6 * N));
-        let (i, o) = (input.slice(), out.slice());
+        let cpu = (GlobalBuffer::from_slice(&data), GlobalBuffer::<u32>::zeroed(6 * N));
+        let out = &cpu.1;
+        let (i, o) = (cpu.0.slice(), out.slice());
         let kernel = async |w: &Warp<'_>| reduce::reduce_u32_entry(w, i, o).await;
         let mut seq = Vec::with_capacity(6 * N);
         let reference = |seq: &mut Vec<u32>| {
@@ -101,17 +104,19 @@ fn bench(c: &mut Criterion) {
             }
             seq[0]
         };
-        grid.run(&kernel).unwrap();
+        let launch = || reduce::reduce_u32_entry::run_cpu(&grid, &cpu).unwrap();
+        launch();
         reference(&mut seq);
         assert!(out.to_vec() == seq, "reduce differs from the sequential reference");
-        t.row("reduce", "reduce_u32_entry", N, warp_footprint(&kernel), || grid.run(&kernel).unwrap(), || reference(&mut seq));
+        t.row("reduce", "reduce_u32_entry", N, warp_footprint(&kernel), launch, || reference(&mut seq));
     }
 
     // ---- scan: scan_u32_entry, out[6i..6i+6] = warp inclusive/exclusive, tiles of 8, tiles of 16.
     {
         let data = random_u32(N, 2);
-        let (input, out) = (GlobalBuffer::from_slice(&data), GlobalBuffer::<u32>::zeroed(6 * N));
-        let (i, o) = (input.slice(), out.slice());
+        let cpu = (GlobalBuffer::from_slice(&data), GlobalBuffer::<u32>::zeroed(6 * N));
+        let out = &cpu.1;
+        let (i, o) = (cpu.0.slice(), out.slice());
         let kernel = async |w: &Warp<'_>| scan::scan_u32_entry(w, i, o).await;
         let mut seq = vec![0u32; 6 * N];
         let reference = |seq: &mut Vec<u32>| {
@@ -138,10 +143,11 @@ fn bench(c: &mut Criterion) {
             }
             seq[0]
         };
-        grid.run(&kernel).unwrap();
+        let launch = || scan::scan_u32_entry::run_cpu(&grid, &cpu).unwrap();
+        launch();
         reference(&mut seq);
         assert!(out.to_vec() == seq, "scan differs from the sequential reference");
-        t.row("scan", "scan_u32_entry", N, warp_footprint(&kernel), || grid.run(&kernel).unwrap(), || reference(&mut seq));
+        t.row("scan", "scan_u32_entry", N, warp_footprint(&kernel), launch, || reference(&mut seq));
     }
 
     // ---- segmented_reduce: segmented_sum_u32_entry, out[2i..2i+2] = (the sum from lane i to the
@@ -149,8 +155,9 @@ fn bench(c: &mut Criterion) {
     {
         let data = random_u32(N, 3);
         let heads: Vec<u32> = random_u32(N, 4).iter().map(|r| (r % 5 == 0) as u32).collect();
-        let (values, flags, out) = (GlobalBuffer::from_slice(&data), GlobalBuffer::from_slice(&heads), GlobalBuffer::<u32>::zeroed(2 * N));
-        let (v, h, o) = (values.slice(), flags.slice(), out.slice());
+        let cpu = (GlobalBuffer::from_slice(&data), GlobalBuffer::from_slice(&heads), GlobalBuffer::<u32>::zeroed(2 * N));
+        let out = &cpu.2;
+        let (v, h, o) = (cpu.0.slice(), cpu.1.slice(), out.slice());
         let kernel = async |w: &Warp<'_>| segmented_reduce::segmented_sum_u32_entry(w, v, h, o).await;
         let mut seq = vec![0u32; 2 * N];
         let reference = |seq: &mut Vec<u32>| {
@@ -175,10 +182,11 @@ fn bench(c: &mut Criterion) {
             }
             seq[0]
         };
-        grid.run(&kernel).unwrap();
+        let launch = || segmented_reduce::segmented_sum_u32_entry::run_cpu(&grid, &cpu).unwrap();
+        launch();
         reference(&mut seq);
         assert!(out.to_vec() == seq, "segmented_reduce differs from the sequential reference");
-        t.row("segmented_reduce", "segmented_sum_u32_entry", N, warp_footprint(&kernel), || grid.run(&kernel).unwrap(), || reference(&mut seq));
+        t.row("segmented_reduce", "segmented_sum_u32_entry", N, warp_footprint(&kernel), launch, || reference(&mut seq));
     }
 
     // ---- compact: compact_grid (one CPU thread, so warps reserve their ranges in order and the
@@ -216,12 +224,13 @@ fn bench(c: &mut Criterion) {
                 if r % 17 == 0 { histogram::IGNORE } else { (r >> 8 & 1023).leading_zeros() - 22 }
             })
             .collect();
-        let (input, counts) = (GlobalBuffer::from_slice(&data), GlobalBuffer::<u32>::zeroed(BUCKETS));
-        let (i, h) = (input.slice(), counts.slice());
+        let cpu = (GlobalBuffer::from_slice(&data), GlobalBuffer::<u32>::zeroed(BUCKETS));
+        let counts = &cpu.1;
+        let (i, h) = (cpu.0.slice(), counts.slice());
         let kernel = async |w: &Warp<'_>| histogram::histogram_ffs(w, i, h).await;
         let launch = || {
             (0..BUCKETS).for_each(|b| h.store(b, 0));
-            grid.run(&kernel).unwrap()
+            histogram::histogram_ffs::run_cpu(&grid, &cpu).unwrap()
         };
         let mut seq = vec![0u32; BUCKETS];
         let reference = |seq: &mut Vec<u32>| {
@@ -241,8 +250,9 @@ fn bench(c: &mut Criterion) {
     // positions within each warp), and radix_sort_entry (7 passes) against sorting each warp's keys.
     {
         let data = random_u32(N, 6);
-        let (keys, bins, ranks) = (GlobalBuffer::from_slice(&data), GlobalBuffer::<u32>::zeroed(32 * WARPS), GlobalBuffer::<u32>::zeroed(N));
-        let (k, b, r) = (keys.slice(), bins.slice(), ranks.slice());
+        let cpu = (GlobalBuffer::from_slice(&data), 0u32, GlobalBuffer::<u32>::zeroed(32 * WARPS), GlobalBuffer::<u32>::zeroed(N));
+        let ranks = &cpu.3;
+        let (k, b, r) = (cpu.0.slice(), cpu.2.slice(), ranks.slice());
         let kernel = async |w: &Warp<'_>| radix_rank::radix_rank_entry(w, k, 0, b, r).await;
         let mut seq = vec![0u32; N];
         let reference = |seq: &mut Vec<u32>| {
@@ -263,13 +273,15 @@ fn bench(c: &mut Criterion) {
             }
             seq[0]
         };
-        grid.run(&kernel).unwrap();
+        let launch = || radix_rank::radix_rank_entry::run_cpu(&grid, &cpu).unwrap();
+        launch();
         reference(&mut seq);
         assert!(ranks.to_vec() == seq, "radix_rank differs from the stable counting-sort positions");
-        t.row("radix_rank", "radix_rank_entry", N, warp_footprint(&kernel), || grid.run(&kernel).unwrap(), || reference(&mut seq));
+        t.row("radix_rank", "radix_rank_entry", N, warp_footprint(&kernel), launch, || reference(&mut seq));
 
-        let (exchange, sorted) = (GlobalBuffer::<u32>::zeroed(N), GlobalBuffer::<u32>::zeroed(N));
-        let (e, s) = (exchange.slice(), sorted.slice());
+        let sort_cpu = (cpu.0.clone(), cpu.2.clone(), GlobalBuffer::<u32>::zeroed(N), GlobalBuffer::<u32>::zeroed(N));
+        let sorted = &sort_cpu.3;
+        let (k, b, e, s) = (sort_cpu.0.slice(), sort_cpu.1.slice(), sort_cpu.2.slice(), sorted.slice());
         let kernel = async |w: &Warp<'_>| radix_rank::radix_sort_entry(w, k, b, e, s).await;
         let mut seq = data.clone();
         let reference = |seq: &mut Vec<u32>| {
@@ -277,17 +289,19 @@ fn bench(c: &mut Criterion) {
             seq.chunks_mut(32).for_each(|c| c.sort_unstable());
             seq[0]
         };
-        grid.run(&kernel).unwrap();
+        let launch = || radix_rank::radix_sort_entry::run_cpu(&grid, &sort_cpu).unwrap();
+        launch();
         reference(&mut seq);
         assert!(sorted.to_vec() == seq, "radix_sort differs from sorting each warp's keys");
-        t.row("radix_rank (sort)", "radix_sort_entry", N, warp_footprint(&kernel), || grid.run(&kernel).unwrap(), || reference(&mut seq));
+        t.row("radix_rank (sort)", "radix_sort_entry", N, warp_footprint(&kernel), launch, || reference(&mut seq));
     }
 
     // ---- bitonic_sort: sort_u32_entry, each warp's 32 keys sorted.
     {
         let data = random_u32(N, 7);
-        let (keys, out) = (GlobalBuffer::from_slice(&data), GlobalBuffer::<u32>::zeroed(N));
-        let (k, o) = (keys.slice(), out.slice());
+        let cpu = (GlobalBuffer::from_slice(&data), GlobalBuffer::<u32>::zeroed(N));
+        let out = &cpu.1;
+        let (k, o) = (cpu.0.slice(), out.slice());
         let kernel = async |w: &Warp<'_>| bitonic_sort::sort_u32_entry(w, k, o).await;
         let mut seq = data.clone();
         let reference = |seq: &mut Vec<u32>| {
@@ -295,10 +309,11 @@ fn bench(c: &mut Criterion) {
             seq.chunks_mut(32).for_each(|c| c.sort_unstable());
             seq[0]
         };
-        grid.run(&kernel).unwrap();
+        let launch = || bitonic_sort::sort_u32_entry::run_cpu(&grid, &cpu).unwrap();
+        launch();
         reference(&mut seq);
         assert!(out.to_vec() == seq, "bitonic_sort differs from sorting each warp's keys");
-        t.row("bitonic_sort", "sort_u32_entry", N, warp_footprint(&kernel), || grid.run(&kernel).unwrap(), || reference(&mut seq));
+        t.row("bitonic_sort", "sort_u32_entry", N, warp_footprint(&kernel), launch, || reference(&mut seq));
     }
 
     // ---- search: find_first_entry, 64 warps each searching 4,096 values for its own target
@@ -312,13 +327,14 @@ fn bench(c: &mut Criterion) {
             .map(|(k, r)| if k % 8 == 7 { 9000 } else { data[*r as usize % data.len()] })
             .collect();
         let members = vec![u32::MAX; SEARCH_WARPS];
-        let (d, tg, m, out) = (
+        let cpu = (
             GlobalBuffer::from_slice(&data),
             GlobalBuffer::from_slice(&targets),
             GlobalBuffer::from_slice(&members),
             GlobalBuffer::<u32>::zeroed(2 * 32 * SEARCH_WARPS),
         );
-        let (ds, ts, ms, os) = (d.slice(), tg.slice(), m.slice(), out.slice());
+        let out = &cpu.3;
+        let (ds, ts, ms, os) = (cpu.0.slice(), cpu.1.slice(), cpu.2.slice(), out.slice());
         let kernel = async |w: &Warp<'_>| search::find_first_entry(w, ds, ts, ms, os).await;
         let search_grid = Grid::new(32 * SEARCH_WARPS as u64);
         let mut seq = vec![0u32; 2 * 32 * SEARCH_WARPS];
@@ -335,10 +351,11 @@ fn bench(c: &mut Criterion) {
             }
             examined
         };
-        search_grid.run(&kernel).unwrap();
+        let launch = || search::find_first_entry::run_cpu(&search_grid, &cpu).unwrap();
+        launch();
         let elements = reference(&mut seq);
         assert!(out.to_vec() == seq, "search differs from the sequential search");
-        t.row("search", "find_first_entry", elements, warp_footprint(&kernel), || search_grid.run(&kernel).unwrap(), || reference(&mut seq));
+        t.row("search", "find_first_entry", elements, warp_footprint(&kernel), launch, || reference(&mut seq));
     }
 
     let Table { group, rows, .. } = t;
