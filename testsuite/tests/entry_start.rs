@@ -217,6 +217,20 @@ proptest! {
             |g, cpu| { let (i, c) = (cpu.0.slice(), cpu.1.slice()); g.run(async |w: &Warp<'_>| histogram::histogram_ffs(w, i, c).await) },
         );
         prop_assert_eq!(direct, 0);
+        // CTA barriers after a call that some lanes leave early (their input is `IGNORE`): the
+        // first step of a warp polls its first lane alone (for its offer), then the others.
+        let ignored: Vec<u32> = xs.iter().map(|x| if x % 3 == 0 { histogram::IGNORE } else { x % 1000 }).collect();
+        let blocks = Grid::blocks(ignored.len().div_ceil(128) as u32, 128);
+        let _ = entry_agrees::<histogram::histogram_done_entry>(
+            blocks,
+            ex,
+            || (GlobalBuffer::from_slice(&ignored), GlobalBuffer::<u32>::zeroed(14), GlobalBuffer::<u32>::zeroed(1), GlobalBuffer::<u32>::zeroed(2), 1),
+            |cpu| [cpu.1.to_vec(), cpu.3.to_vec()].concat(),
+            |g, cpu| {
+                let (i, c, d, s) = (cpu.0.slice(), cpu.1.slice(), cpu.2.slice(), cpu.3.slice());
+                g.run(async |w: &Warp<'_>| histogram::histogram_done_entry(w, i, c, d, s, 1).await)
+            },
+        );
     }
 }
 

@@ -150,7 +150,7 @@ impl Barriers {
             // model pairs `bar.arrive` and `bar.sync`.)
             if let Some((first_op, first_site, first_path, first_warp)) = bar.first {
                 let aligned = matches!(first_op, Op::Bar(f) if f.aligned) || form.aligned || self.all_aligned;
-                let same_site = core::ptr::eq(first_site, arrival.site);
+                let same_site = crate::error::same_place(first_site, arrival.site);
                 if arrival.count.is_none() && aligned && (first_op != arrival.op || !same_site || first_path != arrival.path) {
                     return Err(self.error(
                         BarrierRule::AlignedDifferentSites,
@@ -280,7 +280,7 @@ impl Barriers {
                 id,
                 format!(
                     "in warp {w}, lane {first} reaches `{op}` at {site}; lane {other} reaches it at {other_site}{}",
-                    if core::ptr::eq(site, other_site) { THROUGH_OTHER_CALLS } else { "" }
+                    if crate::error::same_place(site, other_site) { THROUGH_OTHER_CALLS } else { "" }
                 ),
                 runs,
             ));

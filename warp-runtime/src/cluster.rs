@@ -436,7 +436,7 @@ mod host {
             match bar.aligned[slot] {
                 // Lanes of a warp leave a cluster wait in different steps on the CPU (the warp-wide
                 // wait of `barrier.cluster` is not modelled), so only the instruction is compared.
-                Some((s, _)) if !core::ptr::eq(s, site) => {
+                Some((s, _)) if !crate::error::same_place(s, site) => {
                     drop(bar);
                     fault_at(
                         ClusterRule::AlignedDiverged,

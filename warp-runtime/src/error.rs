@@ -15,6 +15,57 @@ use crate::target::Target;
 /// The call site of a warp instruction: the `file:line:col` of the intrinsic call.
 pub type Site = &'static Location<'static>;
 
+/// Whether `a` and `b` are the same place in the source. Two `Location`s of one place need not
+/// be one static: the compiler makes one for each copy of the code that takes it (a kernel's body
+/// inlined into two functions of the runtime, say), so sites are compared by value.
+#[inline(always)]
+pub(crate) fn same_place(a: Site, b: Site) -> bool {
+    core::ptr::eq(a, b) || same_place_apart(a, b)
+}
+
+/// [`same_place`] for two `Location`s at different addresses (rare: out of line).
+#[cold]
+#[inline(never)]
+fn same_place_apart(a: Site, b: Site) -> bool {
+    a.line() == b.line() && a.column() == b.column() && a.file() == b.file()
+}
+
+/// A hash of `site`'s place ([`same_place`] sites hash alike): its line, column and file name.
+/// Call paths are made of these (`warp::path_then`, at every call a lane makes), so each thread
+/// keeps the hashes of the last sites it saw by address. (Out of line: inlined into every call's
+/// poll, it kept the compiler from inlining callees into their callers.)
+#[inline(never)]
+pub(crate) fn place_hash(site: Site) -> u64 {
+    std::thread_local! {
+        static SEEN: [core::cell::Cell<(usize, u64)>; 16] = const { [const { core::cell::Cell::new((0, 0)) }; 16] };
+    }
+    let addr = (site as *const Location<'static>).addr();
+    SEEN.with(|seen| {
+        let slot = &seen[addr >> 4 & 15];
+        let (at, h) = slot.get();
+        if at == addr {
+            return h;
+        }
+        let h = hash_place(site);
+        slot.set((addr, h));
+        h
+    })
+}
+
+/// [`place_hash`] without the cache.
+#[cold]
+fn hash_place(site: Site) -> u64 {
+    let mix = |h: u64, word: u64| (h.rotate_left(29) ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let file = site.file().as_bytes();
+    let mut h = mix((site.line() as u64) << 32 | site.column() as u64, file.len() as u64);
+    let mut words = file.chunks_exact(8);
+    for w in &mut words {
+        h = mix(h, u64::from_le_bytes(w.try_into().expect("8 bytes")));
+    }
+    let tail = words.remainder().iter().rev().fold(0u64, |t, &b| t << 8 | b as u64);
+    mix(h, tail)
+}
+
 /// A set of lanes, displayed as `lane 3` or `lanes 0-15, 17`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct LaneSet(pub u32);
@@ -218,7 +269,7 @@ impl MemWait {
     /// The same operation at the same place returning the same value: a lane that repeats it
     /// is spinning.
     pub(crate) fn same_as(&self, other: &MemWait) -> bool {
-        core::ptr::eq(self.site, other.site) && self.op == other.op && self.space == other.space && self.index == other.index && self.value == other.value
+        self.op == other.op && self.space == other.space && self.index == other.index && self.value == other.value && same_place(self.site, other.site)
     }
 }
 
@@ -899,5 +950,55 @@ impl WarpError {
 impl fmt::Debug for WarpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn caller() -> Site {
+        Location::caller()
+    }
+
+    /// One place, taken in code that each of two modules gets a copy of: a build with several
+    /// codegen units (this crate's tests, and release builds of kernels inlined into two of the
+    /// runtime's functions) makes a `Location` in each copy.
+    #[inline(always)]
+    fn copied() -> Site {
+        caller()
+    }
+
+    mod one {
+        #[inline(never)]
+        pub(super) fn site() -> super::Site {
+            super::copied()
+        }
+    }
+
+    mod two {
+        #[inline(never)]
+        pub(super) fn site() -> super::Site {
+            super::copied()
+        }
+    }
+
+    /// Sites are compared, and call paths made, by place: lanes that reach one instruction
+    /// through two copies of the kernel's code are at the same instruction (a release build
+    /// reported `__syncthreads()` reached "from different barrier instructions" when a warp's
+    /// first lane was polled from the direct start's copy and the others from the step's).
+    #[test]
+    fn a_place_is_one_site_in_every_copy_of_the_code() {
+        let (a, b) = (one::site(), two::site());
+        assert_eq!((a.file(), a.line(), a.column()), (b.file(), b.line(), b.column()));
+        assert!(same_place(a, b), "{a} at {a:p} and {b:p}");
+        assert_eq!(place_hash(a), place_hash(b));
+        assert_eq!(crate::warp::path_then(7, a), crate::warp::path_then(7, b));
+        // Other places differ: another column, another line.
+        let (c, d) = (caller(), caller());
+        assert!(!same_place(a, c) && !same_place(c, d), "{a} {c} {d}");
+        assert_ne!(place_hash(c), place_hash(d));
+        assert_ne!(crate::warp::path_then(7, c), crate::warp::path_then(7, d));
     }
 }

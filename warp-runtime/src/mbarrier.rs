@@ -444,7 +444,7 @@ mod host {
             let (regs, step) = mem::current().map_or((0, 0), |(r, _)| (r as *const _ as usize, r.step()));
             self.mbar(i, op, min, Kind::Rmw, |_| order, |e, site| {
                 let e = e.ok_or_else(not_initialized)?;
-                let same = e.group.filter(|g| !no_complete && g.regs == regs && g.step == step && core::ptr::eq(g.site, site));
+                let same = e.group.filter(|g| !no_complete && g.regs == regs && g.step == step && crate::error::same_place(g.site, site));
                 if same.is_none() && !e.waited {
                     return Err((
                         MbarrierRule::NoWaitBetweenPhases,

@@ -1293,7 +1293,7 @@ fn report(w: &WarpRaces, loc: &Loc<'_>, prior: Rec, me: Rec) {
     run.found.store(true, Ordering::Relaxed);
     let mut sink = run.sink.lock().unwrap_or_else(|e| e.into_inner());
     sink.total += 1;
-    let same = |r: &&mut Race| core::ptr::eq(r.first.site, prior.site) && core::ptr::eq(r.second.site, me.site) && r.first.op == prior.op && r.second.op == me.op;
+    let same = |r: &&mut Race| crate::error::same_place(r.first.site, prior.site) && crate::error::same_place(r.second.site, me.site) && r.first.op == prior.op && r.second.op == me.op;
     if let Some(r) = sink.races.iter_mut().find(same) {
         r.count += 1;
         return;
@@ -1327,7 +1327,7 @@ fn report(w: &WarpRaces, loc: &Loc<'_>, prior: Rec, me: Rec) {
         RaceKind::IntraWarp
     };
     let miss = sink.misses.iter().find(|m| m.from == (prior.block, prior.tib) && m.to == (me.block, me.tib)).copied();
-    let same_store = core::ptr::eq(prior.site, me.site) && prior.writes() && me.writes() && kind != RaceKind::InterBlock;
+    let same_store = crate::error::same_place(prior.site, me.site) && prior.writes() && me.writes() && kind != RaceKind::InterBlock;
     let dependent = run.dependent_first();
     let pdl_pair = dependent.is_some_and(|first| (prior.block >= first) != (me.block >= first));
     let fix = match (miss, kind) {

@@ -292,7 +292,7 @@ mod host {
         /// `site`, declared now if this block has not reached the declaration yet.
         fn declare(&self, site: Site, size: usize, n: usize) -> usize {
             let mut statics = self.statics.borrow_mut();
-            let found = statics.iter().find(|(s, sz, len, _)| core::ptr::eq(*s, site) && *sz == size && *len == n);
+            let found = statics.iter().find(|(s, sz, len, _)| crate::error::same_place(s, site) && *sz == size && *len == n);
             match found {
                 Some(&(.., offset)) => offset,
                 None => {

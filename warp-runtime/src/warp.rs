@@ -177,11 +177,15 @@ pub(crate) fn c_of(key: u64) -> u32 {
 pub(crate) const PATH_ENTRY: u64 = 0;
 
 /// The call path `path` followed by a call at `site`. The multiplier is odd, so for a fixed
-/// `path` distinct sites give distinct paths, and for a fixed site distinct paths do; the
-/// rotation makes the order of the calls count (`a` then `b` is not `b` then `a`).
+/// `path` distinct sites give distinct paths (but for two places whose [`place_hash`]es
+/// collide), and for a fixed site distinct paths do; the rotation makes the order of the calls
+/// count (`a` then `b` is not `b` then `a`). By the place, not the `Location`'s address: two
+/// copies of a kernel's code have two `Location`s of each place.
+///
+/// [`place_hash`]: crate::error::place_hash
 #[inline(always)]
 pub(crate) fn path_then(path: u64, site: Site) -> u64 {
-    (path.rotate_left(23) ^ (site as *const core::panic::Location<'static>).addr() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    (path.rotate_left(23) ^ crate::error::place_hash(site)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
 /// Lane `lane`'s cell of a per-lane register array.
@@ -519,7 +523,7 @@ impl Regs {
     /// Whether lanes `a` and `b` wait at the same instruction: the same call site, reached
     /// through the same warp-function calls.
     pub(crate) fn same_instruction(&self, a: usize, b: usize) -> bool {
-        core::ptr::eq(self.site_at(a), self.site_at(b)) && self.path_at(a) == self.path_at(b)
+        crate::error::same_place(self.site_at(a), self.site_at(b)) && self.path_at(a) == self.path_at(b)
     }
 
     /// Lane `lane` enters a warp function called at `site`: its path becomes the caller's path

@@ -63,8 +63,8 @@ impl Trace {
     /// The index in [`Trace::instrs`] of the instruction a lane state names.
     fn instr_index(&self, state: &LaneState) -> Option<usize> {
         match *state {
-            LaneState::Waiting { op, mask, site } => self.instrs.iter().position(|i| i.op == op && i.mask == mask && core::ptr::eq(i.site, site)),
-            LaneState::AtBarrier { op, site, .. } => self.instrs.iter().position(|i| i.op == op && core::ptr::eq(i.site, site)),
+            LaneState::Waiting { op, mask, site } => self.instrs.iter().position(|i| i.op == op && i.mask == mask && crate::error::same_place(i.site, site)),
+            LaneState::AtBarrier { op, site, .. } => self.instrs.iter().position(|i| i.op == op && crate::error::same_place(i.site, site)),
             _ => None,
         }
     }

@@ -338,7 +338,7 @@ pub(crate) struct WarpTracer {
 impl WarpTracer {
     /// The index of `instr` in this warp's table.
     pub(crate) fn instr(&mut self, instr: Instr) -> usize {
-        match self.instrs.iter().position(|i| i.op == instr.op && i.mask == instr.mask && core::ptr::eq(i.site, instr.site)) {
+        match self.instrs.iter().position(|i| i.op == instr.op && i.mask == instr.mask && crate::error::same_place(i.site, instr.site)) {
             Some(i) => i,
             None => {
                 self.instrs.push(instr);
