@@ -110,7 +110,7 @@ fn learn_after(at: &crate::wide::LearnAt, caller: Option<u64>, site: Site, pendi
     let Some((regs, lane)) = crate::mem::current() else { return false };
     if let (Some(caller), true) = (caller, pending) {
         // The path the callee runs at.
-        crate::wide::learn_offer(regs, lane, crate::warp::path_then(caller, site), at);
+        crate::wide::learn_offer(regs, lane, || crate::warp::path_then(caller, site), at);
     }
     true
 }

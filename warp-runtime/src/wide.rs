@@ -664,9 +664,9 @@ pub(crate) struct LearnAt {
 }
 
 /// Lane `lane`, polling the callee of a call it makes from a kernel with a form run per lane,
-/// may just have posted the callee's offer (at the callee's path `path`): if the form runs, the
-/// call site learns it (see [`Calls`]; learnt then, between two steps, every lane of a warp
-/// that reaches the caller afterwards sees the same). `at` lives in the call's future, which
+/// may just have posted the callee's offer (at the callee's path, which `path` computes): if
+/// the form runs, the call site learns it (see [`Calls`]; learnt then, between two steps, every
+/// lane of a warp that reaches the caller afterwards sees the same). `at` lives in the call's future, which
 /// holds the offer's.
 ///
 /// An offer at the callee's path is the callee's own only when the callee is the kernel that
@@ -676,9 +676,10 @@ pub(crate) struct LearnAt {
 /// name); a kernel that is an associated function (`path::Type::name`) is not recognised, and
 /// its callers keep the per-lane form.
 #[inline]
-pub(crate) fn learn_offer(regs: &Regs, lane: u32, path: u64, at: &LearnAt) {
+pub(crate) fn learn_offer(regs: &Regs, lane: u32, path: impl FnOnce() -> u64, at: &LearnAt) {
     let l = lane as usize & 31;
-    if regs.offered.get() >> l & 1 == 0 || regs.path_at(l) != path {
+    // The path only when the lane offered (a callee without a form never does).
+    if regs.offered.get() >> l & 1 == 0 || regs.path_at(l) != path() {
         return;
     }
     // SAFETY: the lane posted this offer in the poll just made (at the callee's own path, so
