@@ -1021,32 +1021,19 @@ impl<'r> WarpRun<'r> {
     /// results in `douts`). Otherwise the step goes on as any first step.
     pub(crate) fn first_step_direct<K, F: Future, A: Copy>(
         &mut self,
-        mut futs: Pin<&mut Lanes<F>>,
+        futs: Pin<&mut Lanes<F>>,
         start: &mut impl FnMut(u32) -> F,
         outs: &mut Outs<F::Output>,
         args: &[A; 32],
         douts: &mut crate::wide::Lanes<F::Output>,
     ) -> Result<Option<Step>, WarpError> {
-        let exited_before = self.begin_step();
-        let mut exited = self.exited;
-        let seq = Seq::new(self.runnable, &self.order);
-        let (first, rest) = seq.lanes().split_at(seq.lanes().len().min(1));
-        let step = self.poll_lanes(futs.as_mut(), start, outs, first, &mut exited);
-        if let (Ok(()), Some(&lane)) = (&step, first.first()) {
-            let lane = lane as u32;
-            if let Some(direct) = crate::wide::Direct::offered(self.regs, lane) {
-                if direct.of::<K, A, F::Output>() && exited == self.exited && direct.agrees(args, self.launched) {
-                    self.regs.offered.set(0);
-                    // Suspended at its offer, having run nothing of the kernel.
-                    futs.drop_lane(lane);
-                    let (args, douts) = (args as *const [A; 32] as *const (), douts as *mut crate::wide::Lanes<F::Output> as *mut ());
-                    // SAFETY: `of` checked the form's types; `A` is `Copy`.
-                    return unsafe { self.direct(&direct, args, douts) };
-                }
-            }
-        }
-        let step = step.and_then(|()| self.poll_lanes(futs, start, outs, rest, &mut exited));
-        self.finish_step(step, exited_before, exited).map(Some)
+        let take = |direct: &crate::wide::Direct, launched: u32| {
+            let pointers = (args as *const [A; 32] as *const (), douts as *mut crate::wide::Lanes<F::Output> as *mut ());
+            (direct.of::<K, A, F::Output>() && direct.agrees(args, launched)).then_some(pointers)
+        };
+        // SAFETY: `take` gives the pointers only for a form of these `A` and `F::Output`, and
+        // `A` is `Copy`.
+        unsafe { self.first_step_offered(futs, start, outs, take) }
     }
 
     /// [`first_step_direct`](Self::first_step_direct) for a grid's warp of an entry kernel
@@ -1054,10 +1041,34 @@ impl<'r> WarpRun<'r> {
     /// kernel returns nothing.
     pub(crate) fn first_step_entry<F: Future>(
         &mut self,
-        mut futs: Pin<&mut Lanes<F>>,
+        futs: Pin<&mut Lanes<F>>,
         start: &mut impl FnMut(u32) -> F,
         outs: &mut Outs<F::Output>,
         entry: &crate::grid::EntryStart,
+    ) -> Result<Option<Step>, WarpError> {
+        let mut douts = crate::wide::Lanes::<()>::new();
+        let douts = &mut douts as *mut crate::wide::Lanes<()> as *mut ();
+        // SAFETY: `of` checked the form's argument type, which `agrees` reads `args` as.
+        let take = |direct: &crate::wide::Direct, launched: u32| ((entry.of)(direct) && unsafe { (entry.agrees)(direct, entry.args, launched) }).then_some((entry.args, douts));
+        // SAFETY: `entry.of` holds for a form that takes `entry.args`' `A` (`Copy`) and gives `()`.
+        unsafe { self.first_step_offered(futs, start, outs, take) }
+    }
+
+    /// The first step of a run that may start in the kernel's form: polls the first lane alone,
+    /// and when it offered a form that `take` accepts (given the lanes launched) and returned
+    /// without any lane exiting, runs that form for every lane from the arguments and into the
+    /// results `take` points to, instead of the lanes' futures (`Ok(None)`: every lane returned).
+    /// Otherwise the step goes on as any first step.
+    ///
+    /// # Safety
+    /// The pointers `take` gives are a `*const [A; 32]` and a `*mut Lanes<R>` for which the
+    /// form's `Direct::of::<_, A, R>()` holds, with `A: Copy`.
+    unsafe fn first_step_offered<F: Future>(
+        &mut self,
+        mut futs: Pin<&mut Lanes<F>>,
+        start: &mut impl FnMut(u32) -> F,
+        outs: &mut Outs<F::Output>,
+        take: impl FnOnce(&crate::wide::Direct, u32) -> Option<(*const (), *mut ())>,
     ) -> Result<Option<Step>, WarpError> {
         let exited_before = self.begin_step();
         let mut exited = self.exited;
@@ -1067,13 +1078,12 @@ impl<'r> WarpRun<'r> {
         if let (Ok(()), Some(&lane)) = (&step, first.first()) {
             let lane = lane as u32;
             if let Some(direct) = crate::wide::Direct::offered(self.regs, lane) {
-                // SAFETY: `of` checked the form's argument type, which `agrees` and `args` are of.
-                if (entry.of)(&direct) && exited == self.exited && unsafe { (entry.agrees)(&direct, entry.args, self.launched) } {
+                if let Some((args, douts)) = take(&direct, self.launched).filter(|_| exited == self.exited) {
                     self.regs.offered.set(0);
+                    // Suspended at its offer, having run nothing of the kernel.
                     futs.drop_lane(lane);
-                    let mut douts = crate::wide::Lanes::<()>::new();
-                    // SAFETY: `of` checked that the form takes `[A; 32]`'s `A` and gives `()`.
-                    return unsafe { self.direct(&direct, entry.args, &mut douts as *mut crate::wide::Lanes<()> as *mut ()) };
+                    // SAFETY: the caller's contract.
+                    return unsafe { self.direct(&direct, args, douts) };
                 }
             }
         }
