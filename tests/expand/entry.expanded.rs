@@ -183,3 +183,276 @@ pub unsafe extern "ptx-kernel" fn warp_sums(
     [] pub warp_sums(input : GlobalSlice < 'static, u32 >, out : GlobalSlice < 'static,
     u32 >, scale : u32)
 }
+#[cfg(not(target_arch = "nvptx64"))]
+/// A warp function that the wrapper below calls.
+async fn warp_total(w: &Warp<'_>, x: u32) -> u32 {
+    let __warpkit_args = x;
+    #[allow(unused_mut)]
+    let x = if ::warpkit::__private::wide::wanted(w) {
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        let __warpkit_wide: ::warpkit::__private::wide::WideBody<u32, u32> = |
+            __wk,
+            __wk_args,
+            __wk_outs|
+        {
+            let __wk_1_x = __wk_args;
+            let __wk_2_instr = ::warpkit::__private::wide::ReduxAdd;
+            let __wk_3_site = ::warpkit::__private::wide::site();
+            __wk.expect(&__wk_2_instr, __wk_3_site, &__wk_1_x);
+            let __wk_4_a = ::warpkit::__private::wide::Lanes::copied(&__wk_1_x);
+            let mut __wk_6_result = ::warpkit::__private::wide::Lanes::new();
+            __wk.issue(
+                &__wk_2_instr,
+                __wk_3_site,
+                &__wk_4_a,
+                ::warpkit::__private::wide::B::None,
+                &mut __wk_6_result,
+            )?;
+            if __wk.dense() {
+                __wk_6_result.assert_full();
+                '__wk_lanes: for __wk_l in 0..32u32 {
+                    __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    {
+                        let __wk_r = __wk_6_result[__wk_l];
+                        __wk_1_x.drop_lane(__wk_l);
+                        __wk.ret(__wk_outs, __wk_l, __wk_r);
+                    }
+                }
+            } else {
+                '__wk_lanes: for __wk_l in __wk.lanes() {
+                    __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    {
+                        let __wk_r = __wk_6_result[__wk_l];
+                        __wk_1_x.drop_lane(__wk_l);
+                        __wk.ret(__wk_outs, __wk_l, __wk_r);
+                    }
+                }
+            }
+            ::core::result::Result::Ok(())
+        };
+        let __warpkit_kernel = ::core::concat!(
+            ::core::module_path!(), "::", ::core::stringify!(warp_total)
+        );
+        match ::warpkit::__private::wide::offer(
+                w,
+                __warpkit_wide,
+                __warpkit_args,
+                __warpkit_kernel,
+                ::warpkit::__private::wide::Needs {
+                    whole_warp: false,
+                    same_shape: false,
+                    same_params: 0u64,
+                    returns_early: false,
+                },
+                ::core::option::Option::None,
+            )
+            .await
+        {
+            ::core::result::Result::Ok(__warpkit_out) => return __warpkit_out,
+            ::core::result::Result::Err(__warpkit_args) => __warpkit_args,
+        }
+    } else {
+        __warpkit_args
+    };
+    w.redux_add(x).await
+}
+#[cfg(target_arch = "nvptx64")]
+/// A warp function that the wrapper below calls.
+fn warp_total(w: &Warp, x: u32) -> u32 {
+    w.redux_add(x)
+}
+#[cfg(not(target_arch = "nvptx64"))]
+/// A wrapper entry kernel: it loads, calls one warp function and stores. Its prologue does not
+/// offer its form (per lane its lanes reach `warp_total`'s offer in one step); it only probes, so
+/// that a launch through its type starts each warp in its form (`wide::probe`).
+pub async fn warp_totals(
+    w: &Warp<'_>,
+    input: GlobalSlice<'_, u32>,
+    out: GlobalSlice<'_, u32>,
+) {
+    #[allow(non_upper_case_globals)]
+    static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new();
+    let __warpkit_args = (input, out);
+    #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+    let __warpkit_wide: ::warpkit::__private::wide::WideBody<
+        (GlobalSlice<'_, u32>, GlobalSlice<'_, u32>),
+        (),
+    > = |__wk, __wk_args, __wk_outs| {
+        let __wk_hs = __wk.handles();
+        let mut __wk_1_input = ::warpkit::__private::wide::Lanes::new();
+        let mut __wk_2_out = ::warpkit::__private::wide::Lanes::new();
+        for __wk_l in __wk.lanes() {
+            let (__wk_a_input, __wk_a_out) = __wk_args.take(__wk_l);
+            __wk_1_input.set(__wk_l, __wk_a_input);
+            __wk_2_out.set(__wk_l, __wk_a_out);
+        }
+        let mut __wk_3_i = ::warpkit::__private::wide::Lanes::new();
+        let mut __wk_4_args = ::warpkit::__private::wide::Lanes::new();
+        let mut __wk_5_callee = ::warpkit::__private::wide::TypeOf::new();
+        let __wk_6_site = ::warpkit::__private::wide::site();
+        if __wk.dense() {
+            __wk_1_input.assert_full();
+            '__wk_lanes: for __wk_l in 0..32u32 {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                {
+                    let i = w.global_id() as usize;
+                    __wk_3_i.set(__wk_l, i);
+                }
+                __wk_4_args
+                    .set(
+                        __wk_l,
+                        ::warpkit::__private::wide::pack1(
+                            &(warp_total),
+                            &mut __wk_5_callee,
+                            (__wk_1_input[__wk_l].load(__wk_3_i[__wk_l])),
+                        ),
+                    );
+            }
+        } else {
+            '__wk_lanes: for __wk_l in __wk.lanes() {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                {
+                    let i = w.global_id() as usize;
+                    __wk_3_i.set(__wk_l, i);
+                }
+                __wk_4_args
+                    .set(
+                        __wk_l,
+                        ::warpkit::__private::wide::pack1(
+                            &(warp_total),
+                            &mut __wk_5_callee,
+                            (__wk_1_input[__wk_l].load(__wk_3_i[__wk_l])),
+                        ),
+                    );
+            }
+        }
+        let mut __wk_7_returned = ::warpkit::__private::wide::Lanes::new();
+        {
+            use ::warpkit::__private::wide::{CallsForm as _, CallsNothing as _};
+            (&__wk_5_callee)
+                .call_in(
+                    __wk,
+                    &__warpkit_calls_0,
+                    __wk_6_site,
+                    &mut __wk_4_args,
+                    &mut __wk_7_returned,
+                )?;
+        }
+        ::core::mem::drop(__wk_4_args);
+        let mut __wk_8_t = ::warpkit::__private::wide::Lanes::new();
+        if __wk.dense() {
+            __wk_2_out.assert_full();
+            __wk_3_i.assert_full();
+            __wk_7_returned.assert_full();
+            '__wk_lanes: for __wk_l in 0..32u32 {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                {
+                    let t = __wk_7_returned.take(__wk_l);
+                    __wk_8_t.set(__wk_l, t);
+                }
+                __wk_2_out[__wk_l].store(__wk_3_i[__wk_l], __wk_8_t[__wk_l]);
+                {
+                    let __wk_r = ();
+                    __wk_8_t.drop_lane(__wk_l);
+                    __wk_3_i.drop_lane(__wk_l);
+                    __wk_2_out.drop_lane(__wk_l);
+                    __wk_1_input.drop_lane(__wk_l);
+                    __wk.ret(__wk_outs, __wk_l, __wk_r);
+                }
+            }
+        } else {
+            '__wk_lanes: for __wk_l in __wk.lanes() {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                {
+                    let t = __wk_7_returned.take(__wk_l);
+                    __wk_8_t.set(__wk_l, t);
+                }
+                __wk_2_out[__wk_l].store(__wk_3_i[__wk_l], __wk_8_t[__wk_l]);
+                {
+                    let __wk_r = ();
+                    __wk_8_t.drop_lane(__wk_l);
+                    __wk_3_i.drop_lane(__wk_l);
+                    __wk_2_out.drop_lane(__wk_l);
+                    __wk_1_input.drop_lane(__wk_l);
+                    __wk.ret(__wk_outs, __wk_l, __wk_r);
+                }
+            }
+        }
+        ::core::result::Result::Ok(())
+    };
+    let __warpkit_key: *const () = __warpkit_wide as *const ();
+    #[allow(unused_mut)]
+    let (input, out) = match ::warpkit::__private::wide::wanted(w)
+        && ::warpkit::__private::wide::probing(w)
+    {
+        true => {
+            match ::warpkit::__private::wide::calls_ready(
+                __warpkit_key,
+                &[(&__warpkit_calls_0, 0u64)],
+            ) {
+                ::core::option::Option::Some(__warpkit_ready) => {
+                    let __warpkit_kernel = ::core::concat!(
+                        ::core::module_path!(), "::", ::core::stringify!(warp_totals)
+                    );
+                    let _ = ::warpkit::__private::wide::Needs {
+                        whole_warp: false,
+                        same_shape: false,
+                        same_params: 0u64,
+                        returns_early: false,
+                    }
+                        .and(__warpkit_ready);
+                    if ::warpkit::__private::wide::probe(
+                        w,
+                        __warpkit_wide,
+                        __warpkit_kernel,
+                        ::core::option::Option::None,
+                    ) {
+                        return;
+                    }
+                    __warpkit_args
+                }
+                ::core::option::Option::None => __warpkit_args,
+            }
+        }
+        false => __warpkit_args,
+    };
+    let i = w.global_id() as usize;
+    let t = match warp_total(
+        w,
+        ::warpkit::__private::lockstep_load(input.load(i)).await,
+    ) {
+        __warpkit_call => {
+            ::warpkit::__private::WarpCall::into_future(__warpkit_call)
+                .learning(&__warpkit_calls_0, __warpkit_key)
+        }
+    }
+        .await;
+    ::warpkit::__private::store_point(out.store(i, t)).await;
+}
+#[cfg(target_arch = "nvptx64")]
+/// A wrapper entry kernel: it loads, calls one warp function and stores. Its prologue does not
+/// offer its form (per lane its lanes reach `warp_total`'s offer in one step); it only probes, so
+/// that a launch through its type starts each warp in its form (`wide::probe`).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn warp_totals(
+    input: GlobalSlice<'_, u32>,
+    out: GlobalSlice<'_, u32>,
+) {
+    #[inline(always)]
+    fn __warp_body(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
+        let i = w.global_id() as usize;
+        let t = warp_total(w, input.load(i));
+        out.store(i, t);
+    }
+    __warp_body(&::warpkit::__private::Warp::current(), input, out)
+}
+::warpkit::__private::entry! {
+    [] pub warp_totals(input : GlobalSlice < 'static, u32 >, out : GlobalSlice < 'static,
+    u32 >)
+}

@@ -10,3 +10,19 @@ pub fn warp_sums(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32
         out.store(i, s * scale);
     }
 }
+
+/// A warp function that the wrapper below calls.
+#[warp_kernel]
+fn warp_total(w: &Warp, x: u32) -> u32 {
+    w.redux_add(x)
+}
+
+/// A wrapper entry kernel: it loads, calls one warp function and stores. Its prologue does not
+/// offer its form (per lane its lanes reach `warp_total`'s offer in one step); it only probes, so
+/// that a launch through its type starts each warp in its form (`wide::probe`).
+#[warp_kernel(entry)]
+pub fn warp_totals(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
+    let i = w.global_id() as usize;
+    let t = warp_total(w, input.load(i));
+    out.store(i, t);
+}

@@ -61,6 +61,40 @@ fn the_entry_kernel_runs_as_a_type() {
     }
 }
 
+/// The wrapper entry of the snapshot: once its call site has learnt `warp_total`'s form (the
+/// first launch, per lane), a launch through its type starts every warp in its form, which
+/// probes instead of offering; the sums are plain Rust's either way, and a closure's launch
+/// (per lane, `warp_total`'s form) starts none.
+#[test]
+fn a_wrapper_entry_starts_in_its_form() {
+    let input: Vec<u32> = (0..128).map(|i| i * 3 + 1).collect();
+    let want: Vec<u32> = input.chunks(32).flat_map(|c| [c.iter().sum::<u32>(); 32]).collect();
+    let grid = Grid::new(128);
+    let cpu = (GlobalBuffer::from_slice(&input), GlobalBuffer::<u32>::zeroed(128));
+    let mut starts = Vec::new();
+    for _ in 0..3 {
+        let before = warpkit::direct_starts();
+        entry::warp_totals::run_cpu(&grid, &cpu).unwrap();
+        starts.push(warpkit::direct_starts() - before);
+        assert_eq!(cpu.1.to_vec(), want);
+    }
+    assert_eq!(starts[1..], [4, 4], "{starts:?}");
+    let (i, o) = (cpu.0.slice(), cpu.1.slice());
+    let before = warpkit::direct_starts();
+    grid.run(async |w: &Warp<'_>| entry::warp_totals(w, i, o).await).unwrap();
+    assert_eq!(warpkit::direct_starts(), before);
+    assert_eq!(cpu.1.to_vec(), want);
+    // A run of a closure that goes on after the wrapper: the wrapper does not probe there (the
+    // closure's code after it would run twice in the first lane).
+    let after = core::cell::Cell::new(0);
+    Executor::new().run(async |w: &Warp<'_>| {
+        entry::warp_totals(w, i, o).await;
+        after.set(after.get() + 1);
+    })
+    .unwrap();
+    assert_eq!(after.get(), 32);
+}
+
 #[test]
 fn derived_values_round_trip() {
     let k = derive::Key { bucket: 3, flag: true, weight: 0.5 };

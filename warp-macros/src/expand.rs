@@ -41,7 +41,7 @@ pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
             let device = if entry { device_entry(&device_item) } else { device(&device_item) };
             let entry_type = if entry { crate::entry::host_type(&item) } else { TokenStream::new() };
             // `item` has not moved since the analysis: the addresses in `points` are its nodes.
-            let prologue = wide.and_then(|w| crate::wide::prologue(&item, &points, &w));
+            let prologue = wide.and_then(|w| crate::wide::prologue(&item, &points, &w, entry));
             let host = host(&mut item, &points, prologue);
             quote!(#host #device #entry_type)
         }

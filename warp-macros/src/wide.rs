@@ -192,8 +192,9 @@ pub struct Prologue {
 }
 
 /// The warp-wide prologue of `item`, or `None` when the kernel does not qualify. `points` are the
-/// addresses of the body's suspension points; `support` is what [`supported`] found.
-pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Option<Prologue> {
+/// addresses of the body's suspension points; `support` is what [`supported`] found; `entry`:
+/// the kernel is a GPU entry point (`#[warp_kernel(entry)]`).
+pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry: bool) -> Option<Prologue> {
     if item.sig.receiver().is_some() || item.sig.asyncness.is_some() || item.sig.constness.is_some() {
         return None;
     }
@@ -205,8 +206,11 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
     let points: HashSet<usize> = points.difference(&support.accesses).copied().collect();
     // A wrapper (one call and nothing else warp-wide) gets a form too, though per lane its lanes
     // reach the callee's offer in one step: its callers' forms, and a launch of it through its
-    // entry type, run the callee's form through it without lane futures. (The histogram
-    // example's entry, whose callee has no form, pays for it: 14% more instructions, 18% more time.)
+    // entry type, run the callee's form through it without lane futures. An entry that is a
+    // wrapper only probes (`wide::probe`): a direct start takes its form, and per lane nothing
+    // waits at its top (an offer there made the histogram example's entry, whose callee has no
+    // form, 30-40% slower).
+    let probes = entry && support.calls.len() == 1 && points.len() == 1;
     let points = &points;
     let suspends = !support.barriers.is_empty();
     // A kernel with CTA barriers that calls warp functions keeps the per-lane form: a form that
@@ -397,7 +401,20 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
         let statics: Vec<syn::Ident> = (0..support.calls.len()).map(calls_static).collect();
         let key = calls_key();
         let ready = syn::Ident::new("__warpkit_ready", Span::mixed_site());
-        let offered = offer_with(quote!(#needs.and(#ready)));
+        let probing = if probes { quote!(&& #krate::__private::wide::probing(#w)) } else { quote!() };
+        let offered = if probes {
+            // Returns `()`: an entry kernel returns nothing.
+            quote! {
+                let __warpkit_kernel = ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name));
+                let _ = #needs.and(#ready);
+                if #krate::__private::wide::probe(#w, #wide, __warpkit_kernel, #same_args) {
+                    return;
+                }
+                #args
+            }
+        } else {
+            offer_with(quote!(#needs.and(#ready)))
+        };
         quote! {
             #(
                 #[allow(non_upper_case_globals)]
@@ -409,7 +426,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support) -> Op
             #form
             let #key: *const () = #wide as *const ();
             #[allow(unused_mut)]
-            let #args_pat = match #krate::__private::wide::wanted(#w) #copy_consts {
+            let #args_pat = match #krate::__private::wide::wanted(#w) #probing #copy_consts {
                 true => match #krate::__private::wide::calls_ready(#key, &[#((&#statics, #call_uniform)),*]) {
                     ::core::option::Option::Some(#ready) => {
                         #offered

@@ -138,6 +138,11 @@ pub struct Regs {
     /// Lanes that offered a warp-wide form in the current step, and their offers.
     pub(crate) offered: Cell<u32>,
     pub(crate) offers: Cell<[*const crate::wide::Offer; 32]>,
+    /// Set while a run that may start in its kernel's form polls the first lane of its first
+    /// step; a wrapper entry kernel then returns at once with its form in `probed`
+    /// (`wide::probe`) instead of running.
+    pub(crate) probing: Cell<bool>,
+    pub(crate) probed: Cell<Option<crate::wide::Direct>>,
 }
 
 /// The instruction word of a request: the [`Op::code`] in bits 0..12, then the parts of
@@ -297,6 +302,8 @@ impl Regs {
             wide: Cell::new(false),
             offered: Cell::new(0),
             offers: Cell::new([core::ptr::null(); 32]),
+            probing: Cell::new(false),
+            probed: Cell::new(None),
         }
     }
 
@@ -662,6 +669,15 @@ impl<R> Outs<R> {
     pub(crate) fn set(&mut self, lane: u32, value: R) {
         self.values[lane as usize & 31].write(value);
         self.filled |= 1 << lane;
+    }
+
+    /// Drops lane `lane`'s result, if it has one.
+    pub(crate) fn unset(&mut self, lane: u32) {
+        if self.filled >> lane & 1 == 1 {
+            self.filled &= !(1 << lane);
+            // SAFETY: the value was initialized (its bit was set), and its bit is now clear.
+            unsafe { self.values[lane as usize & 31].assume_init_drop() };
+        }
     }
 
     /// The results a warp-wide run left in `lanes`.
@@ -1032,8 +1048,9 @@ impl<'r> WarpRun<'r> {
             (direct.of::<K, A, F::Output>() && direct.agrees(args, launched)).then_some(pointers)
         };
         // SAFETY: `take` gives the pointers only for a form of these `A` and `F::Output`, and
-        // `A` is `Copy`.
-        unsafe { self.first_step_offered(futs, start, outs, take) }
+        // `A` is `Copy`. No probe: the run's kernel may be a closure that goes on after a
+        // wrapper entry it calls, and would then run that part twice.
+        unsafe { self.first_step_offered(futs, start, outs, false, take) }
     }
 
     /// [`first_step_direct`](Self::first_step_direct) for a grid's warp of an entry kernel
@@ -1051,14 +1068,17 @@ impl<'r> WarpRun<'r> {
         // SAFETY: `of` checked the form's argument type, which `agrees` reads `args` as.
         let take = |direct: &crate::wide::Direct, launched: u32| ((entry.of)(direct) && unsafe { (entry.agrees)(direct, entry.args, launched) }).then_some((entry.args, douts));
         // SAFETY: `entry.of` holds for a form that takes `entry.args`' `A` (`Copy`) and gives `()`.
-        unsafe { self.first_step_offered(futs, start, outs, take) }
+        // The lanes' futures are the entry's own (`run_entry`'s closure does nothing after it),
+        // so a wrapper entry may probe.
+        unsafe { self.first_step_offered(futs, start, outs, true, take) }
     }
 
     /// The first step of a run that may start in the kernel's form: polls the first lane alone,
-    /// and when it offered a form that `take` accepts (given the lanes launched) and returned
-    /// without any lane exiting, runs that form for every lane from the arguments and into the
-    /// results `take` points to, instead of the lanes' futures (`Ok(None)`: every lane returned).
-    /// Otherwise the step goes on as any first step.
+    /// and when it offered a form (or, when `probe`, a wrapper entry kernel probed with it,
+    /// `wide::probe`) that `take` accepts (given the lanes launched) without any lane exiting,
+    /// runs that form for every lane from the arguments and into the results `take` points to,
+    /// instead of the lanes' futures (`Ok(None)`: every lane returned). Otherwise the step goes
+    /// on as any first step (after a probe, from the first lane again).
     ///
     /// # Safety
     /// The pointers `take` gives are a `*const [A; 32]` and a `*mut Lanes<R>` for which the
@@ -1068,23 +1088,38 @@ impl<'r> WarpRun<'r> {
         mut futs: Pin<&mut Lanes<F>>,
         start: &mut impl FnMut(u32) -> F,
         outs: &mut Outs<F::Output>,
+        probe: bool,
         take: impl FnOnce(&crate::wide::Direct, u32) -> Option<(*const (), *mut ())>,
     ) -> Result<Option<Step>, WarpError> {
         let exited_before = self.begin_step();
         let mut exited = self.exited;
         let seq = Seq::new(self.runnable, &self.order);
         let (first, rest) = seq.lanes().split_at(seq.lanes().len().min(1));
+        self.regs.probing.set(probe);
         let step = self.poll_lanes(futs.as_mut(), start, outs, first, &mut exited);
+        self.regs.probing.set(false);
+        let probed = self.regs.probed.take();
         if let (Ok(()), Some(&lane)) = (&step, first.first()) {
             let lane = lane as u32;
-            if let Some(direct) = crate::wide::Direct::offered(self.regs, lane) {
+            if probed.is_some() {
+                // The lane returned at its probe, having run nothing of the kernel: it has not
+                // exited, and starts again unless the form runs.
+                exited = self.exited;
+                outs.unset(lane);
+            }
+            if let Some(direct) = probed.or_else(|| crate::wide::Direct::offered(self.regs, lane)) {
                 if let Some((args, douts)) = take(&direct, self.launched).filter(|_| exited == self.exited) {
                     self.regs.offered.set(0);
-                    // Suspended at its offer, having run nothing of the kernel.
+                    // Suspended at its offer (or returned at its probe), having run nothing of
+                    // the kernel.
                     futs.drop_lane(lane);
                     // SAFETY: the caller's contract.
                     return unsafe { self.direct(&direct, args, douts) };
                 }
+            }
+            if probed.is_some() {
+                let step = self.poll_lanes(futs, start, outs, seq.lanes(), &mut exited);
+                return self.finish_step(step, exited_before, exited).map(Some);
             }
         }
         let step = step.and_then(|()| self.poll_lanes(futs, start, outs, rest, &mut exited));

@@ -817,6 +817,34 @@ fn offer_of<'a, A, R>(
     }
 }
 
+/// Whether the run is polling `w`'s lane to start its warp in the kernel's form (see [`probe`]):
+/// one load, so that a wrapper entry's lanes skip the rest of its prologue otherwise.
+#[inline(always)]
+pub fn probing(w: &Warp<'_>) -> bool {
+    w.regs.probing.get()
+}
+
+/// What a wrapper entry kernel (one that only calls a warp function: it loads, calls and
+/// stores) does at its top instead of offering its form: when the run polls the lane to start
+/// the warp in the form (`Grid::run_entry`, for an entry launched through its type), it leaves
+/// the form in the registers and returns true, and the kernel returns at once, having run
+/// nothing. Otherwise it does nothing. Per lane, a wrapper's lanes reach its callee's offer in
+/// one step, so an offer of its own would save no step; it would only cost every lane's future
+/// its size and its polls (the histogram example's entry, whose callee has no form: 30-40%
+/// slower).
+pub fn probe<A, R>(w: &Warp<'_>, body: WideBody<A, R>, kernel: &'static str, same_args: Option<SameArgs<A>>) -> bool {
+    let regs = w.regs;
+    // At the run's entry only: not an entry kernel called by another kernel.
+    if !regs.probing.get() || regs.path_at(w.lane as usize & 31) != crate::warp::PATH_ENTRY {
+        return false;
+    }
+    let kind = KindOf::<A, R>::KIND;
+    let Some(direct) = kind.direct else { return false };
+    let same = same_args.map_or(core::ptr::null(), |f| f as *const ());
+    regs.probed.set(Some(Direct { direct, body: body as *const (), types: (kind.types)(), kernel, same: (same, kind.same_args) }));
+    true
+}
+
 /// The future of [`offer`]. It holds the lane's arguments and, once the form ran, its result;
 /// the registers point at its offer while the lane waits, and it withdraws the offer if dropped
 /// first.
@@ -1115,6 +1143,7 @@ fn offered_handles<'r>(regs: &'r Regs, offered: u32, offers: &[*const Offer; 32]
 /// A kernel's warp-wide form, taken from its offer before any lane runs: what a run that starts
 /// the kernel itself (`Executor::run_with(&args, kernel)`, not a closure that calls it) runs
 /// without making the lanes' futures. The run is the one the offers of every lane would make.
+#[derive(Clone, Copy)]
 pub(crate) struct Direct {
     direct: DirectEntry,
     body: *const (),
