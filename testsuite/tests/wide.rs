@@ -264,6 +264,31 @@ fn supported_kernels_run_warp_wide() {
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| if w.lane_id() < 16 { mixed(w, 1).await } else { (0, 0) }))), 1);
 }
 
+/// Calls a kernel with a form, then shuffles: a caller with a form of its own.
+#[warp_kernel]
+fn sum_then_swap(w: &Warp, x: u32) -> u32 {
+    let s = inner_sum(w, x);
+    w.shfl_xor(s ^ x, 1)
+}
+
+/// A call site stops looking for its callee's offer after 65,536 first polls of the callee
+/// without one, but counts only runs with forms on (where a callee offers): more per-lane runs
+/// than that leave it learning, and the caller's form runs once it has learnt.
+#[test]
+fn per_lane_runs_do_not_make_a_call_site_give_up() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32 * 5 + 2);
+    let per_lane = Executor::new().wide(false).races(false);
+    let want = per_lane.run_with(&x, sum_then_swap).unwrap();
+    for _ in 0..2100 {
+        assert_eq!(per_lane.run_with(&x, sum_then_swap).unwrap(), want);
+    }
+    let ex = Executor::new().wide(true).races(false);
+    assert_eq!(ex.run_with(&x, sum_then_swap).unwrap(), want);
+    let before = warpkit::wide_runs();
+    assert_eq!(ex.run_with(&x, sum_then_swap).unwrap(), want);
+    assert_eq!(warpkit::wide_runs() - before, 2, "sum_then_swap and inner_sum");
+}
+
 // ---- cases from the review of the first version (each differed, hung or ran the wrong kernel).
 
 #[warp_kernel]

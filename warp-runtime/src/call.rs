@@ -95,7 +95,7 @@ impl<F: Future> Future for Learning<F> {
         // callee's body into the caller's (histogram example: 2% more instructions).
         let poll = call.poll(cx);
         if this.first {
-            this.first = !learn_after(&this.at, this.call.caller, this.call.site, poll.is_pending());
+            this.first = !this.at.calls.given_up() && !learn_after(&this.at, this.call.caller, this.call.site, poll.is_pending());
         }
         poll
     }

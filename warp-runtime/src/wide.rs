@@ -568,7 +568,15 @@ impl Needs {
 /// learned, which stays too).
 pub struct Calls {
     learned: [core::sync::atomic::AtomicPtr<Learned>; CALLS_LEARNED],
+    /// First polls of the callee that found it waiting elsewhere than at its offer (or returned):
+    /// from [`CALLS_GIVE_UP`] on, the calls stop looking (a callee without a form never offers,
+    /// and looking cost each lane's call of it about 40 instructions). A callee that offers
+    /// only later (its own calls learnt late) is then never learnt: its callers stay per lane.
+    unoffered: core::sync::atomic::AtomicU32,
 }
+
+/// See [`Calls::unoffered`]: four launches of a 512-warp grid whose warps all call the callee.
+const CALLS_GIVE_UP: u32 = 1 << 16;
 
 /// How many instantiations of a caller one call site learns for (a generic kernel's); the calls
 /// of any more keep those callers per lane.
@@ -593,7 +601,19 @@ impl Calls {
     /// Nothing learned.
     #[allow(clippy::new_without_default)]
     pub const fn new() -> Calls {
-        Calls { learned: [const { core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()) }; CALLS_LEARNED] }
+        Calls { learned: [const { core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()) }; CALLS_LEARNED], unoffered: core::sync::atomic::AtomicU32::new(0) }
+    }
+
+    /// Whether the calls stopped looking for the callee's offer ([`Calls::unoffered`]).
+    #[inline(always)]
+    pub(crate) fn given_up(&self) -> bool {
+        self.unoffered.load(core::sync::atomic::Ordering::Relaxed) >= CALLS_GIVE_UP
+    }
+
+    /// A first poll of the callee found no offer of it.
+    #[cold]
+    fn unoffered(&self) {
+        self.unoffered.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
     }
 
     /// What this call site learned for the caller's form `caller`.
@@ -679,7 +699,14 @@ pub(crate) struct LearnAt {
 pub(crate) fn learn_offer(regs: &Regs, lane: u32, path: impl FnOnce() -> u64, at: &LearnAt) {
     let l = lane as usize & 31;
     // The path only when the lane offered (a callee without a form never does).
-    if regs.offered.get() >> l & 1 == 0 || regs.path_at(l) != path() {
+    if regs.offered.get() >> l & 1 == 0 {
+        // Counted only where forms are on: elsewhere no callee offers.
+        if regs.wide_allowed() {
+            at.calls.unoffered();
+        }
+        return;
+    }
+    if regs.path_at(l) != path() {
         return;
     }
     // SAFETY: the lane posted this offer in the poll just made (at the callee's own path, so
