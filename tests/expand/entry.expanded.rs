@@ -396,17 +396,10 @@ pub async fn warp_totals(
                 __warpkit_key,
                 &[(&__warpkit_calls_0, 0u64)],
             ) {
-                ::core::option::Option::Some(__warpkit_ready) => {
+                ::core::option::Option::Some(_) => {
                     let __warpkit_kernel = ::core::concat!(
                         ::core::module_path!(), "::", ::core::stringify!(warp_totals)
                     );
-                    let _ = ::warpkit::__private::wide::Needs {
-                        whole_warp: false,
-                        same_shape: false,
-                        same_params: 0u64,
-                        returns_early: false,
-                    }
-                        .and(__warpkit_ready);
                     if ::warpkit::__private::wide::probe(
                         w,
                         __warpkit_wide,

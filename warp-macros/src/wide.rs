@@ -402,11 +402,13 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         let key = calls_key();
         let ready = syn::Ident::new("__warpkit_ready", Span::mixed_site());
         let probing = if probes { quote!(&& #krate::__private::wide::probing(#w)) } else { quote!() };
+        // A probe hands the form to a direct start, which gives it whole-warp handles and checks
+        // the arguments itself: what the callees need is not asked again.
+        let ready_pat = if probes { quote!(_) } else { quote!(#ready) };
         let offered = if probes {
             // Returns `()`: an entry kernel returns nothing.
             quote! {
                 let __warpkit_kernel = ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#name));
-                let _ = #needs.and(#ready);
                 if #krate::__private::wide::probe(#w, #wide, __warpkit_kernel, #same_args) {
                     return;
                 }
@@ -428,7 +430,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
             #[allow(unused_mut)]
             let #args_pat = match #krate::__private::wide::wanted(#w) #probing #copy_consts {
                 true => match #krate::__private::wide::calls_ready(#key, &[#((&#statics, #call_uniform)),*]) {
-                    ::core::option::Option::Some(#ready) => {
+                    ::core::option::Option::Some(#ready_pat) => {
                         #offered
                     }
                     ::core::option::Option::None => #args,

@@ -686,8 +686,8 @@ pub(crate) struct LearnAt {
 /// Lane `lane`, polling the callee of a call it makes from a kernel with a form run per lane,
 /// may just have posted the callee's offer (at the callee's path, which `path` computes): if
 /// the form runs, the call site learns it (see [`Calls`]; learnt then, between two steps, every
-/// lane of a warp that reaches the caller afterwards sees the same). `at` lives in the call's future, which
-/// holds the offer's.
+/// lane of a warp that reaches the caller afterwards sees the same). `at` lives in the call's
+/// future, which holds the offer's.
 ///
 /// An offer at the callee's path is the callee's own only when the callee is the kernel that
 /// made it: a hand-written `async fn` that awaits a kernel without [`call`](crate::call) leaves
@@ -1330,39 +1330,36 @@ pub trait WideInstr<T> {
     fn bits(value: &T) -> u64;
 }
 
-/// `shfl_up`/`shfl_down`/`shfl_xor`/`shfl_idx`: the handle's membermask and segment.
-pub struct ShflOwn(pub ShflMode);
-impl<T: WarpValue> WideInstr<T> for ShflOwn {
-    type Out = crate::api::AsValue<T>;
-    fn op(&self) -> Op {
-        Op::Shfl { mode: self.0, words: T::WORDS }
-    }
-    #[inline(always)]
-    fn key(&self, w: &Warp<'_>, b: u32) -> u64 {
-        crate::handle::fam::shfl_own_key(w, self.0, T::WORDS, b)
-    }
-    #[inline(always)]
-    fn bits(value: &T) -> u64 {
-        value.to_bits()
-    }
+/// The shuffles on the handle's own membermask and segment, by their result's decoding.
+macro_rules! shfl_own {
+    ($(#[$doc:meta])* $name:ident => $out:ident) => {
+        $(#[$doc])*
+        pub struct $name(pub ShflMode);
+        impl<T: WarpValue> WideInstr<T> for $name {
+            type Out = crate::api::$out<T>;
+            fn op(&self) -> Op {
+                Op::Shfl { mode: self.0, words: T::WORDS }
+            }
+            #[inline(always)]
+            fn key(&self, w: &Warp<'_>, b: u32) -> u64 {
+                crate::handle::fam::shfl_own_key(w, self.0, T::WORDS, b)
+            }
+            #[inline(always)]
+            fn bits(value: &T) -> u64 {
+                value.to_bits()
+            }
+        }
+    };
 }
 
-/// `shfl_up_pred`/`shfl_down_pred`/`shfl_xor_pred`/`shfl_idx_pred`: [`ShflOwn`] that also
-/// returns the predicate.
-pub struct ShflOwnPred(pub ShflMode);
-impl<T: WarpValue> WideInstr<T> for ShflOwnPred {
-    type Out = crate::api::AsValuePred<T>;
-    fn op(&self) -> Op {
-        Op::Shfl { mode: self.0, words: T::WORDS }
-    }
-    #[inline(always)]
-    fn key(&self, w: &Warp<'_>, b: u32) -> u64 {
-        crate::handle::fam::shfl_own_key(w, self.0, T::WORDS, b)
-    }
-    #[inline(always)]
-    fn bits(value: &T) -> u64 {
-        value.to_bits()
-    }
+shfl_own! {
+    /// `shfl_up`/`shfl_down`/`shfl_xor`/`shfl_idx`: the handle's membermask and segment.
+    ShflOwn => AsValue
+}
+shfl_own! {
+    /// `shfl_up_pred`/`shfl_down_pred`/`shfl_xor_pred`/`shfl_idx_pred`: [`ShflOwn`] that also
+    /// returns the predicate.
+    ShflOwnPred => AsValuePred
 }
 
 /// `shfl(mode, value, b, c)`: explicit `b` and `c` with the handle's membermask. The form's `b`
@@ -1394,34 +1391,29 @@ pub fn shfl_bc(b: u32, c: u32) -> u32 {
 
 /// `match_any` (`false`) and `match_all` (`true`).
 pub struct Match<const ALL: bool>;
-impl<T: WarpValue> WideInstr<T> for Match<false> {
-    type Out = crate::api::AsU32;
-    fn op(&self) -> Op {
-        Op::MatchAny { b64: T::WORDS == 2 }
-    }
-    #[inline(always)]
-    fn key(&self, w: &Warp<'_>, _: u32) -> u64 {
-        pack(<Self as WideInstr<T>>::op(self), w.mask, 0, 0)
-    }
-    #[inline(always)]
-    fn bits(value: &T) -> u64 {
-        value.to_bits()
-    }
+
+/// [`Match`]'s two instructions, on the handle's membermask.
+macro_rules! match_instr {
+    ($all:literal, $op:ident, $out:ident) => {
+        impl<T: WarpValue> WideInstr<T> for Match<$all> {
+            type Out = crate::api::$out;
+            fn op(&self) -> Op {
+                Op::$op { b64: T::WORDS == 2 }
+            }
+            #[inline(always)]
+            fn key(&self, w: &Warp<'_>, _: u32) -> u64 {
+                pack(<Self as WideInstr<T>>::op(self), w.mask, 0, 0)
+            }
+            #[inline(always)]
+            fn bits(value: &T) -> u64 {
+                value.to_bits()
+            }
+        }
+    };
 }
-impl<T: WarpValue> WideInstr<T> for Match<true> {
-    type Out = crate::api::AsU32Pred;
-    fn op(&self) -> Op {
-        Op::MatchAll { b64: T::WORDS == 2 }
-    }
-    #[inline(always)]
-    fn key(&self, w: &Warp<'_>, _: u32) -> u64 {
-        pack(<Self as WideInstr<T>>::op(self), w.mask, 0, 0)
-    }
-    #[inline(always)]
-    fn bits(value: &T) -> u64 {
-        value.to_bits()
-    }
-}
+
+match_instr!(false, MatchAny, AsU32);
+match_instr!(true, MatchAll, AsU32Pred);
 
 /// Every lane's operand `a` as a 32-bit register: in place (see [`words_of`]), else copied into
 /// `copy`.
