@@ -267,6 +267,7 @@ impl Form {
     }
 
     /// The mnemonic reports and the race detector show: `atom.add`, `red.min`, `atom.add.v4`.
+    #[inline]
     pub(crate) const fn mnemonic(self) -> &'static str {
         macro_rules! names {
             ($($op:ident => $s:literal),*) => {
@@ -301,7 +302,9 @@ impl Form {
     }
 
     /// The lowest target with this form, and why, if any part of it needs more than sm_30: the
-    /// spec's Target ISA Notes of 9.7.13.5 and 9.7.13.6.
+    /// spec's Target ISA Notes of 9.7.13.5 and 9.7.13.6. Inlined: an atomic's form, type, space,
+    /// `.sem` and `.scope` are constants where it is called, so this folds away there.
+    #[inline]
     pub(crate) fn requirement(self, ty: AtomType, space: Space, sem: Sem, scope: Scope) -> Option<(u32, &'static str)> {
         let wide = matches!(ty, AtomType::U64 | AtomType::S64);
         let mut need: Option<(u32, &'static str)> = None;

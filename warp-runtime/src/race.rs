@@ -345,6 +345,7 @@ impl BlockRaces {
         p.all = p.all.join(&vc);
     }
 
+    #[inline]
     fn is_on(&self) -> bool {
         self.run.borrow().is_some()
     }

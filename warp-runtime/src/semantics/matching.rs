@@ -15,14 +15,10 @@ pub fn match_any(a: &[u64; 32], participants: u32) -> [u32; 32] {
     let mut d = [0u32; 32];
     let mut left = participants;
     while left != 0 {
-        let first = left.trailing_zeros();
-        let value = a[first as usize];
-        let mut same = 0;
-        for lane in lanes(left) {
-            if a[lane as usize] == value {
-                same |= 1 << lane;
-            }
-        }
+        let value = a[left.trailing_zeros() as usize];
+        // The lanes holding `value` among those left: every lane compared, without a branch (the
+        // compiler vectorizes it), then masked.
+        let same = a.iter().enumerate().fold(0u32, |m, (l, &x)| m | ((x == value) as u32) << l) & left;
         for lane in lanes(same) {
             d[lane as usize] = same;
         }
