@@ -449,3 +449,445 @@ pub unsafe extern "ptx-kernel" fn warp_totals(
     [] pub warp_totals(input : GlobalSlice < 'static, u32 >, out : GlobalSlice < 'static,
     u32 >)
 }
+#[cfg(not(target_arch = "nvptx64"))]
+/// A warp function with an atomic, which its form runs as lane code, and lanes that return early
+/// (past the input), so that its form runs only where returning is exiting: at a run's entry, or
+/// behind calls that are each their caller's last act.
+async fn count_odd(
+    w: &Warp<'_>,
+    input: GlobalSlice<'_, u32>,
+    counts: GlobalSlice<'_, u32>,
+) {
+    let __warpkit_args = (input, counts);
+    #[allow(unused_mut)]
+    let (input, counts) = if ::warpkit::__private::wide::wanted(w) {
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        let __warpkit_wide: ::warpkit::__private::wide::WideBody<
+            (GlobalSlice<'_, u32>, GlobalSlice<'_, u32>),
+            (),
+        > = |__wk, __wk_args, __wk_outs| {
+            let mut __wk_1_input = ::warpkit::__private::wide::Lanes::new();
+            let mut __wk_2_counts = ::warpkit::__private::wide::Lanes::new();
+            for __wk_l in __wk.lanes() {
+                let (__wk_a_input, __wk_a_counts) = __wk_args.take(__wk_l);
+                __wk_1_input.set(__wk_l, __wk_a_input);
+                __wk_2_counts.set(__wk_l, __wk_a_counts);
+            }
+            let mut __wk_3_i = ::warpkit::__private::wide::Lanes::new();
+            let mut __wk_4_issued = ::warpkit::__private::wide::Lanes::new();
+            if __wk.dense() {
+                __wk_1_input.assert_full();
+                '__wk_lanes: for __wk_l in 0..32u32 {
+                    __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    {
+                        let i = w.global_id() as usize;
+                        __wk_3_i.set(__wk_l, i);
+                    }
+                    if __wk_3_i[__wk_l] >= __wk_1_input[__wk_l].len() {
+                        {
+                            {
+                                let __wk_r = ();
+                                __wk_3_i.drop_lane(__wk_l);
+                                __wk_2_counts.drop_lane(__wk_l);
+                                __wk_1_input.drop_lane(__wk_l);
+                                __wk.ret(__wk_outs, __wk_l, __wk_r);
+                            }
+                            continue '__wk_lanes;
+                        };
+                    }
+                    __wk_4_issued.set(__wk_l, (w).activemask());
+                }
+            } else {
+                '__wk_lanes: for __wk_l in __wk.lanes() {
+                    __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    {
+                        let i = w.global_id() as usize;
+                        __wk_3_i.set(__wk_l, i);
+                    }
+                    if __wk_3_i[__wk_l] >= __wk_1_input[__wk_l].len() {
+                        {
+                            {
+                                let __wk_r = ();
+                                __wk_3_i.drop_lane(__wk_l);
+                                __wk_2_counts.drop_lane(__wk_l);
+                                __wk_1_input.drop_lane(__wk_l);
+                                __wk.ret(__wk_outs, __wk_l, __wk_r);
+                            }
+                            continue '__wk_lanes;
+                        };
+                    }
+                    __wk_4_issued.set(__wk_l, (w).activemask());
+                }
+            }
+            __wk.settle()?;
+            let mut __wk_5_result = ::warpkit::__private::wide::Lanes::new();
+            let mut __wk_6_active = ::warpkit::__private::wide::Lanes::new();
+            let mut __wk_7_issued = ::warpkit::__private::wide::Lanes::new();
+            if __wk.dense() {
+                __wk_1_input.assert_full();
+                __wk_3_i.assert_full();
+                '__wk_lanes: for __wk_l in 0..32u32 {
+                    __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    __wk_5_result
+                        .set(
+                            __wk_l,
+                            ::warpkit::__private::wide::result(
+                                __wk_4_issued.take(__wk_l),
+                            ),
+                        );
+                    {
+                        let active = __wk_5_result[__wk_l];
+                        __wk_6_active.set(__wk_l, active);
+                    }
+                    __wk_7_issued
+                        .set(
+                            __wk_l,
+                            (w.group(__wk_6_active[__wk_l]))
+                                .ballot(
+                                    (__wk_1_input[__wk_l].load(__wk_3_i[__wk_l]) % 2 == 1),
+                                ),
+                        );
+                }
+            } else {
+                '__wk_lanes: for __wk_l in __wk.lanes() {
+                    __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    __wk_5_result
+                        .set(
+                            __wk_l,
+                            ::warpkit::__private::wide::result(
+                                __wk_4_issued.take(__wk_l),
+                            ),
+                        );
+                    {
+                        let active = __wk_5_result[__wk_l];
+                        __wk_6_active.set(__wk_l, active);
+                    }
+                    __wk_7_issued
+                        .set(
+                            __wk_l,
+                            (w.group(__wk_6_active[__wk_l]))
+                                .ballot(
+                                    (__wk_1_input[__wk_l].load(__wk_3_i[__wk_l]) % 2 == 1),
+                                ),
+                        );
+                }
+            }
+            __wk.settle()?;
+            let mut __wk_8_result = ::warpkit::__private::wide::Lanes::new();
+            let mut __wk_9_odd = ::warpkit::__private::wide::Lanes::new();
+            if __wk.dense() {
+                __wk_2_counts.assert_full();
+                __wk_6_active.assert_full();
+                '__wk_lanes: for __wk_l in 0..32u32 {
+                    __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    __wk_8_result
+                        .set(
+                            __wk_l,
+                            ::warpkit::__private::wide::result(
+                                __wk_7_issued.take(__wk_l),
+                            ),
+                        );
+                    {
+                        let odd = __wk_8_result[__wk_l];
+                        __wk_9_odd.set(__wk_l, odd);
+                    }
+                    {
+                        let __wk_r = if w.lane_id()
+                            == __wk_6_active[__wk_l].trailing_zeros()
+                        {
+                            match __wk_2_counts[__wk_l]
+                                .atomic_add(0, __wk_9_odd[__wk_l].count_ones())
+                            {
+                                __warpkit_call => {
+                                    ::warpkit::__private::form_atomic(
+                                        ::warpkit::__private::MemCall::into_future(__warpkit_call),
+                                    )
+                                }
+                            };
+                        };
+                        __wk_9_odd.drop_lane(__wk_l);
+                        __wk_6_active.drop_lane(__wk_l);
+                        __wk_3_i.drop_lane(__wk_l);
+                        __wk_2_counts.drop_lane(__wk_l);
+                        __wk_1_input.drop_lane(__wk_l);
+                        __wk.ret(__wk_outs, __wk_l, __wk_r);
+                    }
+                }
+            } else {
+                '__wk_lanes: for __wk_l in __wk.lanes() {
+                    __wk.enter(__wk_l);
+                    let w = &__wk.handle(__wk_l);
+                    __wk_8_result
+                        .set(
+                            __wk_l,
+                            ::warpkit::__private::wide::result(
+                                __wk_7_issued.take(__wk_l),
+                            ),
+                        );
+                    {
+                        let odd = __wk_8_result[__wk_l];
+                        __wk_9_odd.set(__wk_l, odd);
+                    }
+                    {
+                        let __wk_r = if w.lane_id()
+                            == __wk_6_active[__wk_l].trailing_zeros()
+                        {
+                            match __wk_2_counts[__wk_l]
+                                .atomic_add(0, __wk_9_odd[__wk_l].count_ones())
+                            {
+                                __warpkit_call => {
+                                    ::warpkit::__private::form_atomic(
+                                        ::warpkit::__private::MemCall::into_future(__warpkit_call),
+                                    )
+                                }
+                            };
+                        };
+                        __wk_9_odd.drop_lane(__wk_l);
+                        __wk_6_active.drop_lane(__wk_l);
+                        __wk_3_i.drop_lane(__wk_l);
+                        __wk_2_counts.drop_lane(__wk_l);
+                        __wk_1_input.drop_lane(__wk_l);
+                        __wk.ret(__wk_outs, __wk_l, __wk_r);
+                    }
+                }
+            }
+            ::core::result::Result::Ok(())
+        };
+        let __warpkit_kernel = ::core::concat!(
+            ::core::module_path!(), "::", ::core::stringify!(count_odd)
+        );
+        match ::warpkit::__private::wide::offer(
+                w,
+                __warpkit_wide,
+                __warpkit_args,
+                __warpkit_kernel,
+                ::warpkit::__private::wide::Needs {
+                    whole_warp: false,
+                    same_shape: false,
+                    same_params: 0u64,
+                    returns_early: true,
+                },
+                ::core::option::Option::None,
+            )
+            .await
+        {
+            ::core::result::Result::Ok(__warpkit_out) => return __warpkit_out,
+            ::core::result::Result::Err(__warpkit_args) => __warpkit_args,
+        }
+    } else {
+        __warpkit_args
+    };
+    let i = w.global_id() as usize;
+    if i >= input.len() {
+        return;
+    }
+    let active = w.activemask().await;
+    let odd = w
+        .group(active)
+        .ballot(::warpkit::__private::lockstep_load(input.load(i)).await % 2 == 1)
+        .await;
+    if w.lane_id() == active.trailing_zeros() {
+        match counts.atomic_add(0, odd.count_ones()) {
+            __warpkit_call => {
+                ::warpkit::__private::lockstep_atomic(
+                    ::warpkit::__private::MemCall::into_future(__warpkit_call),
+                )
+            }
+        }
+            .await;
+    }
+}
+#[cfg(target_arch = "nvptx64")]
+/// A warp function with an atomic, which its form runs as lane code, and lanes that return early
+/// (past the input), so that its form runs only where returning is exiting: at a run's entry, or
+/// behind calls that are each their caller's last act.
+fn count_odd(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>) {
+    let i = w.global_id() as usize;
+    if i >= input.len() {
+        return;
+    }
+    let active = w.activemask();
+    let odd = w.group(active).ballot(input.load(i) % 2 == 1);
+    if w.lane_id() == active.trailing_zeros() {
+        counts.atomic_add(0, odd.count_ones());
+    }
+}
+#[cfg(not(target_arch = "nvptx64"))]
+/// A wrapper entry whose call is its last statement (a tail call: `Calls::new_tail`).
+pub async fn odd_counts(
+    w: &Warp<'_>,
+    input: GlobalSlice<'_, u32>,
+    counts: GlobalSlice<'_, u32>,
+) {
+    #[allow(non_upper_case_globals)]
+    static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new_tail();
+    let __warpkit_args = (input, counts);
+    #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+    let __warpkit_wide: ::warpkit::__private::wide::WideBody<
+        (GlobalSlice<'_, u32>, GlobalSlice<'_, u32>),
+        (),
+    > = |__wk, __wk_args, __wk_outs| {
+        let __wk_hs = __wk.handles();
+        let mut __wk_1_input = ::warpkit::__private::wide::Lanes::new();
+        let mut __wk_2_counts = ::warpkit::__private::wide::Lanes::new();
+        for __wk_l in __wk.lanes() {
+            let (__wk_a_input, __wk_a_counts) = __wk_args.take(__wk_l);
+            __wk_1_input.set(__wk_l, __wk_a_input);
+            __wk_2_counts.set(__wk_l, __wk_a_counts);
+        }
+        let mut __wk_3_args = ::warpkit::__private::wide::Lanes::new();
+        let mut __wk_4_callee = ::warpkit::__private::wide::TypeOf::new();
+        let __wk_5_site = ::warpkit::__private::wide::site();
+        if __wk.dense() {
+            __wk_1_input.assert_full();
+            __wk_2_counts.assert_full();
+            '__wk_lanes: for __wk_l in 0..32u32 {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                __wk_3_args
+                    .set(
+                        __wk_l,
+                        ::warpkit::__private::wide::pack2(
+                            &(count_odd),
+                            &mut __wk_4_callee,
+                            ({
+                                use ::warpkit::__private::wide::{
+                                    ArgCopy as _, ArgMove as _,
+                                };
+                                __wk_1_input.arg(__wk_l).value()
+                            }),
+                            ({
+                                use ::warpkit::__private::wide::{
+                                    ArgCopy as _, ArgMove as _,
+                                };
+                                __wk_2_counts.arg(__wk_l).value()
+                            }),
+                        ),
+                    );
+            }
+        } else {
+            '__wk_lanes: for __wk_l in __wk.lanes() {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                __wk_3_args
+                    .set(
+                        __wk_l,
+                        ::warpkit::__private::wide::pack2(
+                            &(count_odd),
+                            &mut __wk_4_callee,
+                            ({
+                                use ::warpkit::__private::wide::{
+                                    ArgCopy as _, ArgMove as _,
+                                };
+                                __wk_1_input.arg(__wk_l).value()
+                            }),
+                            ({
+                                use ::warpkit::__private::wide::{
+                                    ArgCopy as _, ArgMove as _,
+                                };
+                                __wk_2_counts.arg(__wk_l).value()
+                            }),
+                        ),
+                    );
+            }
+        }
+        let mut __wk_6_returned = ::warpkit::__private::wide::Lanes::new();
+        {
+            use ::warpkit::__private::wide::{CallsForm as _, CallsNothing as _};
+            (&__wk_4_callee)
+                .call_in(
+                    __wk,
+                    &__warpkit_calls_0,
+                    __wk_5_site,
+                    &mut __wk_3_args,
+                    &mut __wk_6_returned,
+                )?;
+        }
+        ::core::mem::drop(__wk_3_args);
+        if __wk.dense() {
+            __wk_6_returned.assert_full();
+            '__wk_lanes: for __wk_l in 0..32u32 {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                __wk_6_returned.take(__wk_l);
+                {
+                    let __wk_r = ();
+                    __wk_2_counts.drop_lane(__wk_l);
+                    __wk_1_input.drop_lane(__wk_l);
+                    __wk.ret(__wk_outs, __wk_l, __wk_r);
+                }
+            }
+        } else {
+            '__wk_lanes: for __wk_l in __wk.lanes() {
+                __wk.enter(__wk_l);
+                let w = &__wk_hs[__wk_l as usize];
+                __wk_6_returned.take(__wk_l);
+                {
+                    let __wk_r = ();
+                    __wk_2_counts.drop_lane(__wk_l);
+                    __wk_1_input.drop_lane(__wk_l);
+                    __wk.ret(__wk_outs, __wk_l, __wk_r);
+                }
+            }
+        }
+        ::core::result::Result::Ok(())
+    };
+    let __warpkit_key: *const () = __warpkit_wide as *const ();
+    #[allow(unused_mut)]
+    let (input, counts) = match ::warpkit::__private::wide::wanted(w)
+        && ::warpkit::__private::wide::probing(w)
+    {
+        true => {
+            match ::warpkit::__private::wide::calls_ready(
+                __warpkit_key,
+                &[(&__warpkit_calls_0, 0u64)],
+            ) {
+                ::core::option::Option::Some(_) => {
+                    let __warpkit_kernel = ::core::concat!(
+                        ::core::module_path!(), "::", ::core::stringify!(odd_counts)
+                    );
+                    if ::warpkit::__private::wide::probe(
+                        w,
+                        __warpkit_wide,
+                        __warpkit_kernel,
+                        ::core::option::Option::None,
+                    ) {
+                        return;
+                    }
+                    __warpkit_args
+                }
+                ::core::option::Option::None => __warpkit_args,
+            }
+        }
+        false => __warpkit_args,
+    };
+    match count_odd(w, input, counts) {
+        __warpkit_call => {
+            ::warpkit::__private::WarpCall::into_future(__warpkit_call)
+                .learning(&__warpkit_calls_0, __warpkit_key)
+        }
+    }
+        .await;
+}
+#[cfg(target_arch = "nvptx64")]
+/// A wrapper entry whose call is its last statement (a tail call: `Calls::new_tail`).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn odd_counts(
+    input: GlobalSlice<'_, u32>,
+    counts: GlobalSlice<'_, u32>,
+) {
+    #[inline(always)]
+    fn __warp_body(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>) {
+        count_odd(w, input, counts);
+    }
+    __warp_body(&::warpkit::__private::Warp::current(), input, counts)
+}
+::warpkit::__private::entry! {
+    [] pub odd_counts(input : GlobalSlice < 'static, u32 >, counts : GlobalSlice <
+    'static, u32 >)
+}

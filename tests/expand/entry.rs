@@ -26,3 +26,25 @@ pub fn warp_totals(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u
     let t = warp_total(w, input.load(i));
     out.store(i, t);
 }
+
+/// A warp function with an atomic, which its form runs as lane code, and lanes that return early
+/// (past the input), so that its form runs only where returning is exiting: at a run's entry, or
+/// behind calls that are each their caller's last act.
+#[warp_kernel]
+fn count_odd(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>) {
+    let i = w.global_id() as usize;
+    if i >= input.len() {
+        return;
+    }
+    let active = w.activemask();
+    let odd = w.group(active).ballot(input.load(i) % 2 == 1);
+    if w.lane_id() == active.trailing_zeros() {
+        counts.atomic_add(0, odd.count_ones());
+    }
+}
+
+/// A wrapper entry whose call is its last statement (a tail call: `Calls::new_tail`).
+#[warp_kernel(entry)]
+pub fn odd_counts(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>) {
+    count_odd(w, input, counts);
+}

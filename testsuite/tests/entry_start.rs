@@ -28,6 +28,12 @@ mod bitonic_sort;
 #[allow(dead_code)]
 #[path = "../../examples/histogram.rs"]
 mod histogram;
+#[allow(dead_code)]
+#[path = "../../examples/radix_rank.rs"]
+mod radix_rank;
+#[allow(dead_code)]
+#[path = "../../examples/compact.rs"]
+mod compact;
 
 // ---- entry kernels with forms of their own.
 
@@ -208,15 +214,36 @@ proptest! {
             |cpu| cpu.1.to_vec(),
             |g, cpu| { let (k, o) = (cpu.0.slice(), cpu.1.slice()); g.run(async |w: &Warp<'_>| bitonic_sort::sort_u32_entry(w, k, o).await) },
         );
-        // No form (its warp function's votes are in divergent code): per lane every way.
-        let (_, direct) = entry_agrees::<histogram::histogram_ffs>(
+        // Atomics as lane code, and a tail call of a warp function whose lanes return early
+        // (elements past the end, and `IGNORE`d ones).
+        let _ = entry_agrees::<histogram::histogram_ffs>(
             grid,
             ex,
             || (GlobalBuffer::from_slice(&xs), GlobalBuffer::<u32>::zeroed(16)),
             |cpu| cpu.1.to_vec(),
             |g, cpu| { let (i, c) = (cpu.0.slice(), cpu.1.slice()); g.run(async |w: &Warp<'_>| histogram::histogram_ffs(w, i, c).await) },
         );
-        prop_assert_eq!(direct, 0);
+        // Atomics on per-warp counters, `bar.warp.sync`, loads of what the warp's atomics wrote.
+        let warps = (grid.block_count() * grid.block_size().div_ceil(32)) as usize;
+        let _ = entry_agrees::<radix_rank::radix_rank_entry>(
+            grid,
+            ex,
+            || (GlobalBuffer::from_slice(&keys), 3, GlobalBuffer::<u32>::zeroed(radix_rank::RADIX as usize * warps), GlobalBuffer::<u32>::zeroed(len)),
+            |cpu| cpu.3.to_vec(),
+            |g, cpu| { let (k, b, r) = (cpu.0.slice(), cpu.2.slice(), cpu.3.slice()); g.run(async |w: &Warp<'_>| radix_rank::radix_rank_entry(w, k, 3, b, r).await) },
+        );
+        // A warp's atomic reserves its range: where each range lands depends on the order of the
+        // warps, which one CPU thread makes the same every way.
+        let _ = entry_agrees::<compact::compact_grid_entry>(
+            grid.cpu_threads(1),
+            ex,
+            || (GlobalBuffer::from_slice(&xs), GlobalBuffer::<u32>::zeroed(len), GlobalBuffer::<u32>::zeroed(1), GlobalBuffer::<u32>::zeroed(len), u32::MAX / 3),
+            |cpu| [cpu.1.to_vec(), cpu.2.to_vec(), cpu.3.to_vec()].concat(),
+            |g, cpu| {
+                let (i, o, c, s) = (cpu.0.slice(), cpu.1.slice(), cpu.2.slice(), cpu.3.slice());
+                g.run(async |w: &Warp<'_>| compact::compact_grid_entry(w, i, o, c, s, u32::MAX / 3).await)
+            },
+        );
         // CTA barriers after a call that some lanes leave early (their input is `IGNORE`): the
         // first step of a warp polls its first lane alone (for its offer), then the others.
         let ignored: Vec<u32> = xs.iter().map(|x| if x % 3 == 0 { histogram::IGNORE } else { x % 1000 }).collect();
@@ -236,8 +263,9 @@ proptest! {
 
 /// After their call sites have learned, whole warps of the examples' entries that call warp
 /// functions start in the entry's form: `reduce_u32_entry` (three `tree_reduce` calls),
-/// `segmented_sum_u32_entry` and `sort_u32_entry` (a wrapper of a wrapper). `scan_u32_entry`
-/// passes tiles to its callee, so its warps run per lane.
+/// `segmented_sum_u32_entry`, `sort_u32_entry` (a wrapper of a wrapper), `histogram_ffs` (a
+/// wrapper whose callee's lanes return early, and an atomic) and `radix_rank_entry` (atomics, and
+/// `bar.warp.sync`). `scan_u32_entry` passes tiles to its callee, so its warps run per lane.
 #[test]
 fn example_entries_start_in_their_forms() {
     let grid = Grid::blocks(4, 64);
@@ -257,6 +285,10 @@ fn example_entries_start_in_their_forms() {
     assert_eq!(starts(&|| reduce::reduce_u32_entry::run_cpu(&grid, &(input.clone(), out.clone())).unwrap()), 8, "reduce_u32_entry");
     assert_eq!(starts(&|| segmented_reduce::segmented_sum_u32_entry::run_cpu(&grid, &(input.clone(), h.clone(), out.clone())).unwrap()), 8, "segmented_sum_u32_entry");
     assert_eq!(starts(&|| bitonic_sort::sort_u32_entry::run_cpu(&grid, &(input.clone(), out.clone())).unwrap()), 8, "sort_u32_entry");
+    let counts = GlobalBuffer::<u32>::zeroed(10);
+    assert_eq!(starts(&|| histogram::histogram_ffs::run_cpu(&grid, &(input.clone(), counts.clone())).unwrap()), 8, "histogram_ffs");
+    let bins = GlobalBuffer::<u32>::zeroed(32 * 8);
+    assert_eq!(starts(&|| radix_rank::radix_rank_entry::run_cpu(&grid, &(input.clone(), 0, bins.clone(), out.clone())).unwrap()), 8, "radix_rank_entry");
     assert_eq!(starts(&|| scan::scan_u32_entry::run_cpu(&grid, &(input.clone(), out.clone())).unwrap()), 0, "scan_u32_entry");
     // Off, never; and the results are the reference's.
     let off = Grid::blocks(4, 64).executor(Executor::new().wide(false));

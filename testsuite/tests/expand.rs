@@ -95,6 +95,34 @@ fn a_wrapper_entry_starts_in_its_form() {
     assert_eq!(after.get(), 32);
 }
 
+/// `odd_counts` (a tail call of a warp function whose lanes past the input return early, and an
+/// atomic in its lane code) counts the odd inputs, and starts its whole warps in its form once
+/// the call site has seen its callee's form run.
+#[test]
+fn a_tail_call_runs_a_form_whose_lanes_return_early() {
+    for n in [1usize, 31, 32, 100, 128] {
+        let input: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+        let want = input.iter().filter(|&&x| x % 2 == 1).count() as u32;
+        let grid = Grid::new(128);
+        let cpu = (GlobalBuffer::from_slice(&input), GlobalBuffer::<u32>::zeroed(1));
+        let mut starts = Vec::new();
+        for _ in 0..3 {
+            cpu.1.slice().store(0, 0);
+            let before = warpkit::direct_starts();
+            entry::odd_counts::run_cpu(&grid, &cpu).unwrap();
+            starts.push(warpkit::direct_starts() - before);
+            assert_eq!(cpu.1.to_vec(), [want], "{n} inputs");
+        }
+        // Every warp of the grid (those past the input return at once, which is exiting).
+        assert_eq!(starts[1..], [4, 4], "{n} inputs: {starts:?}");
+        let (i, c) = (cpu.0.slice(), cpu.1.slice());
+        c.store(0, 0);
+        Executor::new().wide(false).run(async |w: &Warp<'_>| entry::odd_counts(w, i, c).await).unwrap();
+        let first_warp = input.iter().take(32).filter(|&&x| x % 2 == 1).count() as u32;
+        assert_eq!(cpu.1.to_vec(), [first_warp], "{n} inputs, one warp per lane");
+    }
+}
+
 #[test]
 fn derived_values_round_trip() {
     let k = derive::Key { bucket: 3, flag: true, weight: 0.5 };

@@ -1195,6 +1195,57 @@ fn caller_of_early(w: &Warp, x: u32) -> u32 {
     w.shfl_idx(a, 0)
 }
 
+/// Tail calls of `callee_returns_early` (each the caller's last act): a lane that returns from
+/// it returns from every caller at once, so behind them returning is exiting, as at the entry.
+#[warp_kernel]
+fn tail_of_early(w: &Warp, x: u32) -> u32 {
+    callee_returns_early(w, x ^ 1)
+}
+
+#[warp_kernel]
+fn tail_of_tail(w: &Warp, x: u32) -> u32 {
+    tail_of_early(w, x.wrapping_mul(3))
+}
+
+/// Atomics as lane code: lanes with `x % 5 == 0` return first; the others add to a counter, take
+/// its old value, and vote. The old values show the order of the lanes' atomics.
+#[warp_kernel]
+fn tally(w: &Warp, x: u32, counts: GlobalSlice<'_, u32>) -> u32 {
+    if x % 5 == 0 {
+        return 0;
+    }
+    let old = counts.atomic_add((x % 4) as usize, x);
+    let active = w.activemask();
+    let peers = w.group(active).match_any(x % 4);
+    counts.red_max(4, old);
+    old ^ peers
+}
+
+/// `tally` behind a tail call, with an argument computed first.
+#[warp_kernel]
+fn tally_tail(w: &Warp, x: u32, counts: GlobalSlice<'_, u32>) -> u32 {
+    let y = x.wrapping_add(w.lane_id());
+    tally(w, y, counts)
+}
+
+/// `tally`, then code after the call: not a tail call, so `tally`'s form is declined here.
+#[warp_kernel]
+fn tally_then(w: &Warp, x: u32, counts: GlobalSlice<'_, u32>) -> u32 {
+    let t = tally(w, x, counts);
+    t.wrapping_add(counts.atomic_add(5, 1))
+}
+
+/// An atomic in a loop that could spin (a `while` on a value another lane may write): the kernel
+/// keeps the per-lane form, whose atomics are scheduling points.
+#[warp_kernel]
+fn spins_on_an_atomic(w: &Warp, counts: GlobalSlice<'_, u32>) -> u32 {
+    let mut turns = 0;
+    while counts.atomic_add(6, 1) < 64 {
+        turns += 1;
+    }
+    w.redux_add(turns)
+}
+
 /// A callee that panics for some values, and one whose vote keeps its result a scalar (its
 /// form needs every lane's handle to be the whole warp's).
 #[warp_kernel]
@@ -1280,6 +1331,28 @@ proptest! {
         let _ = ex.run_with(&x.map(|v| v as i64 - 100), generic_caller::<i64>);
         let _ = ex.run_with(&x, caller_string);
         let _ = ex.run_with(&x, caller_of_early);
+        let _ = ex.run_with(&x, tail_of_early);
+        let _ = ex.run_with(&x, tail_of_tail);
+        let _ = ex.run(async |w: &Warp<'_>| tail_of_tail(w, x[w.lane_id() as usize]).await);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| tail_of_tail(w, x[w.lane_id() as usize]).await);
+        // Atomics: the counters and every lane's old value agree (per lane the atomics do not
+        // pause on sm_70+ in a kernel with a form, so the lanes' atomics interleave alike).
+        let ex1 = Executor::new().target(target).order(order).races(races);
+        for k in 0..3 {
+            let _ = both::compare(
+                |ex| {
+                    let buf = GlobalBuffer::<u32>::zeroed(8);
+                    let c = buf.slice();
+                    let r = match k {
+                        0 => ex.run(async |w: &Warp<'_>| tally(w, x[w.lane_id() as usize], c).await),
+                        1 => ex.run(async |w: &Warp<'_>| tally_tail(w, x[w.lane_id() as usize], c).await),
+                        _ => ex.run(async |w: &Warp<'_>| tally_then(w, x[w.lane_id() as usize], c).await),
+                    };
+                    r.map(|r| (r, buf.to_vec()))
+                },
+                ex1,
+            );
+        }
         let _ = ex.run_with(&x, callee_returns_early);
         let _ = ex.run(async |w: &Warp<'_>| callee_returns_early(w, x[w.lane_id() as usize]).await);
         // A tile's lanes: `callee_vote` needs whole-warp handles, so the caller's form (which
@@ -1321,6 +1394,22 @@ fn calls_run_warp_wide() {
     let y = [5u32; 32];
     assert_eq!(settled(&|| ran(ex.run_with(&y, callee_returns_early).unwrap())), 1, "callee_returns_early at the entry");
     assert_eq!(settled(&|| ran(ex.run_with(&y, caller_of_early).unwrap())), 0, "caller_of_early");
+    // Behind tail calls, it runs warp-wide, and so do its callers.
+    assert_eq!(settled(&|| ran(ex.run_with(&y, tail_of_early).unwrap())), 2, "tail_of_early");
+    assert_eq!(settled(&|| ran(ex.run_with(&y, tail_of_tail).unwrap())), 3, "tail_of_tail");
+    // Atomics are lane code; behind a call that is not a tail call, a callee whose lanes return
+    // early runs per lane; an atomic in a loop that could spin keeps the kernel per lane.
+    let buf = GlobalBuffer::<u32>::zeroed(8);
+    let c = buf.slice();
+    assert_eq!(settled(&|| ran(ex.run(async |w: &Warp<'_>| tally(w, x[w.lane_id() as usize], c).await).unwrap())), 1, "tally");
+    assert_eq!(settled(&|| ran(ex.run_with(&x, async |w: &Warp<'_>, v| tally_tail(w, v, c).await).unwrap())), 2, "tally_tail");
+    assert_eq!(settled(&|| ran(ex.run(async |w: &Warp<'_>| tally_then(w, x[w.lane_id() as usize], c).await).unwrap())), 0, "tally_then");
+    let spins = || {
+        c.store(6, 0);
+        ran(ex.run(async |w: &Warp<'_>| spins_on_an_atomic(w, c).await).unwrap())
+    };
+    assert_eq!(settled(&spins), 0, "spins_on_an_atomic");
+    assert!(buf.to_vec()[6] >= 64);
     // On tiles: `callee_vote` needs the whole warp's handles, so the caller's form (which hands
     // its handle on) is declined and the caller runs per lane. The three calls of
     // `callee_rounds` take its form on the tiles; `callee_vote` runs per lane, its tiles voting

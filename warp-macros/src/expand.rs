@@ -61,8 +61,8 @@ pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
 //         With a warp-wide form (`wide.rs`), the body starts with its offer, and the parameters
 //         after the handle are bound again (with their `mut`) for the per-lane body.
 fn host(item: &mut ItemFn, points: &HashSet<usize>, prologue: Option<crate::wide::Prologue>) -> TokenStream {
-    // A kernel with a warp-wide form has no load that could spin (`wide::spins`): its loads do
-    // not pause on sm_70+, in either form.
+    // A kernel with a warp-wide form has no load or atomic that could spin (`wide::spins`): its
+    // loads and atomics do not pause on sm_70+, in either form.
     let calls = prologue.as_ref().map_or(&[][..], |p| &p.calls[..]);
     AwaitSuspensions { points, lockstep_loads: prologue.is_some(), calls }.visit_block_mut(&mut item.block);
     let ItemFn { attrs, vis, sig, block } = &*item;
@@ -203,7 +203,8 @@ fn add_elided_lifetime(ty: &mut Type) {
 /// span that `#[track_caller]` reports) untouched.
 struct AwaitSuspensions<'p> {
     points: &'p HashSet<usize>,
-    /// Loads suspend below sm_70 only (`lockstep_load`), not every so many (`load_point`).
+    /// Loads suspend below sm_70 only (`lockstep_load`), not every so many (`load_point`), and so
+    /// do atomics (`lockstep_atomic`), not at every one.
     lockstep_loads: bool,
     /// The warp-function calls of a kernel with a warp-wide form (`wide::Prologue::calls`):
     /// each learns for its call site whether the callee offered its form.
@@ -246,6 +247,14 @@ impl VisitMut for AwaitSuspensions<'_> {
                 let whole = base.span();
                 let krate = crate::krate::facade_at(whole);
                 awaited(attrs, syn::parse_quote_spanned!(whole=> #krate::__private::store_point(#base)), span)
+            } else if crate::intrinsics::is_atomic(&method) && self.lockstep_loads {
+                // An atomic of a kernel with a warp-wide form (none can spin): a scheduling point
+                // below sm_70 only, as its loads are.
+                // Output: match c.atomic_add(0, v) { __warpkit_call => ::warpkit::__private::lockstep_atomic(::warpkit::__private::MemCall::into_future(__warpkit_call)) }.await
+                let krate = crate::krate::facade_at(span);
+                let call = syn::Ident::new("__warpkit_call", span);
+                let inner: Expr = syn::parse_quote_spanned!(span=> #krate::__private::lockstep_atomic(#krate::__private::MemCall::into_future(#call)));
+                awaited(attrs, binding(base, &call, inner), span)
             } else if crate::intrinsics::is_memory(&method) {
                 // An atomic or volatile load: a scheduling point. The trait says so when the
                 // receiver's method is not one of warpkit's memory operations.

@@ -212,6 +212,12 @@ pub fn is_memory(name: &str) -> bool {
     MEMORY.contains(&name)
 }
 
+/// The atomics of [`MEMORY`] (`atom`/`red`, not `red.async`): a kernel with a warp-wide form runs
+/// them as lane code (`wide::supported`), when none of them could spin.
+pub fn is_atomic(name: &str) -> bool {
+    is_memory(name) && (name.starts_with("atomic_") || name.starts_with("red_") && !name.starts_with("red_async"))
+}
+
 /// The operand whose type the instruction is generic over (a shuffle's or `match`'s value, an
 /// integer `redux`'s operand), whose bound is the one that can fail.
 pub fn value_arg(name: &str) -> Option<usize> {

@@ -46,9 +46,10 @@ use syn::{Block, Expr, FnArg, ItemFn, Pat, ReturnType, Stmt, Type};
 pub struct Support {
     /// The handle's name.
     pub handle: syn::Ident,
-    /// The plain loads and stores of the body (addresses): plain calls in the form, each lane's
-    /// in its stretch (they are scheduling points of the per-lane form only to let spinning
-    /// lanes make way, and a form has no loop that spins on a load: see [`spins`]).
+    /// The plain loads and stores and the atomics of the body (addresses): plain calls in the
+    /// form, each lane's in its stretch (they are scheduling points of the per-lane form only to
+    /// let spinning lanes make way, and a form has no loop that spins on a load or an atomic: see
+    /// [`spins`]).
     pub accesses: HashSet<usize>,
     /// The CTA barriers of the body (addresses): the form suspends at each.
     pub barriers: HashSet<usize>,
@@ -62,8 +63,9 @@ pub struct Support {
 /// instructions (CTA barriers included, at which the form suspends in its block's scheduler),
 /// handles derived with `tile`/`group`, static shared arrays, plain loads and stores, and calls
 /// of warp functions `f(w, ..)` that pass the kernel's own handle first (at most six arguments
-/// after it); no other warp-function calls, atomic or volatile memory operations (scheduling
-/// points), cluster barriers or `tensormap.cp_fenceproxy` (which suspend at memory operations).
+/// after it), and atomics (`atom`/`red`); no other warp-function calls, volatile or ordered
+/// loads, mbarrier or asynchronous operations (scheduling points), cluster barriers or
+/// `tensormap.cp_fenceproxy` (which suspend at memory operations).
 pub fn supported(kernel: &crate::ast::Kernel<'_>) -> Option<Support> {
     use crate::ast::{Context, Passing, UseKind};
     let handle = kernel.handle.as_ref()?;
@@ -87,6 +89,10 @@ pub fn supported(kernel: &crate::ast::Kernel<'_>) -> Option<Support> {
                 }
             }
             UseKind::LoadOp { expr } => {
+                accesses.insert(*expr as *const Expr as usize);
+            }
+            // An atomic is lane code too, performed where the lane's code calls it (see `spins`).
+            UseKind::MemoryOp { expr, call } if crate::intrinsics::is_atomic(&call.method.to_string()) => {
                 accesses.insert(*expr as *const Expr as usize);
             }
             UseKind::WarpCall { expr } => {
@@ -113,15 +119,17 @@ fn cta_barrier(method: &str) -> bool {
     (method.starts_with("bar_") || method.starts_with("barrier_") || method.starts_with("sync_threads")) && !method.starts_with("barrier_cluster")
 }
 
-/// Whether a plain load of `block` (an address of `accesses` that is a call of `load`) could
-/// spin: whether it sits in a loop that is not a `for` over a short literal sequence (an array
+/// Whether a plain load or an atomic of `block` (an address of `accesses` that is a call of
+/// `load` or an atomic: a spin on a lock or a ticket is an atomic in a loop) could spin: whether
+/// it sits in a loop that is not a `for` over a short literal sequence (an array
 /// literal, or a range between integer literals, of at most [`SHORT_LOOP`] turns). Any other
 /// loop may run for as long as it waits for another warp's (or block's) write: the per-lane form
 /// lets the writer run at every 32nd plain load of a lane (`load_point`), and a CTA barrier in
 /// the loop is no help (a barrier of one warp, `bar.arrive`, or a writer in another block, do
 /// not let it run). A kernel with a load that could spin keeps the per-lane form; in a kernel
 /// with a warp-wide form, no load pauses on sm_70 and later in either form (`lockstep_load`),
-/// so both interleave the lanes' accesses alike, and every loop around a load ends soon.
+/// so both interleave the lanes' accesses alike, and every loop around a load ends soon. The same
+/// holds for atomics (`lockstep_atomic`).
 fn spins(block: &Block, accesses: &HashSet<usize>) -> bool {
     struct Loops<'s> {
         accesses: &'s HashSet<usize>,
@@ -132,7 +140,7 @@ fn spins(block: &Block, accesses: &HashSet<usize>) -> bool {
     impl<'ast> syn::visit::Visit<'ast> for Loops<'_> {
         fn visit_expr(&mut self, e: &'ast Expr) {
             if self.accesses.contains(&(e as *const Expr as usize)) {
-                let load = matches!(e, Expr::MethodCall(m) if crate::intrinsics::is_load(&m.method.to_string()));
+                let load = matches!(e, Expr::MethodCall(m) if crate::intrinsics::is_load(&m.method.to_string()) || crate::intrinsics::is_atomic(&m.method.to_string()));
                 if load && self.loops.contains(&false) {
                     self.spins = true;
                 }
@@ -399,6 +407,10 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         // body's calls learn for this instantiation of the kernel (`wide::Calls`). The form is
         // offered once every call site learned that its callee offers one.
         let statics: Vec<syn::Ident> = (0..support.calls.len()).map(calls_static).collect();
+        // A tail call's site may run a callee whose lanes return early (`wide::Calls::tail`).
+        let tail = tail_call(&item.block, unit);
+        let new_calls: Vec<TokenStream> =
+            support.calls.iter().map(|&c| if tail == Some(c) { quote!(new_tail) } else { quote!(new) }).collect();
         let key = calls_key();
         let ready = syn::Ident::new("__warpkit_ready", Span::mixed_site());
         let probing = if probes { quote!(&& #krate::__private::wide::probing(#w)) } else { quote!() };
@@ -420,7 +432,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         quote! {
             #(
                 #[allow(non_upper_case_globals)]
-                static #statics: #krate::__private::wide::Calls = #krate::__private::wide::Calls::new();
+                static #statics: #krate::__private::wide::Calls = #krate::__private::wide::Calls::#new_calls();
             )*
             let #args = #args_value;
             #copy_let
@@ -440,6 +452,16 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         }
     };
     Some(Prologue { tokens, calls: support.calls.clone() })
+}
+
+/// The call that is `block`'s last act (its address), if any: the value of the body, or its last
+/// statement in a function that returns `()` (`unit`). Nothing runs after it but the drops of
+/// the locals.
+fn tail_call(block: &Block, unit: bool) -> Option<usize> {
+    match block.stmts.last()? {
+        Stmt::Expr(e @ Expr::Call(_), semi) if semi.is_none() || unit => Some(e as *const Expr as usize),
+        _ => None,
+    }
 }
 
 /// The names `block` assigns (`x = ..`, `x += ..`, `x[i] = ..`), borrows mutably (`&mut x`) or
@@ -2035,6 +2057,21 @@ impl VisitMut for LaneRewrite<'_, '_> {
                             self.g.ok = false;
                         }
                     }
+                }
+                if self.closure == 0 && crate::intrinsics::is_atomic(&m.method.to_string()) {
+                    // Input:  c.atomic_add(0, v)   (an atomic of `supported`, in lane code)
+                    // Output: match c.atomic_add(0, v[__wk_l]) { __warpkit_call => ::warpkit::__private::form_atomic(::warpkit::__private::MemCall::into_future(__warpkit_call)) }
+                    // The operation was performed when called; the form does not pause at it
+                    // (nor does the per-lane form, on sm_70+: `lockstep_atomic`). Spanned as the
+                    // per-lane form's `MemCall` bound, so that a receiver of the wrong type is
+                    // reported once.
+                    let span = m.method.span();
+                    visit_mut::visit_expr_mut(self, e);
+                    let krate = crate::krate::facade_at(span);
+                    let call = syn::Ident::new("__warpkit_call", span);
+                    let base = core::mem::replace(e, Expr::Verbatim(TokenStream::new()));
+                    *e = syn::parse_quote_spanned!(span=> match #base { #call => #krate::__private::form_atomic(#krate::__private::MemCall::into_future(#call)) });
+                    return;
                 }
             }
             Expr::Closure(c) => {

@@ -994,11 +994,11 @@ mod tests {
         assert_eq!((a.file(), a.line(), a.column()), (b.file(), b.line(), b.column()));
         assert!(same_place(a, b), "{a} at {a:p} and {b:p}");
         assert_eq!(place_hash(a), place_hash(b));
-        assert_eq!(crate::warp::path_then(7, a), crate::warp::path_then(7, b));
+        assert_eq!(crate::warp::path_then(7, a, false), crate::warp::path_then(7, b, false));
         // Other places differ: another column, another line.
         let (c, d) = (caller(), caller());
         assert!(!same_place(a, c) && !same_place(c, d), "{a} {c} {d}");
         assert_ne!(place_hash(c), place_hash(d));
-        assert_ne!(crate::warp::path_then(7, c), crate::warp::path_then(7, d));
+        assert_ne!(crate::warp::path_then(7, c, false), crate::warp::path_then(7, d, false));
     }
 }

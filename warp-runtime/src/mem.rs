@@ -382,6 +382,50 @@ impl<T: Copy> Future for MemOp<T> {
     }
 }
 
+/// An atomic (`atom`/`red`) of a kernel that has a warp-wide form, as a scheduling point below
+/// sm_70 only (as [`lockstep_load`] is for a plain load). `#[warp_kernel]` awaits a kernel's
+/// atomics through it instead of awaiting the [`MemOp`] itself when none of them can spin (each
+/// sits outside any loop that could run forever: see [`lockstep_load`]). The warp-wide form runs
+/// a lane's code from one warp instruction to the next without a pause, atomics included, so
+/// the per-lane form does not pause at them either (on sm_70+), and both interleave the lanes'
+/// accesses alike. Below sm_70 (no form runs there) it pauses as the [`MemOp`] does.
+#[inline(always)]
+pub fn lockstep_atomic<T: Copy>(op: MemOp<T>) -> LockstepAtomic<T> {
+    LockstepAtomic { op }
+}
+
+/// The future of [`lockstep_atomic`].
+#[must_use = "await it (`#[warp_kernel]` does)"]
+pub struct LockstepAtomic<T> {
+    op: MemOp<T>,
+}
+
+impl<T: Copy> Future for LockstepAtomic<T> {
+    type Output = T;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        // SAFETY: nothing of `LockstepAtomic` is structurally pinned (nor of its `MemOp`).
+        let this = unsafe { self.get_unchecked_mut() };
+        if this.op.wait.is_some() {
+            if let Some((regs, _)) = current() {
+                if regs.target().independent_scheduling() {
+                    this.op.wait = None;
+                }
+            }
+        }
+        // SAFETY: as above: `op` is never moved while pinned (it has nothing pinned itself).
+        unsafe { Pin::new_unchecked(&mut this.op) }.poll(cx)
+    }
+}
+
+/// An atomic's result in a warp-wide form's lane code (see [`lockstep_atomic`]): the operation
+/// was performed when it was called, and a form does not pause at it.
+#[inline(always)]
+pub fn form_atomic<T>(op: MemOp<T>) -> T {
+    op.value
+}
+
 /// How many plain loads a lane makes between two scheduling points.
 pub const LOADS_PER_POINT: u8 = 32;
 

@@ -181,16 +181,28 @@ pub(crate) fn c_of(key: u64) -> u32 {
 /// The call path at a kernel's entry (no warp-function call yet).
 pub(crate) const PATH_ENTRY: u64 = 0;
 
-/// The call path `path` followed by a call at `site`. The multiplier is odd, so for a fixed
-/// `path` distinct sites give distinct paths (but for two places whose [`place_hash`]es
-/// collide), and for a fixed site distinct paths do; the rotation makes the order of the calls
-/// count (`a` then `b` is not `b` then `a`). By the place, not the `Location`'s address: two
-/// copies of a kernel's code have two `Location`s of each place.
+/// The call path `path` followed by a call at `site`; `tail`: the call is the caller's last act
+/// (its result is the caller's, and nothing runs after it: `wide::Calls::tail`).
+///
+/// Bits 1-63 are a hash. The multiplier is odd, so for a fixed `path` distinct sites give
+/// distinct products (but for two places whose [`place_hash`]es collide), and for a fixed site
+/// distinct paths do; the rotation makes the order of the calls count (`a` then `b` is not `b`
+/// then `a`). By the place, not the `Location`'s address: two copies of a kernel's code have two
+/// `Location`s of each place. Bit 0 is set once a call that is not a tail call is on the path
+/// ([`only_tail_calls`]).
 ///
 /// [`place_hash`]: crate::error::place_hash
 #[inline(always)]
-pub(crate) fn path_then(path: u64, site: Site) -> u64 {
-    (path.rotate_left(23) ^ crate::error::place_hash(site)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+pub(crate) fn path_then(path: u64, site: Site, tail: bool) -> u64 {
+    let hash = (path.rotate_left(23) ^ crate::error::place_hash(site)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    hash & !1 | path & 1 | !tail as u64
+}
+
+/// Whether every call on `path` is a tail call (the entry's path too): a lane that returns from
+/// the function it runs then returns from every caller at once, which is exiting the kernel.
+#[inline(always)]
+pub(crate) fn only_tail_calls(path: u64) -> bool {
+    path & 1 == 0
 }
 
 /// Lane `lane`'s cell of a per-lane register array.
@@ -533,30 +545,31 @@ impl Regs {
         crate::error::same_place(self.site_at(a), self.site_at(b)) && self.path_at(a) == self.path_at(b)
     }
 
-    /// Lane `lane` enters a warp function called at `site`: its path becomes the caller's path
-    /// followed by `site`. Returns the caller's path, which [`leave_call`](Self::leave_call)
-    /// restores.
+    /// Lane `lane` enters a warp function called at `site` (a tail call when `tail`): its path
+    /// becomes the caller's path followed by `site`. Returns the caller's path, which
+    /// [`leave_call`](Self::leave_call) restores.
     #[inline(always)]
-    pub(crate) fn enter_call(&self, lane: u32, site: Site) -> u64 {
+    pub(crate) fn enter_call(&self, lane: u32, site: Site, tail: bool) -> u64 {
         let cell = at(&self.path, lane as usize);
         let caller = cell.get();
-        cell.set(path_then(caller, site));
+        cell.set(path_then(caller, site, tail));
         caller
     }
-    /// The lanes of `lanes` call a warp function at `site` together (a warp-wide form's call):
-    /// each one's path before the call, to give back with [`leave_calls`](Self::leave_calls).
+    /// The lanes of `lanes` call a warp function at `site` together (a warp-wide form's call; a
+    /// tail call when `tail`): each one's path before the call, to give back with
+    /// [`leave_calls`](Self::leave_calls).
     #[inline]
-    pub(crate) fn enter_calls(&self, lanes: u32, site: Site) -> [u64; 32] {
+    pub(crate) fn enter_calls(&self, lanes: u32, site: Site, tail: bool) -> [u64; 32] {
         let before = self.path.get();
         let first = before[lanes.trailing_zeros() as usize & 31];
         if lanes == u32::MAX && before.iter().all(|&p| p == first) {
             // The whole warp from one path (the usual case): one new path for all.
-            self.path.set([path_then(first, site); 32]);
+            self.path.set([path_then(first, site, tail); 32]);
             return before;
         }
         let mut after = before;
         for l in crate::semantics::lanes(lanes) {
-            after[l as usize] = path_then(before[l as usize], site);
+            after[l as usize] = path_then(before[l as usize], site, tail);
         }
         self.path.set(after);
         before
@@ -1423,7 +1436,25 @@ impl<'r> WarpRun<'r> {
             self.complete(op, mask, waiting, operands)?;
             return Ok((waiting, 0));
         }
+        // Every waiting lane at one instruction that is not a synchronization point (`activemask`,
+        // the deprecated `vote`; not a CTA barrier, which the block completes): it acts on the
+        // lanes that execute the call together, which are all of them when they called it at one
+        // place through one path (as `resolve_general` groups them).
+        if same && !op.synchronizing() && !op.is_barrier() && op.supported_on(self.target) && self.one_call(waiting) {
+            self.complete(op, waiting, waiting, None)?;
+            return Ok((waiting, 0));
+        }
         self.resolve_general()
+    }
+
+    /// Whether the lanes of `lanes` (not empty) posted their requests at one place through one
+    /// call path.
+    #[inline]
+    fn one_call(&self, lanes: u32) -> bool {
+        let s = self.regs;
+        let first = lanes.trailing_zeros() as usize;
+        let (site, path) = (s.site[first].get(), s.path_at(first));
+        crate::semantics::lanes(lanes).all(|l| crate::error::same_place(s.site[l as usize].get(), site) && s.path_at(l as usize) == path)
     }
 
     /// [`resolve`](Self::resolve) when the lanes are not converged at one instruction.
