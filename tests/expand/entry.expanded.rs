@@ -273,7 +273,7 @@ pub async fn warp_totals(
     out: GlobalSlice<'_, u32>,
 ) {
     #[allow(non_upper_case_globals)]
-    static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new();
+    static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new_last();
     let __warpkit_args = (input, out);
     #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
     let __warpkit_wide: ::warpkit::__private::wide::WideBody<
@@ -452,7 +452,7 @@ pub unsafe extern "ptx-kernel" fn warp_totals(
 #[cfg(not(target_arch = "nvptx64"))]
 /// A warp function with an atomic, which its form runs as lane code, and lanes that return early
 /// (past the input), so that its form runs only where returning is exiting: at a run's entry, or
-/// behind calls that are each their caller's last act.
+/// behind calls after which each caller reaches no other warp instruction or call.
 async fn count_odd(
     w: &Warp<'_>,
     input: GlobalSlice<'_, u32>,
@@ -705,7 +705,7 @@ async fn count_odd(
 #[cfg(target_arch = "nvptx64")]
 /// A warp function with an atomic, which its form runs as lane code, and lanes that return early
 /// (past the input), so that its form runs only where returning is exiting: at a run's entry, or
-/// behind calls that are each their caller's last act.
+/// behind calls after which each caller reaches no other warp instruction or call.
 fn count_odd(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>) {
     let i = w.global_id() as usize;
     if i >= input.len() {
@@ -718,14 +718,14 @@ fn count_odd(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>
     }
 }
 #[cfg(not(target_arch = "nvptx64"))]
-/// A wrapper entry whose call is its last statement (a tail call: `Calls::new_tail`).
+/// A wrapper entry whose call is its last point (`Calls::new_last`).
 pub async fn odd_counts(
     w: &Warp<'_>,
     input: GlobalSlice<'_, u32>,
     counts: GlobalSlice<'_, u32>,
 ) {
     #[allow(non_upper_case_globals)]
-    static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new_tail();
+    static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new_last();
     let __warpkit_args = (input, counts);
     #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
     let __warpkit_wide: ::warpkit::__private::wide::WideBody<
@@ -875,7 +875,7 @@ pub async fn odd_counts(
         .await;
 }
 #[cfg(target_arch = "nvptx64")]
-/// A wrapper entry whose call is its last statement (a tail call: `Calls::new_tail`).
+/// A wrapper entry whose call is its last point (`Calls::new_last`).
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn odd_counts(
     input: GlobalSlice<'_, u32>,

@@ -29,7 +29,7 @@ pub fn warp_totals(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u
 
 /// A warp function with an atomic, which its form runs as lane code, and lanes that return early
 /// (past the input), so that its form runs only where returning is exiting: at a run's entry, or
-/// behind calls that are each their caller's last act.
+/// behind calls after which each caller reaches no other warp instruction or call.
 #[warp_kernel]
 fn count_odd(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>) {
     let i = w.global_id() as usize;
@@ -43,7 +43,7 @@ fn count_odd(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>
     }
 }
 
-/// A wrapper entry whose call is its last statement (a tail call: `Calls::new_tail`).
+/// A wrapper entry whose call is its last point (`Calls::new_last`).
 #[warp_kernel(entry)]
 pub fn odd_counts(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>) {
     count_odd(w, input, counts);

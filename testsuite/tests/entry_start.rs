@@ -214,8 +214,9 @@ proptest! {
             |cpu| cpu.1.to_vec(),
             |g, cpu| { let (k, o) = (cpu.0.slice(), cpu.1.slice()); g.run(async |w: &Warp<'_>| bitonic_sort::sort_u32_entry(w, k, o).await) },
         );
-        // Atomics as lane code, and a tail call of a warp function whose lanes return early
-        // (elements past the end, and `IGNORE`d ones).
+        // Atomics as lane code, and a last call (the caller reaches no other warp instruction or
+        // call after it) of a warp function whose lanes return early (elements past the end,
+        // and `IGNORE`d ones).
         let _ = entry_agrees::<histogram::histogram_ffs>(
             grid,
             ex,
@@ -264,8 +265,9 @@ proptest! {
 /// After their call sites have learned, whole warps of the examples' entries that call warp
 /// functions start in the entry's form: `reduce_u32_entry` (three `tree_reduce` calls),
 /// `segmented_sum_u32_entry`, `sort_u32_entry` (a wrapper of a wrapper), `histogram_ffs` (a
-/// wrapper whose callee's lanes return early, and an atomic) and `radix_rank_entry` (atomics, and
-/// `bar.warp.sync`). `scan_u32_entry` passes tiles to its callee, so its warps run per lane.
+/// wrapper whose callee's lanes return early, and an atomic), `radix_rank_entry` (atomics, and
+/// `bar.warp.sync`) and `compact_grid_entry` (a store after a call whose lanes return early).
+/// `scan_u32_entry` passes tiles to its callee, so its warps run per lane.
 #[test]
 fn example_entries_start_in_their_forms() {
     let grid = Grid::blocks(4, 64);
@@ -289,6 +291,8 @@ fn example_entries_start_in_their_forms() {
     assert_eq!(starts(&|| histogram::histogram_ffs::run_cpu(&grid, &(input.clone(), counts.clone())).unwrap()), 8, "histogram_ffs");
     let bins = GlobalBuffer::<u32>::zeroed(32 * 8);
     assert_eq!(starts(&|| radix_rank::radix_rank_entry::run_cpu(&grid, &(input.clone(), 0, bins.clone(), out.clone())).unwrap()), 8, "radix_rank_entry");
+    let count = GlobalBuffer::<u32>::zeroed(1);
+    assert_eq!(starts(&|| compact::compact_grid_entry::run_cpu(&grid, &(input.clone(), out.clone(), count.clone(), bins.clone(), u32::MAX / 2)).unwrap()), 8, "compact_grid_entry");
     assert_eq!(starts(&|| scan::scan_u32_entry::run_cpu(&grid, &(input.clone(), out.clone())).unwrap()), 0, "scan_u32_entry");
     // Off, never; and the results are the reference's.
     let off = Grid::blocks(4, 64).executor(Executor::new().wide(false));

@@ -95,7 +95,7 @@ fn a_wrapper_entry_starts_in_its_form() {
     assert_eq!(after.get(), 32);
 }
 
-/// `odd_counts` (a tail call of a warp function whose lanes past the input return early, and an
+/// `odd_counts` (a last call of a warp function whose lanes past the input return early, and an
 /// atomic in its lane code) counts the odd inputs, and starts its whole warps in its form once
 /// the call site has seen its callee's form run.
 #[test]

@@ -1228,11 +1228,30 @@ fn tally_tail(w: &Warp, x: u32, counts: GlobalSlice<'_, u32>) -> u32 {
     tally(w, y, counts)
 }
 
-/// `tally`, then code after the call: not a tail call, so `tally`'s form is declined here.
+/// `tally`, then an atomic: not a last call (per lane, a lane that returned from `tally` early
+/// takes its ticket before the others have left `tally`), so `tally`'s form is declined here.
 #[warp_kernel]
 fn tally_then(w: &Warp, x: u32, counts: GlobalSlice<'_, u32>) -> u32 {
     let t = tally(w, x, counts);
     t.wrapping_add(counts.atomic_add(5, 1))
+}
+
+/// `tally`, then only plain lane code (a store of the lane's own element): a last call, though
+/// not a tail call.
+#[warp_kernel]
+fn tally_store(w: &Warp, x: u32, counts: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
+    let t = tally(w, x, counts);
+    let lane = w.lane_id() as usize;
+    out.store(lane, t ^ 5);
+}
+
+/// `tally`, then a warp instruction: not a last call, so `tally`'s form is declined here (per
+/// lane, a lane that returned from `tally` early reaches the shuffle while the others are still
+/// in `tally`).
+#[warp_kernel]
+fn tally_then_shuffle(w: &Warp, x: u32, counts: GlobalSlice<'_, u32>) -> u32 {
+    let t = tally(w, x, counts);
+    w.shfl_xor(t, 1)
 }
 
 /// An atomic in a loop that could spin (a `while` on a value another lane may write): the kernel
@@ -1338,17 +1357,22 @@ proptest! {
         // Atomics: the counters and every lane's old value agree (per lane the atomics do not
         // pause on sm_70+ in a kernel with a form, so the lanes' atomics interleave alike).
         let ex1 = Executor::new().target(target).order(order).races(races);
-        for k in 0..3 {
+        for k in 0..5 {
             let _ = both::compare(
                 |ex| {
-                    let buf = GlobalBuffer::<u32>::zeroed(8);
-                    let c = buf.slice();
+                    let (buf, out) = (GlobalBuffer::<u32>::zeroed(8), GlobalBuffer::<u32>::zeroed(32));
+                    let (c, o) = (buf.slice(), out.slice());
                     let r = match k {
                         0 => ex.run(async |w: &Warp<'_>| tally(w, x[w.lane_id() as usize], c).await),
                         1 => ex.run(async |w: &Warp<'_>| tally_tail(w, x[w.lane_id() as usize], c).await),
-                        _ => ex.run(async |w: &Warp<'_>| tally_then(w, x[w.lane_id() as usize], c).await),
+                        2 => ex.run(async |w: &Warp<'_>| tally_then(w, x[w.lane_id() as usize], c).await),
+                        3 => ex.run(async |w: &Warp<'_>| {
+                            tally_store(w, x[w.lane_id() as usize], c, o).await;
+                            0
+                        }),
+                        _ => ex.run(async |w: &Warp<'_>| tally_then_shuffle(w, x[w.lane_id() as usize], c).await),
                     };
-                    r.map(|r| (r, buf.to_vec()))
+                    r.map(|r| (r, buf.to_vec(), out.to_vec()))
                 },
                 ex1,
             );
@@ -1394,16 +1418,22 @@ fn calls_run_warp_wide() {
     let y = [5u32; 32];
     assert_eq!(settled(&|| ran(ex.run_with(&y, callee_returns_early).unwrap())), 1, "callee_returns_early at the entry");
     assert_eq!(settled(&|| ran(ex.run_with(&y, caller_of_early).unwrap())), 0, "caller_of_early");
-    // Behind tail calls, it runs warp-wide, and so do its callers.
+    // Behind tail calls (each a last call: after it, the caller reaches no warp instruction,
+    // barrier or call), it runs warp-wide, and so do its callers.
     assert_eq!(settled(&|| ran(ex.run_with(&y, tail_of_early).unwrap())), 2, "tail_of_early");
     assert_eq!(settled(&|| ran(ex.run_with(&y, tail_of_tail).unwrap())), 3, "tail_of_tail");
-    // Atomics are lane code; behind a call that is not a tail call, a callee whose lanes return
-    // early runs per lane; an atomic in a loop that could spin keeps the kernel per lane.
+    // Atomics are lane code; behind a call followed by a warp instruction or an atomic, a
+    // callee whose lanes return early runs per lane, and behind one followed by plain lane code
+    // warp-wide; an atomic in a loop that could spin keeps the kernel per lane.
     let buf = GlobalBuffer::<u32>::zeroed(8);
     let c = buf.slice();
     assert_eq!(settled(&|| ran(ex.run(async |w: &Warp<'_>| tally(w, x[w.lane_id() as usize], c).await).unwrap())), 1, "tally");
     assert_eq!(settled(&|| ran(ex.run_with(&x, async |w: &Warp<'_>, v| tally_tail(w, v, c).await).unwrap())), 2, "tally_tail");
     assert_eq!(settled(&|| ran(ex.run(async |w: &Warp<'_>| tally_then(w, x[w.lane_id() as usize], c).await).unwrap())), 0, "tally_then");
+    let out = GlobalBuffer::<u32>::zeroed(32);
+    let o = out.slice();
+    assert_eq!(settled(&|| ran(ex.run(async |w: &Warp<'_>| tally_store(w, x[w.lane_id() as usize], c, o).await).unwrap())), 2, "tally_store");
+    assert_eq!(settled(&|| ran(ex.run(async |w: &Warp<'_>| tally_then_shuffle(w, x[w.lane_id() as usize], c).await).unwrap())), 0, "tally_then_shuffle");
     let spins = || {
         c.store(6, 0);
         ran(ex.run(async |w: &Warp<'_>| spins_on_an_atomic(w, c).await).unwrap())

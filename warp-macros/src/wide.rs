@@ -407,10 +407,10 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         // body's calls learn for this instantiation of the kernel (`wide::Calls`). The form is
         // offered once every call site learned that its callee offers one.
         let statics: Vec<syn::Ident> = (0..support.calls.len()).map(calls_static).collect();
-        // A tail call's site may run a callee whose lanes return early (`wide::Calls::tail`).
-        let tail = tail_call(&item.block, unit);
+        // A last call's site may run a callee whose lanes return early (`wide::Calls::new_last`).
+        let last = last_call(&item.block, points);
         let new_calls: Vec<TokenStream> =
-            support.calls.iter().map(|&c| if tail == Some(c) { quote!(new_tail) } else { quote!(new) }).collect();
+            support.calls.iter().map(|&c| if last == Some(c) { quote!(new_last) } else { quote!(new) }).collect();
         let key = calls_key();
         let ready = syn::Ident::new("__warpkit_ready", Span::mixed_site());
         let probing = if probes { quote!(&& #krate::__private::wide::probing(#w)) } else { quote!() };
@@ -454,14 +454,45 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
     Some(Prologue { tokens, calls: support.calls.clone() })
 }
 
-/// The call that is `block`'s last act (its address), if any: the value of the body, or its last
-/// statement in a function that returns `()` (`unit`). Nothing runs after it but the drops of
-/// the locals.
-fn tail_call(block: &Block, unit: bool) -> Option<usize> {
-    match block.stmts.last()? {
-        Stmt::Expr(e @ Expr::Call(_), semi) if semi.is_none() || unit => Some(e as *const Expr as usize),
-        _ => None,
+/// The call after which `block` (a kernel's body) reaches no other point of `points` (warp
+/// instructions, barriers, calls) and no atomic, if any, by its address: the last statement of
+/// the body that holds a point is that call, as an expression statement, the body's value, or
+/// the initializer of a `let` (outside any loop, and evaluated after its own arguments), and no
+/// statement after it holds an atomic. After it the body runs only lane code whose order
+/// against the callee's other lanes shows only where it races: a lane that returns from the
+/// callee early runs it before they finish per lane, and after them warp-wide, and an atomic's
+/// value would show that order.
+fn last_call(block: &Block, points: &HashSet<usize>) -> Option<usize> {
+    struct Holds<'p> {
+        points: &'p HashSet<usize>,
+        point: bool,
+        atomic: bool,
     }
+    impl<'ast> syn::visit::Visit<'ast> for Holds<'_> {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            self.point |= self.points.contains(&(e as *const Expr as usize));
+            self.atomic |= matches!(e, Expr::MethodCall(m) if crate::intrinsics::is_atomic(&m.method.to_string()));
+            syn::visit::visit_expr(self, e);
+        }
+        // Nested items are their own code.
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let holds = |s: &Stmt| {
+        let mut h = Holds { points, point: false, atomic: false };
+        syn::visit::Visit::visit_stmt(&mut h, s);
+        (h.point, h.atomic)
+    };
+    let k = block.stmts.iter().rposition(|s| holds(s).0)?;
+    if block.stmts[k + 1..].iter().any(|s| holds(s).1) {
+        return None;
+    }
+    let e = match &block.stmts[k] {
+        Stmt::Expr(e, _) => e,
+        Stmt::Local(syn::Local { init: Some(syn::LocalInit { expr, diverge: None, .. }), .. }) => expr,
+        _ => return None,
+    };
+    let at = e as *const Expr as usize;
+    (matches!(e, Expr::Call(_)) && points.contains(&at)).then_some(at)
 }
 
 /// The names `block` assigns (`x = ..`, `x += ..`, `x[i] = ..`), borrows mutably (`&mut x`) or

@@ -41,7 +41,7 @@ use crate::error::Site;
 #[track_caller]
 #[inline(always)]
 pub fn call<F: Future>(callee: F) -> Call<F> {
-    Call { callee, site: core::panic::Location::caller(), caller: None, tail: false }
+    Call { callee, site: core::panic::Location::caller(), caller: None, last: false }
 }
 
 /// A warp-function call in flight: while the callee runs, the lane's call path is its caller's
@@ -54,8 +54,8 @@ pub struct Call<F> {
     site: Site,
     /// The caller's path, from the first poll (in a run) until the callee returns.
     caller: Option<u64>,
-    /// A tail call (`wide::Calls::new_tail`; known only where the call learns).
-    tail: bool,
+    /// A last call (`wide::Calls::new_last`; known only where the call learns).
+    last: bool,
 }
 
 impl<F> Call<F> {
@@ -68,7 +68,7 @@ impl<F> Call<F> {
     where
         F: Future,
     {
-        Learning { call: Call { tail: calls.is_tail(), ..self }, at: crate::wide::LearnAt { calls, caller: caller.addr(), callee: core::any::type_name::<F> }, first: true }
+        Learning { call: Call { last: calls.is_last(), ..self }, at: crate::wide::LearnAt { calls, caller: caller.addr(), callee: core::any::type_name::<F> }, first: true }
     }
 }
 
@@ -112,7 +112,7 @@ fn learn_after(at: &crate::wide::LearnAt, caller: Option<u64>, site: Site, pendi
     let Some((regs, lane)) = crate::mem::current() else { return false };
     if let (Some(caller), true) = (caller, pending) {
         // The path the callee runs at.
-        crate::wide::learn_offer(regs, lane, || crate::warp::path_then(caller, site, at.calls.is_tail()), at);
+        crate::wide::learn_offer(regs, lane, || crate::warp::path_then(caller, site, at.calls.is_last()), at);
     }
     true
 }
@@ -127,7 +127,7 @@ impl<F: Future> Future for Call<F> {
         let this = unsafe { self.get_unchecked_mut() };
         if this.caller.is_none() {
             if let Some((regs, lane)) = crate::mem::current() {
-                this.caller = Some(regs.enter_call(lane, this.site, this.tail));
+                this.caller = Some(regs.enter_call(lane, this.site, this.last));
             }
         }
         // SAFETY: see above.

@@ -181,27 +181,28 @@ pub(crate) fn c_of(key: u64) -> u32 {
 /// The call path at a kernel's entry (no warp-function call yet).
 pub(crate) const PATH_ENTRY: u64 = 0;
 
-/// The call path `path` followed by a call at `site`; `tail`: the call is the caller's last act
-/// (its result is the caller's, and nothing runs after it: `wide::Calls::tail`).
+/// The call path `path` followed by a call at `site`; `last`: the caller reaches no warp
+/// instruction, barrier or call after it (`wide::Calls::new_last`).
 ///
 /// Bits 1-63 are a hash. The multiplier is odd, so for a fixed `path` distinct sites give
 /// distinct products (but for two places whose [`place_hash`]es collide), and for a fixed site
 /// distinct paths do; the rotation makes the order of the calls count (`a` then `b` is not `b`
 /// then `a`). By the place, not the `Location`'s address: two copies of a kernel's code have two
-/// `Location`s of each place. Bit 0 is set once a call that is not a tail call is on the path
-/// ([`only_tail_calls`]).
+/// `Location`s of each place. Bit 0 is set once a call that is not a last call is on the path
+/// ([`only_last_calls`]).
 ///
 /// [`place_hash`]: crate::error::place_hash
 #[inline(always)]
-pub(crate) fn path_then(path: u64, site: Site, tail: bool) -> u64 {
+pub(crate) fn path_then(path: u64, site: Site, last: bool) -> u64 {
     let hash = (path.rotate_left(23) ^ crate::error::place_hash(site)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    hash & !1 | path & 1 | !tail as u64
+    hash & !1 | path & 1 | !last as u64
 }
 
-/// Whether every call on `path` is a tail call (the entry's path too): a lane that returns from
-/// the function it runs then returns from every caller at once, which is exiting the kernel.
+/// Whether every call on `path` is a last call (the entry's path too): a lane that returns from
+/// the function it runs then runs only lane code (no warp instruction, barrier or call) until it
+/// exits, which for the warp's instructions is exiting now.
 #[inline(always)]
-pub(crate) fn only_tail_calls(path: u64) -> bool {
+pub(crate) fn only_last_calls(path: u64) -> bool {
     path & 1 == 0
 }
 
@@ -545,31 +546,31 @@ impl Regs {
         crate::error::same_place(self.site_at(a), self.site_at(b)) && self.path_at(a) == self.path_at(b)
     }
 
-    /// Lane `lane` enters a warp function called at `site` (a tail call when `tail`): its path
+    /// Lane `lane` enters a warp function called at `site` (a last call when `last`): its path
     /// becomes the caller's path followed by `site`. Returns the caller's path, which
     /// [`leave_call`](Self::leave_call) restores.
     #[inline(always)]
-    pub(crate) fn enter_call(&self, lane: u32, site: Site, tail: bool) -> u64 {
+    pub(crate) fn enter_call(&self, lane: u32, site: Site, last: bool) -> u64 {
         let cell = at(&self.path, lane as usize);
         let caller = cell.get();
-        cell.set(path_then(caller, site, tail));
+        cell.set(path_then(caller, site, last));
         caller
     }
     /// The lanes of `lanes` call a warp function at `site` together (a warp-wide form's call; a
-    /// tail call when `tail`): each one's path before the call, to give back with
+    /// last call when `last`): each one's path before the call, to give back with
     /// [`leave_calls`](Self::leave_calls).
     #[inline]
-    pub(crate) fn enter_calls(&self, lanes: u32, site: Site, tail: bool) -> [u64; 32] {
+    pub(crate) fn enter_calls(&self, lanes: u32, site: Site, last: bool) -> [u64; 32] {
         let before = self.path.get();
         let first = before[lanes.trailing_zeros() as usize & 31];
         if lanes == u32::MAX && before.iter().all(|&p| p == first) {
             // The whole warp from one path (the usual case): one new path for all.
-            self.path.set([path_then(first, site, tail); 32]);
+            self.path.set([path_then(first, site, last); 32]);
             return before;
         }
         let mut after = before;
         for l in crate::semantics::lanes(lanes) {
-            after[l as usize] = path_then(before[l as usize], site, tail);
+            after[l as usize] = path_then(before[l as usize], site, last);
         }
         self.path.set(after);
         before

@@ -535,9 +535,9 @@ pub struct Needs {
     /// program (offered at the run's entry). Called from another warp function, a lane that
     /// returns goes on in its caller, and the per-lane executor makes the instructions that name
     /// it wait for it (or report that it never comes): the offer is declined there, and a
-    /// caller's form does not run such a callee's; unless every call on the way is a tail call
-    /// ([`Calls::new_tail`]), after which the caller does nothing, so that returning is exiting
-    /// there too.
+    /// caller's form does not run such a callee's; unless every call on the way is a last call
+    /// ([`Calls::new_last`]), after which the caller runs only lane code, so that returning is
+    /// exiting there too as far as the warp's instructions go.
     pub returns_early: bool,
 }
 
@@ -575,12 +575,14 @@ pub struct Calls {
     /// and looking cost each lane's call of it about 40 instructions). A callee that offers
     /// only later (its own calls learnt late) is then never learnt: its callers stay per lane.
     unoffered: core::sync::atomic::AtomicU32,
-    /// The call is a tail call: the caller's last act, whose result is the caller's (the body's
-    /// last expression, or its last statement in a function that returns `()`). A lane that
-    /// returns from the callee then returns from the caller at once, so a callee whose lanes
-    /// return early (`Needs::returns_early`) may run its form here when the caller runs where
-    /// returning is exiting (`warp::only_tail_calls`).
-    tail: bool,
+    /// The call is a last call: after it the caller reaches no warp instruction, barrier, call
+    /// or atomic (a statement of its body, outside any loop, after which only lane code
+    /// follows). A lane that returns from the callee then runs only lane code until the caller
+    /// returns, so a callee whose lanes return early (`Needs::returns_early`) may run its form
+    /// here when the caller runs where returning is exiting (`warp::only_last_calls`). (Such a
+    /// lane then runs that code after the callee's other lanes finish, not before: the order
+    /// of its plain loads and stores against theirs shows only where they race.)
+    last: bool,
 }
 
 /// See [`Calls::unoffered`]: four launches of a 512-warp grid whose warps all call the callee.
@@ -609,18 +611,18 @@ impl Calls {
     /// Nothing learned.
     #[allow(clippy::new_without_default)]
     pub const fn new() -> Calls {
-        Calls { learned: [const { core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()) }; CALLS_LEARNED], unoffered: core::sync::atomic::AtomicU32::new(0), tail: false }
+        Calls { learned: [const { core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()) }; CALLS_LEARNED], unoffered: core::sync::atomic::AtomicU32::new(0), last: false }
     }
 
-    /// Nothing learned, at a tail call ([`Calls::tail`](Self#structfield.tail)).
-    pub const fn new_tail() -> Calls {
-        Calls { tail: true, ..Calls::new() }
+    /// Nothing learned, at a last call ([`Calls::last`](Self#structfield.last)).
+    pub const fn new_last() -> Calls {
+        Calls { last: true, ..Calls::new() }
     }
 
-    /// Whether the call site is a tail call.
+    /// Whether the call site is a last call.
     #[inline(always)]
-    pub(crate) fn is_tail(&self) -> bool {
-        self.tail
+    pub(crate) fn is_last(&self) -> bool {
+        self.last
     }
 
     /// Whether the calls stopped looking for the callee's offer ([`Calls::unoffered`]).
@@ -685,10 +687,10 @@ pub fn calls_ready(caller: *const (), sites: &[(&'static Calls, u64)]) -> Option
     let mut needs = Needs::default();
     for &(calls, uniform) in sites {
         let l = calls.find(caller.addr())?;
-        if l.kind.suspending.is_some() || l.needs.same_params & !uniform != 0 || l.needs.returns_early && !calls.tail {
+        if l.kind.suspending.is_some() || l.needs.same_params & !uniform != 0 || l.needs.returns_early && !calls.last {
             return None;
         }
-        // A callee whose lanes return early, at a tail call: the caller's lanes return early
+        // A callee whose lanes return early, at a last call: the caller's lanes return early
         // too.
         needs = needs.and(Needs { same_params: 0, ..l.needs });
     }
@@ -1813,7 +1815,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         run.exited = self.exited;
         let regs = run.regs;
         let hs = self.handles();
-        let callers = regs.enter_calls(live, site, calls.tail);
+        let callers = regs.enter_calls(live, site, calls.last);
         let own = core::cell::OnceCell::new();
         // What `WideCtx::new` makes, with the caller's handles, whose shape the caller knows
         // (comparing 32 handles again cost 1.5% of the reduce example's instructions).
@@ -2098,7 +2100,7 @@ pub(crate) fn same_offers(regs: &Regs, offered: u32, offers: &[*const Offer; 32]
         let whole = !a.needs.whole_warp || (lane == l && mask == FULL && width == 32);
         let shape = !a.needs.same_shape || (width == a.handle.2 && mask.count_ones() == a.handle.1.count_ones());
         a.same(b) && whole && shape && regs.path_at(l as usize) == regs.path_at(first) && a.agrees(b)
-    }) && (!a.needs.returns_early || crate::warp::only_tail_calls(regs.path_at(first)))
+    }) && (!a.needs.returns_early || crate::warp::only_last_calls(regs.path_at(first)))
 }
 
 /// Declines the offers of the lanes of `offered`: they run the per-lane body.
