@@ -213,6 +213,34 @@ fn bench(c: &mut Criterion) {
         let kept = count.to_vec()[0] as usize;
         assert!(output.to_vec()[..kept] == seq[..], "compact differs from the sequential filter");
         t.row("compact", "compact_grid", N, warp_footprint(&kernel), launch, || reference(&mut seq));
+
+        // The same through the entry that also writes each thread's slot, launched through its
+        // type (its warps start in its form).
+        let cpu = (GlobalBuffer::from_slice(&data), GlobalBuffer::<u32>::zeroed(N), GlobalBuffer::<u32>::zeroed(1), GlobalBuffer::<u32>::zeroed(N), limit);
+        let launch = || {
+            cpu.2.slice().store(0, 0);
+            compact::compact_grid_entry::run_cpu(&grid, &cpu).unwrap()
+        };
+        let mut slots = Vec::with_capacity(N);
+        let reference = |(seq, slots): &mut (Vec<u32>, Vec<u32>)| {
+            seq.clear();
+            slots.clear();
+            for &x in &data {
+                let keep = compact::keep(x, limit);
+                slots.push(if keep { seq.len() as u32 } else { u32::MAX });
+                if keep {
+                    seq.push(x);
+                }
+            }
+            seq.len()
+        };
+        let mut both = (seq, slots);
+        launch();
+        reference(&mut both);
+        assert!(cpu.1.to_vec()[..kept] == both.0[..] && cpu.3.to_vec() == both.1, "compact_grid_entry differs from the sequential filter");
+        let (i, o, n, s) = (cpu.0.slice(), cpu.1.slice(), cpu.2.slice(), cpu.3.slice());
+        let entry = async |w: &Warp<'_>| compact::compact_grid_entry(w, i, o, n, s, limit).await;
+        t.row("compact (entry)", "compact_grid_entry", N, warp_footprint(&entry), launch, || reference(&mut both));
     }
 
     // ---- histogram: histogram_ffs on the example's skewed data, 10 buckets.

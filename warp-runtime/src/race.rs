@@ -1017,7 +1017,7 @@ pub(crate) struct Loc<'s> {
     pub index: usize,
 }
 
-/// Performs `op`, a kernel's access `access` at `loc` made at `site`, and records it. `op` does
+/// Performs `op`, a kernel's access `access` at `loc()` made at `site`, and records it. `op` does
 /// the memory operation and returns its result with the value it read or wrote (the bits,
 /// zero-extended; for a read-modify-write, the old value). The detector runs `op` while it holds
 /// the location's shadow, so that on several CPU threads the order the detector sees is the order
@@ -1027,12 +1027,14 @@ pub(crate) struct Loc<'s> {
 /// ordered loads and stores, every atomic and `red`. Outside a run (a host-side access), or with
 /// the detector off, it only runs `op`.
 #[inline(always)]
-pub(crate) fn access<R>(loc: Loc<'_>, access: Access, site: Site, op: impl FnOnce() -> (R, u64)) -> R {
+pub(crate) fn access<'l, R>(loc: impl FnOnce() -> Loc<'l>, access: Access, site: Site, op: impl FnOnce() -> (R, u64)) -> R {
     let Some((regs, lane)) = crate::mem::current() else { return op().0 };
     let block = &regs.block().races;
     if !block.is_on() {
         return op().0;
     }
+    // Where the access is, only now (with the detector off, nothing is made of it).
+    let loc = loc();
     let warp = regs.pos().warp_in_block;
     let locked = Locked::lock(loc.shadow, loc.first, loc.units);
     let (result, value) = op();
