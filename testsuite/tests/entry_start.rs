@@ -233,6 +233,17 @@ proptest! {
             |cpu| cpu.3.to_vec(),
             |g, cpu| { let (k, b, r) = (cpu.0.slice(), cpu.2.slice(), cpu.3.slice()); g.run(async |w: &Warp<'_>| radix_rank::radix_rank_entry(w, k, 3, b, r).await) },
         );
+        // Loads in a `while` loop that counts the digits, and a call per digit.
+        let _ = entry_agrees::<radix_rank::radix_sort_entry>(
+            grid,
+            ex,
+            || (GlobalBuffer::from_slice(&keys), GlobalBuffer::<u32>::zeroed(radix_rank::RADIX as usize * warps), GlobalBuffer::<u32>::zeroed(32 * warps), GlobalBuffer::<u32>::zeroed(len)),
+            |cpu| cpu.3.to_vec(),
+            |g, cpu| {
+                let (k, b, e, s) = (cpu.0.slice(), cpu.1.slice(), cpu.2.slice(), cpu.3.slice());
+                g.run(async |w: &Warp<'_>| radix_rank::radix_sort_entry(w, k, b, e, s).await)
+            },
+        );
         // A warp's atomic reserves its range: where each range lands depends on the order of the
         // warps, which one CPU thread makes the same every way.
         let _ = entry_agrees::<compact::compact_grid_entry>(
@@ -266,7 +277,8 @@ proptest! {
 /// functions start in the entry's form: `reduce_u32_entry` (three `tree_reduce` calls),
 /// `segmented_sum_u32_entry`, `sort_u32_entry` (a wrapper of a wrapper), `histogram_ffs` (a
 /// wrapper whose callee's lanes return early, and an atomic), `radix_rank_entry` (atomics, and
-/// `bar.warp.sync`) and `compact_grid_entry` (a store after a call whose lanes return early).
+/// `bar.warp.sync`), `radix_sort_entry` (loads in a `while` loop that counts the digits) and
+/// `compact_grid_entry` (a store after a call whose lanes return early).
 /// `scan_u32_entry` passes tiles to its callee, so its warps run per lane.
 #[test]
 fn example_entries_start_in_their_forms() {
@@ -291,6 +303,8 @@ fn example_entries_start_in_their_forms() {
     assert_eq!(starts(&|| histogram::histogram_ffs::run_cpu(&grid, &(input.clone(), counts.clone())).unwrap()), 8, "histogram_ffs");
     let bins = GlobalBuffer::<u32>::zeroed(32 * 8);
     assert_eq!(starts(&|| radix_rank::radix_rank_entry::run_cpu(&grid, &(input.clone(), 0, bins.clone(), out.clone())).unwrap()), 8, "radix_rank_entry");
+    let exchange = GlobalBuffer::<u32>::zeroed(32 * 8);
+    assert_eq!(starts(&|| radix_rank::radix_sort_entry::run_cpu(&grid, &(input.clone(), bins.clone(), exchange.clone(), out.clone())).unwrap()), 8, "radix_sort_entry");
     let count = GlobalBuffer::<u32>::zeroed(1);
     assert_eq!(starts(&|| compact::compact_grid_entry::run_cpu(&grid, &(input.clone(), out.clone(), count.clone(), bins.clone(), u32::MAX / 2)).unwrap()), 8, "compact_grid_entry");
     assert_eq!(starts(&|| scan::scan_u32_entry::run_cpu(&grid, &(input.clone(), out.clone())).unwrap()), 0, "scan_u32_entry");

@@ -23,6 +23,9 @@ mod segmented_reduce;
 #[allow(dead_code)]
 #[path = "../../examples/bitonic_sort.rs"]
 mod bitonic_sort;
+#[allow(dead_code)]
+#[path = "../../examples/radix_rank.rs"]
+mod radix_rank;
 
 // ---- kernels the form supports, each with something per lane between its instructions.
 
@@ -256,12 +259,65 @@ fn supported_kernels_run_warp_wide() {
     // per lane; `scans` then runs on each tile, calling `inclusive_scan` on it.
     assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| scan::prefix_sum_u32(w, x[w.lane_id() as usize]).await))), 3, "prefix_sum_u32");
     assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| scan::tile_prefix_sums(w, x[w.lane_id() as usize]).await))), 4, "tile_prefix_sums");
+    // Loads in a `while` loop: warp-wide when the loop counts its turns, per lane when its
+    // count waits on a load (the flag is set here, so these end). The example's radix sort loops
+    // over the digits with `while shift < 32 { .. shift += RADIX_BITS; }`.
+    let data = GlobalBuffer::<u32>::from_slice(&[1; 128]);
+    let d = data.slice();
+    assert_eq!(wide(&|| drop(ex.run_with(&x, async |w: &Warp<'_>, v| counted_loads(w, v, d).await))), 1, "counted_loads");
+    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| waits_for_a_flag(w, d).await))), 0, "waits_for_a_flag");
+    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| skips_on_a_flag(w, d).await))), 0, "skips_on_a_flag");
+    let (bins, exchange) = (GlobalBuffer::<u32>::zeroed(32), GlobalBuffer::<u32>::zeroed(32));
+    let (b, e) = (bins.slice(), exchange.slice());
+    // `radix_sort`, its 7 `radix_rank` calls and their `exclusive_sum` calls.
+    assert_eq!(settled(&|| drop(ex.run_with(&x, async |w: &Warp<'_>, k| radix_rank::radix_sort(w, k, b, e).await))), 15, "radix_sort");
     // Off: never.
     assert_eq!(wide(&|| drop(Executor::new().wide(false).run_with(&x, mixed))), 0);
     // Only some of the live lanes call it (the others vote among themselves): declined, per lane.
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| if w.lane_id() < 16 { mixed(w, 1).await } else { (w.group(0xffff_0000).ballot(true).await, 0) }))), 0);
     // The lanes that did not call it have returned: the callers are every live lane.
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| if w.lane_id() < 16 { mixed(w, 1).await } else { (0, 0) }))), 1);
+}
+
+/// Loads in a `while` loop that counts its turns (`j += 1` at its top level): how many it takes
+/// does not depend on memory, so the kernel has a form.
+#[warp_kernel]
+fn counted_loads(w: &Warp, x: u32, data: GlobalSlice<'_, u32>) -> u32 {
+    let lane = w.lane_id() as usize;
+    let mut j = 0;
+    let mut acc = x;
+    while j < 4 {
+        acc = acc.wrapping_add(data.load(j * 32 + lane));
+        acc = w.shfl_xor(acc, 1);
+        j += 1;
+    }
+    acc
+}
+
+/// A `while` loop whose count changes only when a load says so: it may wait for another warp's
+/// write, so the kernel keeps the per-lane form.
+#[warp_kernel]
+fn waits_for_a_flag(w: &Warp, data: GlobalSlice<'_, u32>) -> u32 {
+    let mut seen = 0;
+    while seen < 1 {
+        if data.load(0) == 1 {
+            seen += 1;
+        }
+    }
+    w.ballot(seen == 1)
+}
+
+/// A `while` loop that `continue`s past its count on a loaded value: per lane too.
+#[warp_kernel]
+fn skips_on_a_flag(w: &Warp, data: GlobalSlice<'_, u32>) -> u32 {
+    let mut j = 0;
+    while j < 2 {
+        if data.load(0) == 0 {
+            continue;
+        }
+        j += 1;
+    }
+    w.ballot(j == 2)
 }
 
 /// Calls a kernel with a form, then shuffles: a caller with a form of its own.
@@ -1350,6 +1406,9 @@ proptest! {
         let _ = ex.run_with(&x.map(|v| v as i64 - 100), generic_caller::<i64>);
         let _ = ex.run_with(&x, caller_string);
         let _ = ex.run_with(&x, caller_of_early);
+        let data = GlobalBuffer::<u32>::from_slice(&(0..128).map(|i| x[i % 32].wrapping_mul(i as u32)).collect::<Vec<_>>());
+        let d = data.slice();
+        let _ = ex.run_with(&x, async |w: &Warp<'_>, v| counted_loads(w, v, d).await);
         let _ = ex.run_with(&x, tail_of_early);
         let _ = ex.run_with(&x, tail_of_tail);
         let _ = ex.run(async |w: &Warp<'_>| tail_of_tail(w, x[w.lane_id() as usize]).await);

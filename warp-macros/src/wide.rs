@@ -147,7 +147,8 @@ fn spins(block: &Block, accesses: &HashSet<usize>) -> bool {
             }
             let short = match e {
                 Expr::ForLoop(f) => Some(short_sequence(&f.expr)),
-                Expr::While(_) | Expr::Loop(_) => Some(false),
+                Expr::While(w) => Some(counted(w)),
+                Expr::Loop(_) => Some(false),
                 _ => None,
             };
             match short {
@@ -167,6 +168,92 @@ fn spins(block: &Block, accesses: &HashSet<usize>) -> bool {
 
 /// The most turns a loop around a plain load of a kernel with a warp-wide form may take.
 const SHORT_LOOP: u128 = 64;
+
+/// Whether a `while` loop counts its turns without reading memory, so that how many it takes
+/// does not depend on another warp's writes (`while shift < 32 { .. shift += RADIX_BITS; }`):
+/// its condition is built from names, literals, parentheses, unary and binary operators only,
+/// and the loop's body changes those names only by statements of its own top level that add (or
+/// otherwise compound-assign) a literal or a constant (an upper-case path), which every turn
+/// runs: nowhere else, never by `=`, `&mut`, a method call or a macro, and it does not
+/// `continue` the loop (which could skip them on a loaded value). A `break` or `return` only
+/// ends it sooner.
+fn counted(w: &syn::ExprWhile) -> bool {
+    fn names(e: &Expr, out: &mut Vec<String>) -> bool {
+        match e {
+            Expr::Path(p) if p.qself.is_none() => {
+                if let Some(i) = p.path.get_ident() {
+                    out.push(i.to_string());
+                }
+                true
+            }
+            Expr::Lit(_) => true,
+            Expr::Paren(p) => names(&p.expr, out),
+            Expr::Unary(u) => names(&u.expr, out),
+            Expr::Binary(b) if !is_compound(&b.op) => names(&b.left, out) && names(&b.right, out),
+            _ => false,
+        }
+    }
+    fn constant(e: &Expr) -> bool {
+        match e {
+            Expr::Lit(_) => true,
+            Expr::Paren(p) => constant(&p.expr),
+            Expr::Path(p) => p.path.segments.last().is_some_and(|s| s.ident.to_string().chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')),
+            _ => false,
+        }
+    }
+    struct Changes<'n> {
+        names: &'n [String],
+        ok: bool,
+        depth: usize,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Changes<'_> {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            let ours = |x: &Expr| root_ident(x).is_some_and(|n| self.names.contains(&n));
+            match e {
+                Expr::Assign(a) if ours(&a.left) => self.ok = false,
+                // Counted anywhere but at the loop's top level (where `counted` skips it).
+                Expr::Binary(b) if is_compound(&b.op) && ours(&b.left) => self.ok = false,
+                Expr::Reference(r) if r.mutability.is_some() && ours(&r.expr) => self.ok = false,
+                Expr::MethodCall(m) if ours(&m.receiver) => self.ok = false,
+                Expr::Macro(m) => {
+                    let mut idents = Vec::new();
+                    idents_in(m.mac.tokens.clone(), &mut idents);
+                    self.ok &= !idents.iter().any(|i| self.names.contains(i));
+                }
+                // A `continue` of this loop (unlabeled at its own depth, or labeled).
+                Expr::Continue(c) if c.label.is_some() || self.depth == 0 => self.ok = false,
+                Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
+                    self.depth += 1;
+                    syn::visit::visit_expr(self, e);
+                    self.depth -= 1;
+                    return;
+                }
+                Expr::Closure(_) | Expr::Async(_) => {}
+                _ => {}
+            }
+            syn::visit::visit_expr(self, e);
+        }
+        fn visit_stmt_macro(&mut self, m: &'ast syn::StmtMacro) {
+            let mut idents = Vec::new();
+            idents_in(m.mac.tokens.clone(), &mut idents);
+            self.ok &= !idents.iter().any(|i| self.names.contains(i));
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut cond = Vec::new();
+    if w.label.is_some() || !names(&w.cond, &mut cond) {
+        return false;
+    }
+    let mut c = Changes { names: &cond, ok: true, depth: 0 };
+    for s in &w.body.stmts {
+        match s {
+            // The count: a top-level `name op= constant;`.
+            Stmt::Expr(Expr::Binary(b), _) if is_compound(&b.op) && constant(&b.right) && matches!(&*b.left, Expr::Path(p) if p.path.get_ident().is_some()) => {}
+            _ => syn::visit::Visit::visit_stmt(&mut c, s),
+        }
+    }
+    c.ok
+}
 
 /// Whether a `for` loop's iterable is a short literal sequence: an array literal of at most
 /// [`SHORT_LOOP`] elements, or a range between integer literals of at most that many.
