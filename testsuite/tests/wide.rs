@@ -1263,15 +1263,17 @@ fn tail_of_tail(w: &Warp, x: u32) -> u32 {
     tail_of_early(w, x.wrapping_mul(3))
 }
 
-/// Atomics as lane code: lanes with `x % 5 == 0` return first; the others add to a counter, take
-/// its old value, and vote. The old values show the order of the lanes' atomics.
+/// Atomics as lane code: lanes with `x % 5 == 0` return first; the others add to a counter
+/// between two instructions, take its old value, and vote; a `red` after the last instruction.
+/// The old values show the order of the lanes' atomics. (An atomic before the first
+/// instruction would keep the kernel per lane: there it would run next to its caller's code.)
 #[warp_kernel]
 fn tally(w: &Warp, x: u32, counts: GlobalSlice<'_, u32>) -> u32 {
     if x % 5 == 0 {
         return 0;
     }
-    let old = counts.atomic_add((x % 4) as usize, x);
     let active = w.activemask();
+    let old = counts.atomic_add((x % 4) as usize, x);
     let peers = w.group(active).match_any(x % 4);
     counts.red_max(4, old);
     old ^ peers

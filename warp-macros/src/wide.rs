@@ -169,14 +169,16 @@ fn spins(block: &Block, accesses: &HashSet<usize>) -> bool {
 /// The most turns a loop around a plain load of a kernel with a warp-wide form may take.
 const SHORT_LOOP: u128 = 64;
 
-/// Whether a `while` loop counts its turns without reading memory, so that how many it takes
-/// does not depend on another warp's writes (`while shift < 32 { .. shift += RADIX_BITS; }`):
-/// its condition is built from names, literals, parentheses, unary and binary operators only,
-/// and the loop's body changes those names only by statements of its own top level that add (or
-/// otherwise compound-assign) a literal or a constant (an upper-case path), which every turn
-/// runs: nowhere else, never by `=`, `&mut`, a method call or a macro, and it does not
-/// `continue` the loop (which could skip them on a loaded value). A `break` or `return` only
-/// ends it sooner.
+/// Whether a `while` loop counts its turns without reading memory, so that whether and when it
+/// ends does not depend on another warp's writes (`while shift < 32 { .. shift += RADIX_BITS; }`):
+/// - its condition is built from names, literals, parentheses, unary and binary operators only;
+/// - its body changes those names only by statements of its own top level that add or subtract
+///   a non-zero literal or an upper-case constant (which every turn runs);
+/// - nowhere else does the body assign them (also through a pattern or a destructuring), borrow
+///   them mutably, call a method on them, name them in a macro or a closure, or bind a pattern
+///   of that name (a shadow) or by `ref mut`;
+/// - and it never leaves the loop early or skips a turn's count (`break`, `continue`, `return`,
+///   `?`, `.await`): one taken on a loaded value would make the loop wait on memory.
 fn counted(w: &syn::ExprWhile) -> bool {
     fn names(e: &Expr, out: &mut Vec<String>) -> bool {
         match e {
@@ -193,10 +195,10 @@ fn counted(w: &syn::ExprWhile) -> bool {
             _ => false,
         }
     }
-    fn constant(e: &Expr) -> bool {
+    fn step(e: &Expr) -> bool {
         match e {
-            Expr::Lit(_) => true,
-            Expr::Paren(p) => constant(&p.expr),
+            Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u128>().is_ok_and(|v| v != 0),
+            Expr::Paren(p) => step(&p.expr),
             Expr::Path(p) => p.path.segments.last().is_some_and(|s| s.ident.to_string().chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')),
             _ => false,
         }
@@ -206,21 +208,26 @@ fn counted(w: &syn::ExprWhile) -> bool {
         ok: bool,
         depth: usize,
     }
+    impl Changes<'_> {
+        fn mentions(&self, ts: TokenStream) -> bool {
+            let mut idents = Vec::new();
+            idents_in(ts, &mut idents);
+            idents.iter().any(|i| self.names.contains(i))
+        }
+    }
     impl<'ast> syn::visit::Visit<'ast> for Changes<'_> {
         fn visit_expr(&mut self, e: &'ast Expr) {
-            let ours = |x: &Expr| root_ident(x).is_some_and(|n| self.names.contains(&n));
             match e {
-                Expr::Assign(a) if ours(&a.left) => self.ok = false,
+                Expr::Assign(a) if self.mentions(a.left.to_token_stream()) => self.ok = false,
                 // Counted anywhere but at the loop's top level (where `counted` skips it).
-                Expr::Binary(b) if is_compound(&b.op) && ours(&b.left) => self.ok = false,
-                Expr::Reference(r) if r.mutability.is_some() && ours(&r.expr) => self.ok = false,
-                Expr::MethodCall(m) if ours(&m.receiver) => self.ok = false,
-                Expr::Macro(m) => {
-                    let mut idents = Vec::new();
-                    idents_in(m.mac.tokens.clone(), &mut idents);
-                    self.ok &= !idents.iter().any(|i| self.names.contains(i));
-                }
-                // A `continue` of this loop (unlabeled at its own depth, or labeled).
+                Expr::Binary(b) if is_compound(&b.op) && self.mentions(b.left.to_token_stream()) => self.ok = false,
+                Expr::Reference(r) if r.mutability.is_some() && self.mentions(r.expr.to_token_stream()) => self.ok = false,
+                Expr::MethodCall(m) if self.mentions(m.receiver.to_token_stream()) => self.ok = false,
+                Expr::Macro(m) if self.mentions(m.mac.tokens.clone()) => self.ok = false,
+                Expr::Closure(c) if self.mentions(c.body.to_token_stream()) => self.ok = false,
+                Expr::Return(_) | Expr::Try(_) | Expr::Await(_) | Expr::Async(_) => self.ok = false,
+                // A `break` or `continue` of this loop (unlabeled at its own depth, or labeled).
+                Expr::Break(b) if b.label.is_some() || self.depth == 0 => self.ok = false,
                 Expr::Continue(c) if c.label.is_some() || self.depth == 0 => self.ok = false,
                 Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
                     self.depth += 1;
@@ -228,15 +235,20 @@ fn counted(w: &syn::ExprWhile) -> bool {
                     self.depth -= 1;
                     return;
                 }
-                Expr::Closure(_) | Expr::Async(_) => {}
                 _ => {}
             }
             syn::visit::visit_expr(self, e);
         }
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            if self.names.contains(&p.ident.to_string()) || (p.by_ref.is_some() && p.mutability.is_some()) {
+                self.ok = false;
+            }
+            syn::visit::visit_pat_ident(self, p);
+        }
         fn visit_stmt_macro(&mut self, m: &'ast syn::StmtMacro) {
-            let mut idents = Vec::new();
-            idents_in(m.mac.tokens.clone(), &mut idents);
-            self.ok &= !idents.iter().any(|i| self.names.contains(i));
+            if self.mentions(m.mac.tokens.clone()) {
+                self.ok = false;
+            }
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
@@ -247,8 +259,11 @@ fn counted(w: &syn::ExprWhile) -> bool {
     let mut c = Changes { names: &cond, ok: true, depth: 0 };
     for s in &w.body.stmts {
         match s {
-            // The count: a top-level `name op= constant;`.
-            Stmt::Expr(Expr::Binary(b), _) if is_compound(&b.op) && constant(&b.right) && matches!(&*b.left, Expr::Path(p) if p.path.get_ident().is_some()) => {}
+            // The count: a top-level `name += step;` or `name -= step;`.
+            Stmt::Expr(Expr::Binary(b), _)
+                if matches!(b.op, syn::BinOp::AddAssign(_) | syn::BinOp::SubAssign(_))
+                    && step(&b.right)
+                    && matches!(&*b.left, Expr::Path(p) if p.path.get_ident().is_some()) => {}
             _ => syn::visit::Visit::visit_stmt(&mut c, s),
         }
     }
@@ -541,6 +556,19 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
     Some(Prologue { tokens, calls: support.calls.clone() })
 }
 
+/// Where a stretch of lane code ends (`Gen::flush_at`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Edge {
+    /// At a warp instruction or barrier of the kernel.
+    Point,
+    /// At a call of a warp function.
+    Call,
+    /// At a uniform `if`'s or loop's start or end.
+    Construct,
+    /// At the kernel's end.
+    End,
+}
+
 /// The call after which `block` (a kernel's body) reaches no other point of `points` (warp
 /// instructions, barriers, calls) and no atomic, if any, by its address: the last statement of
 /// the body that holds a point is that call, as an expression statement, the body's value, or
@@ -588,6 +616,14 @@ fn changed_names(block: &Block) -> HashSet<String> {
     struct Find(HashSet<String>);
     impl<'ast> syn::visit::Visit<'ast> for Find {
         fn visit_expr(&mut self, e: &'ast Expr) {
+            // A destructuring assignment (`(a, b) = ..`, `[a, _] = ..`) changes every name in it.
+            if let Expr::Assign(a) = e {
+                if !matches!(&*a.left, Expr::Path(_) | Expr::Field(_) | Expr::Index(_) | Expr::Paren(_) | Expr::Unary(_)) {
+                    let mut names = Vec::new();
+                    idents_in(a.left.to_token_stream(), &mut names);
+                    self.0.extend(names);
+                }
+            }
             let root = match e {
                 Expr::Assign(a) => root_ident(&a.left),
                 Expr::Binary(b) if is_compound(&b.op) => root_ident(&b.left),
@@ -702,6 +738,11 @@ struct Gen<'p> {
     /// returning is exiting, at the kernel's entry (`Needs::returns_early`).
     returns_early: bool,
     return_seen: bool,
+    /// The pending stretch holds an atomic (`LaneRewrite`).
+    stretch_atomic: bool,
+    /// The pending stretch started right after a warp instruction or barrier of this kernel
+    /// (not at the kernel's start, after a call, or at a uniform `if`'s or loop's edge).
+    after_point: bool,
     loops: usize,
 
     /// The points that are CTA barriers: the form suspends at each.
@@ -837,7 +878,7 @@ fn mutating(e: &Expr) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, calls: &'p [usize], barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, calls, call_uniform: vec![0; calls.len()], call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
+        Gen { points, calls, call_uniform: vec![0; calls.len()], call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -931,7 +972,25 @@ impl<'p> Gen<'p> {
     }
 
     /// Ends the current stretch: its loop over the live lanes.
-    fn flush(&mut self) {
+    /// Emits the pending stretch, which ends at `edge`.
+    ///
+    /// Per lane, each lane runs its code from one warp instruction to the next before the next
+    /// lane does; warp-wide, each stretch is a loop over the lanes, and a call, the kernel's
+    /// start and end, and a uniform `if`'s or loop's edges cut the code between two
+    /// instructions into several loops. An atomic's value shows the lanes' order, so a stretch
+    /// with an atomic must be the only one between two instructions: one that starts after an
+    /// instruction or barrier and ends at one. One that ends at the kernel's end is exact where
+    /// returning is exiting (behind last calls, or at a run's entry), like an early return
+    /// (`Needs::returns_early`).
+    fn flush_at(&mut self, edge: Edge) {
+        if core::mem::take(&mut self.stretch_atomic) {
+            match (self.after_point, edge) {
+                (true, Edge::Point) => {}
+                (true, Edge::End) => self.returns_early = true,
+                _ => self.ok = false,
+            }
+        }
+        self.after_point = edge == Edge::Point;
         let hoisted = core::mem::take(&mut self.hoisted);
         let pending = core::mem::take(&mut self.pending);
         let mut used = core::mem::take(&mut self.used);
@@ -1091,14 +1150,14 @@ impl<'p> Gen<'p> {
             let ret = self.ret(quote!(()));
             self.pending.push(ret);
         }
-        self.flush();
+        self.flush_at(Edge::End);
         let out = core::mem::take(&mut self.out);
         quote!(#(#out)*)
     }
 
     /// A uniform-level block (of a uniform `if`, `for` or `while`): its code, in a scope.
     fn nested_block(&mut self, block: &Block) -> TokenStream {
-        self.flush();
+        self.flush_at(Edge::Construct);
         let saved = core::mem::take(&mut self.out);
         self.push_scope();
         for stmt in &block.stmts {
@@ -1107,7 +1166,7 @@ impl<'p> Gen<'p> {
             }
             self.stmt(stmt);
         }
-        self.flush();
+        self.flush_at(Edge::Construct);
         self.pop_scope();
         let out = core::mem::replace(&mut self.out, saved);
         quote!({ #(#out)* })
@@ -1162,7 +1221,7 @@ impl<'p> Gen<'p> {
             // The call itself, in the lane's stretch (its parts already lane code).
             let call = call.to_token_stream();
             self.pending.push(quote!(#t.set(__wk_l, #call);));
-            self.flush();
+            self.flush_at(Edge::Point);
             if self.barriers.contains(&(pt as *const Expr as usize)) {
                 // The warp waits at the barrier in its block's scheduler, as its lanes would.
                 self.out.push(quote!(__wk.barrier()?.await; __wk.resumed();));
@@ -1265,7 +1324,7 @@ impl<'p> Gen<'p> {
         self.hoisted.push(quote_spanned!(span=> let #site = #at_call::__private::wide::site();));
         self.declare(&args);
         self.pending.push(quote!(#args.set(__wk_l, #w::#pack(&#func, &mut #callee #(, #values)*));));
-        self.flush();
+        self.flush_at(Edge::Call);
         let calls = calls_static(index);
         self.out.push(quote!(let mut #r = #lanes::new();));
         // The arguments are the callee's now (it took each lane's): what they borrowed of the
@@ -1461,7 +1520,7 @@ impl<'p> Gen<'p> {
                 self.pending.push(quote!(#b.set(__wk_l, #bv);));
             }
         }
-        self.flush();
+        self.flush_at(Edge::Point);
         if in_place.is_some() {
             self.out.push(quote_spanned!(value=> let #a_at = #lanes::copied(&#operands_at);));
         }
@@ -1497,7 +1556,16 @@ impl<'p> Gen<'p> {
         // The node itself runs in the lane (its parts are rewritten below): a uniform name it
         // changes is not uniform after all.
         match e {
-            Expr::Assign(a) => self.taint_root(&a.left),
+            Expr::Assign(a) => {
+                self.taint_root(&a.left);
+                let mut names = Vec::new();
+                idents_in(a.left.to_token_stream(), &mut names);
+                for n in names {
+                    if matches!(self.resolve(&n), Some(Bind::Uniform)) {
+                        self.tainted.insert(n);
+                    }
+                }
+            }
             Expr::Binary(b) if is_compound(&b.op) => self.taint_root(&b.left),
             Expr::MethodCall(m) => self.taint_root(&m.receiver),
             Expr::Reference(r) if r.mutability.is_some() => self.taint_root(&r.expr),
@@ -1803,7 +1871,7 @@ impl<'p> Gen<'p> {
                     self.ok = false;
                     return;
                 }
-                self.flush();
+                self.flush_at(Edge::Construct);
                 self.push_scope();
                 if !name.is_empty() {
                     self.bind(&name, Bind::Uniform);
@@ -1819,7 +1887,7 @@ impl<'p> Gen<'p> {
                 self.out.push(quote!(#label for #pat in { __wk.enter_first(); #iter } { if __wk.done() { return ::core::result::Result::Ok(()); } #body }));
             }
             Expr::While(wl) if wl.attrs.is_empty() && !self.has_point(&wl.cond) && self.uniform(&wl.cond) => {
-                self.flush();
+                self.flush_at(Edge::Construct);
                 self.loops += 1;
                 let body = self.nested_block(&wl.body);
                 self.loops -= 1;
@@ -1850,7 +1918,7 @@ impl<'p> Gen<'p> {
                 self.hoisted.push(quote_spanned!(method=> let #site = #at_method::__private::wide::site();));
                 self.hoisted.push(quote!(__wk.expect_sync_threads(#site);));
                 self.point(e);
-                self.flush();
+                self.flush_at(Edge::Point);
                 self.out.push(quote!(__wk.sync_threads(#site)?.await; __wk.resumed();));
             }
             _ => {
@@ -1873,7 +1941,7 @@ impl<'p> Gen<'p> {
             self.ok = false;
             return None;
         }
-        self.flush();
+        self.flush_at(Edge::Construct);
         let then = self.nested_block(&i.then_branch);
         let cond = &i.cond;
         let els = match &i.else_branch {
@@ -2156,7 +2224,17 @@ impl VisitMut for LaneRewrite<'_, '_> {
                     self.g.ok = false;
                 }
             }
-            Expr::Assign(a) => self.taint(&a.left),
+            Expr::Assign(a) => {
+                self.taint(&a.left);
+                // A destructuring assignment (`(a, b) = ..`) changes every name in it.
+                let mut names = Vec::new();
+                idents_in(a.left.to_token_stream(), &mut names);
+                for n in names {
+                    if self.uniform_name(&n) {
+                        self.g.tainted.insert(n);
+                    }
+                }
+            }
             Expr::Binary(b) if is_compound(&b.op) => self.taint(&b.left),
             Expr::Reference(r) if r.mutability.is_some() => self.taint(&r.expr),
             // `match n { ref mut m => *m += 1 }`, `if let ref mut m = n`: the place is borrowed
@@ -2184,6 +2262,7 @@ impl VisitMut for LaneRewrite<'_, '_> {
                     // per-lane form's `MemCall` bound, so that a receiver of the wrong type is
                     // reported once.
                     let span = m.method.span();
+                    self.g.stretch_atomic = true;
                     visit_mut::visit_expr_mut(self, e);
                     let krate = crate::krate::facade_at(span);
                     let call = syn::Ident::new("__warpkit_call", span);

@@ -68,7 +68,8 @@ impl<F> Call<F> {
     where
         F: Future,
     {
-        Learning { call: Call { last: calls.is_last(), ..self }, at: crate::wide::LearnAt { calls, caller: caller.addr(), callee: core::any::type_name::<F> }, first: true }
+        let last = calls.is_last();
+        Learning { call: Call { last, ..self }, at: crate::wide::LearnAt { calls, caller: caller.addr(), callee: core::any::type_name::<F> }, first: true, check_last: last }
     }
 }
 
@@ -81,6 +82,9 @@ pub struct Learning<F> {
     /// offer waits in it).
     at: crate::wide::LearnAt,
     first: bool,
+    /// A last call's first poll, which checks that an offer made behind it is its callee's own
+    /// (`wide::deep_offer`), whether or not the call site still learns.
+    check_last: bool,
 }
 
 impl<F: Future> Future for Learning<F> {
@@ -99,6 +103,9 @@ impl<F: Future> Future for Learning<F> {
         if this.first {
             this.first = !this.at.calls.given_up() && !learn_after(&this.at, this.call.caller, this.call.site, poll.is_pending());
         }
+        if this.check_last {
+            this.check_last = !last_after(&this.at, this.call.caller, this.call.site, poll.is_pending());
+        }
         poll
     }
 }
@@ -113,6 +120,17 @@ fn learn_after(at: &crate::wide::LearnAt, caller: Option<u64>, site: Site, pendi
     if let (Some(caller), true) = (caller, pending) {
         // The path the callee runs at.
         crate::wide::learn_offer(regs, lane, || crate::warp::path_then(caller, site, at.calls.is_last()), at);
+    }
+    true
+}
+
+/// After a last call's first poll in a run: an offer the lane made at the callee's path may not
+/// be the callee's (`wide::deep_offer`). Whether the poll was in a run.
+#[inline(never)]
+fn last_after(at: &crate::wide::LearnAt, caller: Option<u64>, site: Site, pending: bool) -> bool {
+    let Some((regs, lane)) = crate::mem::current() else { return false };
+    if let (Some(caller), true) = (caller, pending) {
+        crate::wide::deep_offer(regs, lane, crate::warp::path_then(caller, site, true), at);
     }
     true
 }

@@ -323,6 +323,11 @@ pub(crate) struct Offer {
     /// null otherwise): in the call's future, which holds this offer's. Learnt when the form
     /// runs.
     learn: Cell<*const LearnAt>,
+    /// Made behind a last call (`Calls::new_last`) by a kernel that is not that call's callee:
+    /// one that a hand-written `async fn` awaits without a call of its own, after which that
+    /// function may run warp instructions. Its path says "only last calls", but returning is
+    /// not exiting there (`deep_offer`).
+    deep: Cell<bool>,
     /// The form of a kernel with CTA barriers while it runs, when this lane's offer is the one
     /// that holds it (the lowest offering lane's): a `Running<A, R>`, freed when the form ends
     /// or when this lane's future is dropped.
@@ -740,6 +745,21 @@ pub(crate) fn learn_offer(regs: &Regs, lane: u32, path: impl FnOnce() -> u64, at
     }
 }
 
+/// Lane `lane`, polling the callee of a last call for the first time, may just have posted an
+/// offer at the callee's path (`path`): when that offer is not the callee's own (a hand-written
+/// `async fn` callee awaited a kernel directly), it is marked [`Offer::deep`].
+pub(crate) fn deep_offer(regs: &Regs, lane: u32, path: u64, at: &LearnAt) {
+    let l = lane as usize & 31;
+    if regs.offered.get() >> l & 1 == 0 || regs.path_at(l) != path {
+        return;
+    }
+    // SAFETY: as in `learn_offer`: the lane posted this offer in the poll just made.
+    let o = unsafe { &*crate::warp::at(&regs.offers, l).get() };
+    if !future_of(o.kernel, (at.callee)()) {
+        o.deep.set(true);
+    }
+}
+
 /// Whether `future` (a type name) is the future of the `async fn` `kernel` (`module::name`).
 fn future_of(kernel: &str, future: &str) -> bool {
     let future = future.strip_prefix("{async fn body of ").unwrap_or(future);
@@ -858,6 +878,7 @@ fn offer_of<'a, A, R>(
             same_args: same_args.map_or(core::ptr::null(), |f| f as *const ()),
             state: Cell::new(State::Pending),
             learn: Cell::new(core::ptr::null()),
+            deep: Cell::new(false),
             running: Cell::new(core::ptr::null_mut()),
         },
         posted: false,
@@ -2099,7 +2120,7 @@ pub(crate) fn same_offers(regs: &Regs, offered: u32, offers: &[*const Offer; 32]
         let (lane, mask, width, _) = b.handle;
         let whole = !a.needs.whole_warp || (lane == l && mask == FULL && width == 32);
         let shape = !a.needs.same_shape || (width == a.handle.2 && mask.count_ones() == a.handle.1.count_ones());
-        a.same(b) && whole && shape && regs.path_at(l as usize) == regs.path_at(first) && a.agrees(b)
+        a.same(b) && whole && shape && regs.path_at(l as usize) == regs.path_at(first) && a.agrees(b) && !(a.needs.returns_early && b.deep.get())
     }) && (!a.needs.returns_early || crate::warp::only_last_calls(regs.path_at(first)))
 }
 
