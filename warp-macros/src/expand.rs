@@ -310,7 +310,7 @@ fn wrapped(attrs: Vec<syn::Attribute>, base: Expr, wrap: TokenStream, span: Span
 /// across the `.await` as the unbound call did. The `match` itself is spanned as the macro's
 /// (mixed site, at the value), so that lints such as clippy's `match_single_binding` see
 /// generated code; `name` keeps the user's span, for the error.
-fn binding(value: Expr, name: &syn::Ident, body: Expr) -> Expr {
+pub(crate) fn binding(value: Expr, name: &syn::Ident, body: Expr) -> Expr {
     let at = Span::mixed_site().located_at(name.span());
     // A scrutinee holding a struct literal (`f { } (x)`) does not parse bare: parenthesize it
     // then, and only then (rustc would call parentheses around the usual scrutinee unnecessary).

@@ -166,6 +166,11 @@ fn spins(block: &Block, accesses: &HashSet<usize>) -> bool {
     l.spins
 }
 
+/// Whether a name is a constant's by the naming convention (`RADIX_BITS`).
+fn constant_name(name: &str) -> bool {
+    name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
 /// The most turns a loop around a plain load of a kernel with a warp-wide form may take.
 const SHORT_LOOP: u128 = 64;
 
@@ -199,7 +204,7 @@ fn counted(w: &syn::ExprWhile) -> bool {
         match e {
             Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u128>().is_ok_and(|v| v != 0),
             Expr::Paren(p) => step(&p.expr),
-            Expr::Path(p) => p.path.segments.last().is_some_and(|s| s.ident.to_string().chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')),
+            Expr::Path(p) => p.path.segments.last().is_some_and(|s| constant_name(&s.ident.to_string())),
             _ => false,
         }
     }
@@ -1974,7 +1979,7 @@ impl<'p> Gen<'p> {
                     Some(Bind::Uniform) => true,
                     Some(_) => false,
                     // A constant (by the naming convention), not a function or a unit value.
-                    None => ident.to_string().chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'),
+                    None => constant_name(&ident.to_string()),
                 },
                 None => p.path.segments.len() > 1 && p.path.segments.iter().all(|s| s.arguments.is_none()),
             },
@@ -2267,7 +2272,8 @@ impl VisitMut for LaneRewrite<'_, '_> {
                     let krate = crate::krate::facade_at(span);
                     let call = syn::Ident::new("__warpkit_call", span);
                     let base = core::mem::replace(e, Expr::Verbatim(TokenStream::new()));
-                    *e = syn::parse_quote_spanned!(span=> match #base { #call => #krate::__private::form_atomic(#krate::__private::MemCall::into_future(#call)) });
+                    let value: Expr = syn::parse_quote_spanned!(span=> #krate::__private::form_atomic(#krate::__private::MemCall::into_future(#call)));
+                    *e = crate::expand::binding(base, &call, value);
                     return;
                 }
             }

@@ -68,8 +68,7 @@ impl<F> Call<F> {
     where
         F: Future,
     {
-        let last = calls.is_last();
-        Learning { call: Call { last, ..self }, at: crate::wide::LearnAt { calls, caller: caller.addr(), callee: core::any::type_name::<F> }, first: true, check_last: last }
+        Learning { call: Call { last: calls.is_last(), ..self }, at: crate::wide::LearnAt { calls, caller: caller.addr(), callee: core::any::type_name::<F> }, first: true }
     }
 }
 
@@ -82,9 +81,6 @@ pub struct Learning<F> {
     /// offer waits in it).
     at: crate::wide::LearnAt,
     first: bool,
-    /// A last call's first poll, which checks that an offer made behind it is its callee's own
-    /// (`wide::deep_offer`), whether or not the call site still learns.
-    check_last: bool,
 }
 
 impl<F: Future> Future for Learning<F> {
@@ -101,36 +97,25 @@ impl<F: Future> Future for Learning<F> {
         // callee's body into the caller's (histogram example: 2% more instructions).
         let poll = call.poll(cx);
         if this.first {
-            this.first = !this.at.calls.given_up() && !learn_after(&this.at, this.call.caller, this.call.site, poll.is_pending());
-        }
-        if this.check_last {
-            this.check_last = !last_after(&this.at, this.call.caller, this.call.site, poll.is_pending());
+            // A last call checks its callee's offer even after the call site stopped learning.
+            let learn = !this.at.calls.given_up();
+            this.first = (learn || this.at.calls.is_last()) && !first_poll_after(&this.at, this.call.caller, this.call.site, poll.is_pending(), learn);
         }
         poll
     }
 }
 
 /// After a [`Learning`] call's first poll in a run: the lane, if it is waiting in the callee
-/// (entered from the caller's path `caller`, at `site`), may have posted the callee's offer,
-/// which the call site learns from (`wide::learn_offer`). Whether the poll was in a run (else
-/// the next one learns).
+/// (entered from the caller's path `caller`, at `site`), may have posted an offer at the
+/// callee's path, which the call site learns from when `learn`, and which a last call checks
+/// is its callee's own (`wide::first_poll_offer`). Whether the poll was in a run (else the next
+/// one does this).
 #[inline(never)]
-fn learn_after(at: &crate::wide::LearnAt, caller: Option<u64>, site: Site, pending: bool) -> bool {
+fn first_poll_after(at: &crate::wide::LearnAt, caller: Option<u64>, site: Site, pending: bool, learn: bool) -> bool {
     let Some((regs, lane)) = crate::mem::current() else { return false };
     if let (Some(caller), true) = (caller, pending) {
         // The path the callee runs at.
-        crate::wide::learn_offer(regs, lane, || crate::warp::path_then(caller, site, at.calls.is_last()), at);
-    }
-    true
-}
-
-/// After a last call's first poll in a run: an offer the lane made at the callee's path may not
-/// be the callee's (`wide::deep_offer`). Whether the poll was in a run.
-#[inline(never)]
-fn last_after(at: &crate::wide::LearnAt, caller: Option<u64>, site: Site, pending: bool) -> bool {
-    let Some((regs, lane)) = crate::mem::current() else { return false };
-    if let (Some(caller), true) = (caller, pending) {
-        crate::wide::deep_offer(regs, lane, crate::warp::path_then(caller, site, true), at);
+        crate::wide::first_poll_offer(regs, lane, || crate::warp::path_then(caller, site, at.calls.is_last()), at, learn);
     }
     true
 }

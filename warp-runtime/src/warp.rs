@@ -1460,13 +1460,12 @@ impl<'r> WarpRun<'r> {
         // lanes that execute the call together, which are all of them when they called it at one
         // place through one path (as the loop below groups them). (Here, not in `resolve`: a
         // branch more there made the per-lane warp sum 15% slower, at the same instruction count.)
-        let first = self.waiting.trailing_zeros() as usize;
-        let key = s.key_at(first);
+        let key = s.key_at(self.waiting.trailing_zeros() as usize);
         let op = op_of(key);
         if !op.synchronizing()
             && !op.is_barrier()
             && op.supported_on(self.target)
-            && lanes(self.waiting).all(|l| s.key_at(l as usize) & OP_AND_MASK == key & OP_AND_MASK)
+            && s.keys_like(self.waiting, OP_CODE, key) == self.waiting
             && self.one_call(self.waiting)
         {
             let waiting = self.waiting;
@@ -1488,7 +1487,7 @@ impl<'r> WarpRun<'r> {
                 // Not a synchronization point: it acts on the lanes that execute this call
                 // together (the same call site through the same warp-function calls).
                 let (site, path) = (s.site[lane].get(), s.path_at(lane));
-                let group = self.select(s.keys_like(pending, OP_CODE, key), |l| s.site[l].get() == site && s.path_at(l) == path);
+                let group = self.select(s.keys_like(pending, OP_CODE, key), |l| crate::error::same_place(s.site[l].get(), site) && s.path_at(l) == path);
                 self.complete(op, group, group, None)?;
                 completed |= group;
                 pending &= !group;

@@ -326,7 +326,7 @@ pub(crate) struct Offer {
     /// Made behind a last call (`Calls::new_last`) by a kernel that is not that call's callee:
     /// one that a hand-written `async fn` awaits without a call of its own, after which that
     /// function may run warp instructions. Its path says "only last calls", but returning is
-    /// not exiting there (`deep_offer`).
+    /// not exiting there (`first_poll_offer`).
     deep: Cell<bool>,
     /// The form of a kernel with CTA barriers while it runs, when this lane's offer is the one
     /// that holds it (the lowest offering lane's): a `Running<A, R>`, freed when the form ends
@@ -712,10 +712,12 @@ pub(crate) struct LearnAt {
 }
 
 /// Lane `lane`, polling the callee of a call it makes from a kernel with a form run per lane,
-/// may just have posted the callee's offer (at the callee's path, which `path` computes): if
-/// the form runs, the call site learns it (see [`Calls`]; learnt then, between two steps, every
-/// lane of a warp that reaches the caller afterwards sees the same). `at` lives in the call's
-/// future, which holds the offer's.
+/// may just have posted the callee's offer (at the callee's path, which `path` computes): when
+/// `learn`, if the form runs, the call site learns it (see [`Calls`]; learnt then, between two
+/// steps, every lane of a warp that reaches the caller afterwards sees the same). `at` lives in
+/// the call's future, which holds the offer's. At a last call, an offer there that is not the
+/// callee's own is marked [`Offer::deep`] (a hand-written `async fn` callee awaited a kernel
+/// directly, and may run warp instructions after it).
 ///
 /// An offer at the callee's path is the callee's own only when the callee is the kernel that
 /// made it: a hand-written `async fn` that awaits a kernel without [`call`](crate::call) leaves
@@ -724,12 +726,12 @@ pub(crate) struct LearnAt {
 /// name); a kernel that is an associated function (`path::Type::name`) is not recognised, and
 /// its callers keep the per-lane form.
 #[inline]
-pub(crate) fn learn_offer(regs: &Regs, lane: u32, path: impl FnOnce() -> u64, at: &LearnAt) {
+pub(crate) fn first_poll_offer(regs: &Regs, lane: u32, path: impl FnOnce() -> u64, at: &LearnAt, learn: bool) {
     let l = lane as usize & 31;
     // The path only when the lane offered (a callee without a form never does).
     if regs.offered.get() >> l & 1 == 0 {
         // Counted only where forms are on: elsewhere no callee offers.
-        if regs.wide_allowed() {
+        if learn && regs.wide_allowed() {
             at.calls.unoffered();
         }
         return;
@@ -737,25 +739,15 @@ pub(crate) fn learn_offer(regs: &Regs, lane: u32, path: impl FnOnce() -> u64, at
     if regs.path_at(l) != path() {
         return;
     }
-    // SAFETY: the lane posted this offer in the poll just made (at the callee's own path, so
-    // the callee's own, not that of a function the callee called), and its future is alive.
+    // SAFETY: the lane posted this offer in the poll just made (at the callee's path: the
+    // callee's, or a kernel's that a hand-written callee awaited without a call of its own), and
+    // its future is alive.
     let o = unsafe { &*crate::warp::at(&regs.offers, l).get() };
-    if future_of(o.kernel, (at.callee)()) {
+    let own = future_of(o.kernel, (at.callee)());
+    if learn && own {
         o.learn.set(at);
     }
-}
-
-/// Lane `lane`, polling the callee of a last call for the first time, may just have posted an
-/// offer at the callee's path (`path`): when that offer is not the callee's own (a hand-written
-/// `async fn` callee awaited a kernel directly), it is marked [`Offer::deep`].
-pub(crate) fn deep_offer(regs: &Regs, lane: u32, path: u64, at: &LearnAt) {
-    let l = lane as usize & 31;
-    if regs.offered.get() >> l & 1 == 0 || regs.path_at(l) != path {
-        return;
-    }
-    // SAFETY: as in `learn_offer`: the lane posted this offer in the poll just made.
-    let o = unsafe { &*crate::warp::at(&regs.offers, l).get() };
-    if !future_of(o.kernel, (at.callee)()) {
+    if !own && at.calls.is_last() {
         o.deep.set(true);
     }
 }
