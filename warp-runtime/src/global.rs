@@ -571,7 +571,7 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
             crate::atomic::misaligned(form, T::TY, crate::mem::Space::Global, sem, scope, i, N * T::BYTES, site);
         }
         let access = crate::race::Access { op: form.mnemonic(), kind: crate::race::Kind::Rmw, order: crate::race::Order::Strong { sem, scope } };
-        let old: [T; N] = crate::race::access(|| self.race_loc(i, N), access, site, || {
+        let old: [T; N] = crate::race::access(|| self.race_loc(i, N), move || access, site, || {
             let old: [T; N] = core::array::from_fn(|k| T::rmw(self.at(i + k), sem, |o| f(k, o)));
             (old, old[0].to_bits64())
         });
@@ -650,7 +650,7 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
     pub fn load(&self, i: usize) -> T {
         access!(self, i, |slot| host: {
             let access = crate::race::Access { op: "ld.global", kind: crate::race::Kind::Load, order: crate::race::Order::Weak };
-            crate::race::access(|| self.race_loc(i, 1), access, std::panic::Location::caller(), || {
+            crate::race::access(|| self.race_loc(i, 1), move || access, std::panic::Location::caller(), || {
                 let v = T::load(slot);
                 (v, v.to_bits64())
             })
@@ -670,7 +670,7 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
                 crate::mem::wrote();
             }
             let access = crate::race::Access { op: "st.global", kind: crate::race::Kind::Store, order: crate::race::Order::Weak };
-            crate::race::access(|| self.race_loc(i, 1), access, std::panic::Location::caller(), || (T::store(slot, value), value.to_bits64()))
+            crate::race::access(|| self.race_loc(i, 1), move || access, std::panic::Location::caller(), || (T::store(slot, value), value.to_bits64()))
         }, device: slot.write(value))
     }
 
@@ -683,7 +683,7 @@ impl<'g, T: GlobalValue> GlobalSlice<'g, T> {
         access!(self, i, |slot| host: {
             let site = std::panic::Location::caller();
             let access = crate::race::Access { op: "ld.volatile.global", kind: crate::race::Kind::Load, order: crate::race::Order::VOLATILE };
-            let v = crate::race::access(|| self.race_loc(i, 1), access, site, || {
+            let v = crate::race::access(|| self.race_loc(i, 1), move || access, site, || {
                 let v = T::load(slot);
                 (v, v.to_bits64())
             });

@@ -391,7 +391,7 @@ mod host {
                 mem::wrote();
             }
             let order = order(&value);
-            race::access(|| self.race_loc(i), Access { op, kind, order }, site, || ((), bits));
+            race::access(|| self.race_loc(i), move || Access { op, kind, order }, site, || ((), bits));
             let mut m = MemOp::new(value, op, Space::Shared, i, bits, site);
             if let Some(w) = wait {
                 m = m.with_wait(w);

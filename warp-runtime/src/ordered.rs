@@ -181,7 +181,7 @@ mod host {
             let cell = self.at(i);
             let site: Site = std::panic::Location::caller();
             let access = Access { op, kind: Kind::Load, order: Order::Strong { sem, scope } };
-            let v = race::access(|| self.race_loc(i, 1), access, site, || {
+            let v = race::access(|| self.race_loc(i, 1), move || access, site, || {
                 let v = T::load(cell);
                 (v, v.to_bits64())
             });
@@ -197,7 +197,7 @@ mod host {
                 crate::mem::wrote();
             }
             let access = Access { op, kind: Kind::Store, order };
-            race::access(|| self.race_loc(i, 1), access, std::panic::Location::caller(), || (T::store(cell, value), value.to_bits64()));
+            race::access(|| self.race_loc(i, 1), move || access, std::panic::Location::caller(), || (T::store(cell, value), value.to_bits64()));
         }
     }
 

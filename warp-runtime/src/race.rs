@@ -287,6 +287,8 @@ impl RunRaces {
 /// What a block's warps share of the detector: the launch's, and the block's own generation.
 pub(crate) struct BlockRaces {
     run: RefCell<Option<Arc<RunRaces>>>,
+    /// Whether `run` is `Some`: read at every access (a flag, not a borrow of the cell).
+    on: Cell<bool>,
     /// The block's linear index in its launch.
     block: Cell<u32>,
     /// The generation of the block's shared memory.
@@ -299,12 +301,13 @@ pub(crate) struct BlockRaces {
 
 impl BlockRaces {
     pub(crate) fn off() -> BlockRaces {
-        BlockRaces { run: RefCell::new(None), block: Cell::new(0), generation: Cell::new(0), threads: Cell::new(32), triggered: Cell::new(false) }
+        BlockRaces { run: RefCell::new(None), on: Cell::new(false), block: Cell::new(0), generation: Cell::new(0), threads: Cell::new(32), triggered: Cell::new(false) }
     }
 
     /// The block of linear index `block` of `run` starts (`None`: no detection).
     pub(crate) fn start(&self, run: Option<&Arc<RunRaces>>, block: u64) {
         *self.run.borrow_mut() = run.cloned();
+        self.on.set(run.is_some());
         self.triggered.set(false);
         if let Some(run) = run {
             // A dependent grid's blocks come after the primary grid's.
@@ -347,7 +350,7 @@ impl BlockRaces {
 
     #[inline]
     fn is_on(&self) -> bool {
-        self.run.borrow().is_some()
+        self.on.get()
     }
 
     /// The generation of the block's shared memory.
@@ -1027,14 +1030,15 @@ pub(crate) struct Loc<'s> {
 /// ordered loads and stores, every atomic and `red`. Outside a run (a host-side access), or with
 /// the detector off, it only runs `op`.
 #[inline(always)]
-pub(crate) fn access<'l, R>(loc: impl FnOnce() -> Loc<'l>, access: Access, site: Site, op: impl FnOnce() -> (R, u64)) -> R {
+pub(crate) fn access<'l, R>(loc: impl FnOnce() -> Loc<'l>, access: impl FnOnce() -> Access, site: Site, op: impl FnOnce() -> (R, u64)) -> R {
     let Some((regs, lane)) = crate::mem::current() else { return op().0 };
     let block = &regs.block().races;
     if !block.is_on() {
         return op().0;
     }
-    // Where the access is, only now (with the detector off, nothing is made of it).
-    let loc = loc();
+    // Where the access is, and what it is, only now (with the detector off, nothing is made of
+    // it: a store built its `Access` before this check, 5 of its 33 instructions in a form).
+    let (loc, access) = (loc(), access());
     let warp = regs.pos().warp_in_block;
     let locked = Locked::lock(loc.shadow, loc.first, loc.units);
     let (result, value) = op();

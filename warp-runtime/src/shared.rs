@@ -274,7 +274,7 @@ mod host {
                 mem::wrote();
             }
             let loc = || Loc { shadow: &self.shadow, space: Space::Shared, first: at / 4, units: (at + bytes).div_ceil(4) - at / 4, index };
-            race::access(loc, Access { op, kind: Kind::Store, order }, site, || (self.write_bits(at, bytes, bits), bits as u64));
+            race::access(loc, move || Access { op, kind: Kind::Store, order }, site, || (self.write_bits(at, bytes, bits), bits as u64));
         }
 
         /// The bytes of dynamic shared memory.
@@ -474,7 +474,7 @@ mod host {
         pub(crate) fn read(&self, op: &'static str, i: usize, order: Order) -> T {
             let bits = self.read_raw(op, i);
             let access = Access { op, kind: Kind::Load, order };
-            race::access(|| self.race_loc(i), access, std::panic::Location::caller(), || (T::from_bits128(bits), bits as u64))
+            race::access(|| self.race_loc(i), move || access, std::panic::Location::caller(), || (T::from_bits128(bits), bits as u64))
         }
 
         /// Writes element `i` with a store of order `order`.
@@ -522,7 +522,7 @@ mod host {
             core::array::from_fn(|k| {
                 let bits = self.read_raw(op, i + k);
                 let access = Access { op, kind: Kind::Rmw, order: Order::Strong { sem, scope } };
-                race::access(|| self.race_loc(i + k), access, site, || {
+                race::access(|| self.race_loc(i + k), move || access, site, || {
                     let old = T::from_bits128(bits);
                     let new = f(k, old).to_bits128();
                     if new != bits {
