@@ -226,7 +226,7 @@ pub mod __private {
     }
 
     #[cfg(not(target_arch = "nvptx64"))]
-    pub use warp_runtime::{form_atomic, load_point, lockstep_atomic, lockstep_load, store_point};
+    pub use warp_runtime::{form_atomic, lockstep_atomic, pause, pause_store, pauses_load, pauses_lockstep};
 
     #[cfg(not(target_arch = "nvptx64"))]
     impl<T: Copy> MemCall for warp_runtime::MemOp<T> {

@@ -10,8 +10,15 @@ pub async fn block_total(w: &Warp<'_>, x: u32, total: GlobalSlice<'_, u32>) -> u
         v = v.wrapping_add(w.shfl_xor(v, offset).await);
     }
     if w.lane_id() == 0 {
-        ::warpkit::__private::store_point(partials.store(w.warp_in_block() as usize, v))
-            .await;
+        match partials.store(w.warp_in_block() as usize, v) {
+            __warpkit_v => {
+                if ::warpkit::__private::pauses_lockstep() {
+                    ::warpkit::__private::pause_store(__warpkit_v).await
+                } else {
+                    __warpkit_v
+                }
+            }
+        };
     }
     w.sync_threads().await;
     let mut sum = 0u32;
@@ -19,7 +26,15 @@ pub async fn block_total(w: &Warp<'_>, x: u32, total: GlobalSlice<'_, u32>) -> u
     while k < w.block_size().div_ceil(32) {
         sum = sum
             .wrapping_add(
-                ::warpkit::__private::load_point(partials.load(k as usize)).await,
+                match partials.load(k as usize) {
+                    __warpkit_v => {
+                        if ::warpkit::__private::pauses_load() {
+                            ::warpkit::__private::pause(__warpkit_v).await
+                        } else {
+                            __warpkit_v
+                        }
+                    }
+                },
             );
         k += 1;
     }

@@ -145,14 +145,30 @@ pub async fn warp_sums(
     };
     let i = w.global_id() as usize;
     let s = match if i < input.len() {
-        ::warpkit::__private::lockstep_load(input.load(i)).await
+        match input.load(i) {
+            __warpkit_v => {
+                if ::warpkit::__private::pauses_lockstep() {
+                    ::warpkit::__private::pause(__warpkit_v).await
+                } else {
+                    __warpkit_v
+                }
+            }
+        }
     } else {
         0
     } {
         __warpkit_value => w.redux_add(__warpkit_value).await,
     };
     if i < out.len() {
-        ::warpkit::__private::store_point(out.store(i, s * scale)).await;
+        match out.store(i, s * scale) {
+            __warpkit_v => {
+                if ::warpkit::__private::pauses_lockstep() {
+                    ::warpkit::__private::pause_store(__warpkit_v).await
+                } else {
+                    __warpkit_v
+                }
+            }
+        };
     }
 }
 #[cfg(target_arch = "nvptx64")]
@@ -418,7 +434,15 @@ pub async fn warp_totals(
     let i = w.global_id() as usize;
     let t = match warp_total(
         w,
-        ::warpkit::__private::lockstep_load(input.load(i)).await,
+        match input.load(i) {
+            __warpkit_v => {
+                if ::warpkit::__private::pauses_lockstep() {
+                    ::warpkit::__private::pause(__warpkit_v).await
+                } else {
+                    __warpkit_v
+                }
+            }
+        },
     ) {
         __warpkit_call => {
             ::warpkit::__private::WarpCall::into_future(__warpkit_call)
@@ -426,7 +450,15 @@ pub async fn warp_totals(
         }
     }
         .await;
-    ::warpkit::__private::store_point(out.store(i, t)).await;
+    match out.store(i, t) {
+        __warpkit_v => {
+            if ::warpkit::__private::pauses_lockstep() {
+                ::warpkit::__private::pause_store(__warpkit_v).await
+            } else {
+                __warpkit_v
+            }
+        }
+    };
 }
 #[cfg(target_arch = "nvptx64")]
 /// A wrapper entry kernel: it loads, calls one warp function and stores. Its prologue does not
@@ -689,7 +721,17 @@ async fn count_odd(
     let active = w.activemask().await;
     let odd = w
         .group(active)
-        .ballot(::warpkit::__private::lockstep_load(input.load(i)).await % 2 == 1)
+        .ballot(
+            match input.load(i) {
+                __warpkit_v => {
+                    if ::warpkit::__private::pauses_lockstep() {
+                        ::warpkit::__private::pause(__warpkit_v).await
+                    } else {
+                        __warpkit_v
+                    }
+                }
+            } % 2 == 1,
+        )
         .await;
     if w.lane_id() == active.trailing_zeros() {
         match counts.atomic_add(0, odd.count_ones()) {

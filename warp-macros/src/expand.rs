@@ -238,15 +238,12 @@ impl VisitMut for AwaitSuspensions<'_> {
             *e = if crate::intrinsics::is_load(&method) {
                 // A plain load: every so many, a scheduling point (spin-waits complete); in a
                 // kernel with a warp-wide form, only below sm_70.
-                let whole = base.span();
-                let krate = crate::krate::facade_at(whole);
-                let point = if self.lockstep_loads { quote!(lockstep_load) } else { quote!(load_point) };
-                awaited(attrs, syn::parse_quote_spanned!(whole=> #krate::__private::#point(#base)), span)
+                // Output: match data.load(i) { __warpkit_v => if ::warpkit::__private::pauses_load() { ::warpkit::__private::pause(__warpkit_v).await } else { __warpkit_v } }
+                let asks = if self.lockstep_loads { quote!(pauses_lockstep) } else { quote!(pauses_load) };
+                paused(attrs, base, asks, quote!(pause), span)
             } else if crate::intrinsics::is_store(&method) {
                 // A store: below sm_70, a scheduling point (lockstep warps).
-                let whole = base.span();
-                let krate = crate::krate::facade_at(whole);
-                awaited(attrs, syn::parse_quote_spanned!(whole=> #krate::__private::store_point(#base)), span)
+                paused(attrs, base, quote!(pauses_lockstep), quote!(pause_store), span)
             } else if crate::intrinsics::is_atomic(&method) && self.lockstep_loads {
                 // An atomic of a kernel with a warp-wide form (none can spin): a scheduling point
                 // below sm_70 only, as its loads are.
@@ -293,6 +290,23 @@ impl VisitMut for AwaitSuspensions<'_> {
 // bound to one identifier on that span first.
 
 /// `base.await`, spanned at `span`, with the call's attributes.
+// Input:  data.load(i)      (`asks`: `pauses_load`, `pause`: `pause`)
+// Output: match data.load(i) { __warpkit_v => if ::warpkit::__private::pauses_load() { ::warpkit::__private::pause(__warpkit_v).await } else { __warpkit_v } }
+//         The access's value goes on at once unless the run says the lane pauses here; the pause
+//         is spanned on the access, whose site it records.
+fn paused(attrs: Vec<syn::Attribute>, base: Expr, asks: TokenStream, pause: TokenStream, span: Span) -> Expr {
+    let whole = base.span();
+    let krate = crate::krate::facade_at(whole);
+    let v = syn::Ident::new("__warpkit_v", Span::mixed_site().located_at(whole));
+    let waits = awaited(Vec::new(), syn::parse_quote_spanned!(whole=> #krate::__private::#pause(#v)), span);
+    let body: Expr = syn::parse_quote_spanned!(Span::mixed_site().located_at(whole)=> if #krate::__private::#asks() { #waits } else { #v });
+    let mut out = binding(base, &v, body);
+    if let Expr::Match(m) = &mut out {
+        m.attrs = attrs;
+    }
+    out
+}
+
 fn awaited(attrs: Vec<syn::Attribute>, base: Expr, span: Span) -> Expr {
     Expr::Await(syn::ExprAwait { attrs, base: Box::new(base), dot_token: Token![.](span), await_token: Token![await](span) })
 }

@@ -107,7 +107,7 @@ host! {
     pub use global::GlobalBuffer;
     pub use grid::{launch, launch_dependent, Explored, Grid};
     pub use handle::{Intrinsic, Warp};
-    pub use mem::{form_atomic, load_point, lockstep_atomic, lockstep_load, store_point, AccessPoint, LaneFault, LoadPoint, LockstepAtomic, MemOp, Space};
+    pub use mem::{form_atomic, lockstep_atomic, pause, pause_store, pauses_load, pauses_lockstep, AccessPoint, LaneFault, LockstepAtomic, MemOp, Space};
     pub mod race;
     pub mod simd;
     pub mod trace;

@@ -429,56 +429,61 @@ pub fn form_atomic<T>(op: MemOp<T>) -> T {
 /// How many plain loads a lane makes between two scheduling points.
 pub const LOADS_PER_POINT: u8 = 32;
 
-/// A plain load's value, as an occasional scheduling point: every [`LOADS_PER_POINT`]th plain
-/// load of a lane suspends it once, so that a lane (or warp, or block) spinning with plain loads
-/// on a flag another one sets lets that one run. `#[warp_kernel]` wraps every `x.load(..)` of a
-/// kernel body in it; outside a run it is ready at once.
+/// Whether a lane's plain load pauses it here, as an occasional scheduling point: every
+/// [`LOADS_PER_POINT`]th plain load of a lane suspends it once, so that a lane (or warp, or block)
+/// spinning with plain loads on a flag another one sets lets that one run. Counts the load.
+/// `#[warp_kernel]` asks it after every `x.load(..)` of a kernel body, and awaits [`pause`] when it
+/// says so; outside a run it says no.
 ///
 /// A spin on a plain (weak) load works here, but the GPU's compiler may hoist a weak load out of
 /// the loop: a report of lanes stuck at one says so. Spin on `load_volatile` instead.
-#[track_caller]
+///
+/// A question and a future awaited only when the answer is yes, rather than a future awaited at
+/// every load: the future's value, site and flags were written into the lane's future and read
+/// back at every access (about 30 instructions per load of the search example, a fifth of its
+/// per-lane cost).
 #[inline(always)]
-pub fn load_point<T>(value: T) -> LoadPoint<T> {
-    AccessPoint { value: Some(value), site: core::panic::Location::caller(), store: false, counted: true, polled: false }
+pub fn pauses_load() -> bool {
+    current().is_some_and(|(regs, lane)| regs.count_load(lane))
 }
 
-/// A plain load's value, as a scheduling point below sm_70 only (as a store is: see
-/// [`store_point`]). `#[warp_kernel]` wraps the loads of a kernel that has a warp-wide form in
-/// it instead of [`load_point`]: none of them can spin (each sits outside any loop that could
-/// run forever), and the warp-wide form runs a lane's code from one instruction to the next
-/// without a pause, so the per-lane form does not pause there either, and both interleave the
-/// lanes' accesses alike.
-#[track_caller]
+/// Whether a lane's plain access pauses it here: below sm_70, where the lanes of a warp execute in
+/// lockstep (every lane's store, or load, before any lane's next instruction), each store is a
+/// scheduling point, and so is each load of a kernel that has a warp-wide form. `#[warp_kernel]`
+/// asks it after every `x.store(..)` (and the ordered stores) of a kernel body, and after the loads
+/// of a kernel with a warp-wide form instead of [`pauses_load`]: none of those loads can spin
+/// (each sits outside any loop that could run forever), and the warp-wide form runs a lane's code
+/// from one instruction to the next without a pause, so the per-lane form does not pause there
+/// either on sm_70 and later, and both interleave the lanes' accesses alike. Outside a run it says
+/// no.
 #[inline(always)]
-pub fn lockstep_load<T>(value: T) -> LoadPoint<T> {
-    AccessPoint { value: Some(value), site: core::panic::Location::caller(), store: false, counted: false, polled: false }
+pub fn pauses_lockstep() -> bool {
+    current().is_some_and(|(regs, _)| !regs.target().independent_scheduling())
 }
 
-/// A store's result, as a scheduling point below sm_70: the lanes of a warp there execute in
-/// lockstep, every lane's store before any lane's next instruction, so each store suspends the
-/// lane once (as does every plain load there). On sm_70 and later it is ready at once.
-/// `#[warp_kernel]` wraps every `x.store(..)` (and the ordered stores) of a kernel body in it;
-/// outside a run it is ready at once.
+/// A plain load's value, after a pause ([`pauses_load`], [`pauses_lockstep`]): the lane suspends
+/// once, at the caller's site.
 #[track_caller]
 #[inline(always)]
-pub fn store_point<T>(value: T) -> AccessPoint<T> {
-    AccessPoint { value: Some(value), site: core::panic::Location::caller(), store: true, counted: false, polled: false }
+pub fn pause<T>(value: T) -> AccessPoint<T> {
+    AccessPoint { value: Some(value), site: core::panic::Location::caller(), store: false, polled: false }
 }
 
-/// The future of [`load_point`].
-pub type LoadPoint<T> = AccessPoint<T>;
+/// A store's result, after a pause ([`pauses_lockstep`]): the lane suspends once, at the caller's
+/// site.
+#[track_caller]
+#[inline(always)]
+pub fn pause_store<T>(value: T) -> AccessPoint<T> {
+    AccessPoint { value: Some(value), site: core::panic::Location::caller(), store: true, polled: false }
+}
 
-/// The future of [`load_point`] and [`store_point`]: a plain access as an occasional scheduling
-/// point.
+/// The future of [`pause`] and [`pause_store`]: a plain access as a scheduling point.
 #[must_use = "await it (`#[warp_kernel]` does)"]
 pub struct AccessPoint<T> {
     value: Option<T>,
     site: Site,
     /// A store, or a load.
     store: bool,
-    /// Suspends every `LOADS_PER_POINT`th time (a load of [`load_point`]); every access
-    /// suspends below sm_70.
-    counted: bool,
     polled: bool,
 }
 
@@ -491,13 +496,10 @@ impl<T> Future for AccessPoint<T> {
         let this = unsafe { self.get_unchecked_mut() };
         if !this.polled {
             this.polled = true;
-            if let Some((regs, lane)) = current() {
-                let yields = if this.counted { regs.count_load(lane) } else { !regs.target().independent_scheduling() };
-                if yields {
-                    let op = if this.store { "st" } else { "ld" };
-                    regs.note_yield(MemWait { site: this.site, op, space: Space::Generic, index: 0, value: 0, mbarrier: None });
-                    return Poll::Pending;
-                }
+            if let Some((regs, _)) = current() {
+                let op = if this.store { "st" } else { "ld" };
+                regs.note_yield(MemWait { site: this.site, op, space: Space::Generic, index: 0, value: 0, mbarrier: None });
+                return Poll::Pending;
             }
         }
         Poll::Ready(this.value.take().expect("an AccessPoint is polled to completion once"))

@@ -118,7 +118,7 @@ pub struct Regs {
     yields: [Cell<MaybeUninit<MemWait>>; 32],
     /// The lanes whose `yields` entry is valid.
     yields_valid: Cell<u32>,
-    /// Each lane's plain loads since its last load scheduling point (`mem::load_point`).
+    /// Each lane's plain loads since its last load scheduling point (`mem::pauses_load`).
     loads: Cell<[u8; 32]>,
     /// Where the warp sits in its launch.
     pos: Cell<WarpPos>,
