@@ -38,6 +38,9 @@ std::thread_local! {
     /// registers' reference might, for all the compiler knows, and would keep them out of
     /// registers). Meanwhile the registers' `current` holds [`IN_FORM`].
     static FORM_LANE: Cell<u32> = const { Cell::new(0) };
+    /// Whether the race detector runs for the warp of [`CURRENT`] (set with it: the detector is
+    /// on or off for a whole launch): an access asks this one flag before anything else.
+    static RACES: Cell<bool> = const { Cell::new(false) };
 }
 
 /// What the registers' `current` holds while their warp's form runs lane code: the lane is
@@ -120,12 +123,14 @@ pub(crate) fn form_lane(lane: u32) {
 /// the previous one is restored (a lane may run a warp of its own).
 pub(crate) struct Current {
     previous: *const Regs,
+    races: bool,
 }
 
 impl Current {
     #[inline(always)]
     pub(crate) fn enter(regs: &Regs) -> Current {
-        Current { previous: CURRENT.with(|c| c.replace(regs)) }
+        let races = RACES.with(|c| c.replace(regs.block().races.is_on()));
+        Current { previous: CURRENT.with(|c| c.replace(regs)), races }
     }
 }
 
@@ -133,7 +138,14 @@ impl Drop for Current {
     #[inline(always)]
     fn drop(&mut self) {
         CURRENT.with(|c| c.set(self.previous));
+        RACES.with(|c| c.set(self.races));
     }
+}
+
+/// Whether the race detector runs for the current warp (false outside a run).
+#[inline(always)]
+pub(crate) fn races_on() -> bool {
+    RACES.with(Cell::get)
 }
 
 /// The current warp's registers and the lane being polled, if a lane is running.
