@@ -1604,7 +1604,14 @@ impl<'r> WarpRun<'r> {
     /// `uniform` is the key every lane of a full-warp `group` posted, when all posted the same.
     pub(crate) fn complete(&self, op: Op, mask: u32, group: u32, uniform: Option<u64>) -> Result<(), WarpError> {
         let s = self.regs;
-        let store_all = |value: u64| lanes(group).for_each(|l| s.set_result(l as usize, value));
+        let store_all = |value: u64| {
+            if group == FULL {
+                // One store of the array, which the compiler vectorizes.
+                s.result.set([value; 32]);
+            } else {
+                lanes(group).for_each(|l| s.set_result(l as usize, value));
+            }
+        };
         let set_pred = |p: u32| s.pred.set((s.pred.get() & !group) | (p & group));
         match op {
             Op::Shfl { mode, .. } => {
@@ -1640,7 +1647,8 @@ impl<'r> WarpRun<'r> {
                 set_pred(route.pred);
             }
             Op::Vote(mode) | Op::VoteLegacy(mode) => {
-                let preds = self.select(group, |l| s.a_at(l) != 0);
+                // Every register's at once (`nonzero`), then the group's.
+                let preds = nonzero(&s.a) & group;
                 let r = vote::vote(mode, preds, group);
                 store_all(r as u64);
             }
