@@ -348,7 +348,9 @@ impl Offer {
 
     /// Whether two lanes offered the same form.
     fn same(&self, other: &Offer) -> bool {
-        core::ptr::fn_addr_eq(self.kind.entry, other.kind.entry) && self.body == other.body
+        // The same kind is one constant, whose address two offers of one form share (unless
+        // two codegen units each have a copy: then its entry is compared).
+        self.body == other.body && (core::ptr::eq(self.kind, other.kind) || core::ptr::fn_addr_eq(self.kind.entry, other.kind.entry))
     }
 }
 
@@ -2109,13 +2111,22 @@ pub(crate) fn same_offers(regs: &Regs, offered: u32, offers: &[*const Offer; 32]
     let first = offered.trailing_zeros() as usize;
     // SAFETY: the lanes of `offered` posted these offers in this step and wait at them.
     let a = unsafe { &*offers[first] };
+    let path = regs.path_at(first);
+    if a.needs.returns_early && !crate::warp::only_last_calls(path) {
+        return false;
+    }
+    // What every lane's offer is checked for, asked of the first one once (the handles' shape
+    // and the arguments only when the form needs them).
+    let (handles, args, early) = (a.needs.whole_warp || a.needs.same_shape, !a.same_args.is_null(), a.needs.returns_early);
     crate::semantics::lanes(offered).all(|l| {
         let b = unsafe { &*offers[l as usize] };
-        let (lane, mask, width, _) = b.handle;
-        let whole = !a.needs.whole_warp || (lane == l && mask == FULL && width == 32);
-        let shape = !a.needs.same_shape || (width == a.handle.2 && mask.count_ones() == a.handle.1.count_ones());
-        a.same(b) && whole && shape && regs.path_at(l as usize) == regs.path_at(first) && a.agrees(b) && !(a.needs.returns_early && b.deep.get())
-    }) && (!a.needs.returns_early || crate::warp::only_last_calls(regs.path_at(first)))
+        let shaped = !handles || {
+            let (lane, mask, width, _) = b.handle;
+            let whole = !a.needs.whole_warp || (lane == l && mask == FULL && width == 32);
+            whole && (!a.needs.same_shape || (width == a.handle.2 && mask.count_ones() == a.handle.1.count_ones()))
+        };
+        a.same(b) && shaped && regs.path_at(l as usize) == path && (!args || a.agrees(b)) && !(early && b.deep.get())
+    })
 }
 
 /// Declines the offers of the lanes of `offered`: they run the per-lane body.
