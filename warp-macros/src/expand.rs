@@ -203,7 +203,7 @@ fn add_elided_lifetime(ty: &mut Type) {
 /// span that `#[track_caller]` reports) untouched.
 struct AwaitSuspensions<'p> {
     points: &'p HashSet<usize>,
-    /// Loads suspend below sm_70 only (`lockstep_load`), not every so many (`load_point`), and so
+    /// Loads suspend below sm_70 only (`pauses_lockstep`), not every so many (`pauses_load`), and so
     /// do atomics (`lockstep_atomic`), not at every one.
     lockstep_loads: bool,
     /// The warp-function calls of a kernel with a warp-wide form (`wide::Prologue::calls`):

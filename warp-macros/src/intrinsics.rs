@@ -166,7 +166,7 @@ pub const MEMORY: &[&str] = &[
     "clusterlaunchcontrol_try_cancel_multicast",
 ];
 
-/// Plain loads: a scheduling point every so many on the host (`load_point`), so that a lane
+/// Plain loads: a scheduling point every so many on the host (`pauses_load`), so that a lane
 /// spinning on a flag another lane or warp sets gives them a turn, as independent thread
 /// scheduling does on sm_70+. Any receiver (a slice in a field or a local alike); the wrapper is
 /// generic, so another type's `load` is unaffected beyond that.
@@ -176,7 +176,7 @@ pub fn is_load(name: &str) -> bool {
     LOADS.contains(&name)
 }
 
-/// Stores: below sm_70 a scheduling point each (`store_point`), so that the lanes of a warp
+/// Stores: below sm_70 a scheduling point each (`pauses_lockstep`), so that the lanes of a warp
 /// execute each store together, as lockstep hardware does, before any of them goes on; on sm_70+
 /// nothing. Any receiver, as for loads.
 pub const STORES: &[&str] = &["store", "store_volatile", "store_relaxed", "store_release"];

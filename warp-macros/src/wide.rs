@@ -124,10 +124,10 @@ fn cta_barrier(method: &str) -> bool {
 /// it sits in a loop that is not a `for` over a short literal sequence (an array
 /// literal, or a range between integer literals, of at most [`SHORT_LOOP`] turns). Any other
 /// loop may run for as long as it waits for another warp's (or block's) write: the per-lane form
-/// lets the writer run at every 32nd plain load of a lane (`load_point`), and a CTA barrier in
+/// lets the writer run at every 32nd plain load of a lane (`pauses_load`), and a CTA barrier in
 /// the loop is no help (a barrier of one warp, `bar.arrive`, or a writer in another block, do
 /// not let it run). A kernel with a load that could spin keeps the per-lane form; in a kernel
-/// with a warp-wide form, no load pauses on sm_70 and later in either form (`lockstep_load`),
+/// with a warp-wide form, no load pauses on sm_70 and later in either form (`pauses_lockstep`),
 /// so both interleave the lanes' accesses alike, and every loop around a load ends soon. The same
 /// holds for atomics (`lockstep_atomic`).
 fn spins(block: &Block, accesses: &HashSet<usize>) -> bool {

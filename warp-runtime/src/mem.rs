@@ -395,9 +395,9 @@ impl<T: Copy> Future for MemOp<T> {
 }
 
 /// An atomic (`atom`/`red`) of a kernel that has a warp-wide form, as a scheduling point below
-/// sm_70 only (as [`lockstep_load`] is for a plain load). `#[warp_kernel]` awaits a kernel's
+/// sm_70 only (as [`pauses_lockstep`] says for a plain load). `#[warp_kernel]` awaits a kernel's
 /// atomics through it instead of awaiting the [`MemOp`] itself when none of them can spin (each
-/// sits outside any loop that could run forever: see [`lockstep_load`]). The warp-wide form runs
+/// sits outside any loop that could run forever: see [`pauses_lockstep`]). The warp-wide form runs
 /// a lane's code from one warp instruction to the next without a pause, atomics included, so
 /// the per-lane form does not pause at them either (on sm_70+), and both interleave the lanes'
 /// accesses alike. Below sm_70 (no form runs there) it pauses as the [`MemOp`] does.
