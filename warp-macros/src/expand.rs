@@ -289,7 +289,6 @@ impl VisitMut for AwaitSuspensions<'_> {
 // it too): so the `.await` goes on the argument's span, and an argument of several tokens is
 // bound to one identifier on that span first.
 
-/// `base.await`, spanned at `span`, with the call's attributes.
 // Input:  data.load(i)      (`asks`: `pauses_load`, `pause`: `pause`)
 // Output: match data.load(i) { __warpkit_v => if ::warpkit::__private::pauses_load() { ::warpkit::__private::pause(__warpkit_v).await } else { __warpkit_v } }
 //         The access's value goes on at once unless the run says the lane pauses here; the pause
@@ -307,6 +306,7 @@ fn paused(attrs: Vec<syn::Attribute>, base: Expr, asks: TokenStream, pause: Toke
     out
 }
 
+/// `base.await`, spanned at `span`, with the call's attributes.
 fn awaited(attrs: Vec<syn::Attribute>, base: Expr, span: Span) -> Expr {
     Expr::Await(syn::ExprAwait { attrs, base: Box::new(base), dot_token: Token![.](span), await_token: Token![await](span) })
 }
