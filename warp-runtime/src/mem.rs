@@ -456,7 +456,13 @@ pub const LOADS_PER_POINT: u8 = 32;
 /// per-lane cost).
 #[inline(always)]
 pub fn pauses_load() -> bool {
-    current().is_some_and(|(regs, lane)| regs.count_load(lane))
+    let regs = CURRENT.with(Cell::get);
+    // The registers' current lane is the lane polled: a load that asks is in a kernel's per-lane
+    // body, never in a warp-wide form's lane code (whose loads do not pause, and where the
+    // registers hold `IN_FORM`), so `current`'s look at the form's lane is skipped (were it
+    // `IN_FORM`, lane 31's count would move: a pause elsewhere, nothing worse).
+    // SAFETY: as in `current`.
+    unsafe { regs.as_ref() }.is_some_and(|r| r.count_load(r.current_lane()))
 }
 
 /// Whether a lane's plain access pauses it here: below sm_70, where the lanes of a warp execute in
