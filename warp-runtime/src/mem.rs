@@ -151,14 +151,20 @@ pub(crate) fn races_on() -> bool {
 /// The current warp's registers and the lane being polled, if a lane is running.
 #[inline]
 pub(crate) fn current() -> Option<(&'static Regs, u32)> {
+    current_regs().map(|r| {
+        let lane = r.current_lane();
+        (r, if lane == IN_FORM { FORM_LANE.with(Cell::get) } else { lane })
+    })
+}
+
+/// The current warp's registers, if a lane is running.
+#[inline(always)]
+fn current_regs() -> Option<&'static Regs> {
     let regs = CURRENT.with(Cell::get);
     // SAFETY: `CURRENT` is non-null only while a `Current` guard lives, which its driver keeps for
     // no longer than the registers it names; the reference is used only while a lane of that
     // warp is polled, on this thread.
-    unsafe { regs.as_ref() }.map(|r| {
-        let lane = r.current_lane();
-        (r, if lane == IN_FORM { FORM_LANE.with(Cell::get) } else { lane })
-    })
+    unsafe { regs.as_ref() }
 }
 
 /// The number of writes kernels made on this thread so far.
@@ -456,13 +462,11 @@ pub const LOADS_PER_POINT: u8 = 32;
 /// per-lane cost).
 #[inline(always)]
 pub fn pauses_load() -> bool {
-    let regs = CURRENT.with(Cell::get);
     // The registers' current lane is the lane polled: a load that asks is in a kernel's per-lane
     // body, never in a warp-wide form's lane code (whose loads do not pause, and where the
     // registers hold `IN_FORM`), so `current`'s look at the form's lane is skipped (were it
     // `IN_FORM`, lane 31's count would move: a pause elsewhere, nothing worse).
-    // SAFETY: as in `current`.
-    unsafe { regs.as_ref() }.is_some_and(|r| r.count_load(r.current_lane()))
+    current_regs().is_some_and(|r| r.count_load(r.current_lane()))
 }
 
 /// Whether a lane's plain access pauses it here: below sm_70, where the lanes of a warp execute in

@@ -223,42 +223,10 @@ fn difference(keys: &Cell<[u64; 32]>) -> u64 {
     cells.iter().fold(0, |d, k| d | (k.get() ^ first))
 }
 
-/// The lanes whose key is not zero: those with a request posted. Read after every step; the
-/// compiler made the fold 32 scalar compares (160 instructions a step), so on x86-64 it is SSE2
-/// (every x86-64 CPU has it): a key is not zero when the OR of its two halves is not, four keys
-/// to a compare.
+/// The lanes whose key is not zero: those with a request posted (read after every step).
 #[inline(always)]
 fn nonzero(keys: &Cell<[u64; 32]>) -> u32 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::*;
-        let p = keys.as_ptr() as *const __m128i;
-        let mut m = 0u32;
-        for k in 0..8 {
-            // SAFETY: SSE2 is part of x86-64; two unaligned loads of two keys each, inside the
-            // array, which nothing writes while they are read (a `Cell` on this thread).
-            unsafe {
-                let (a, b) = (_mm_castsi128_ps(_mm_loadu_si128(p.add(2 * k))), _mm_castsi128_ps(_mm_loadu_si128(p.add(2 * k + 1))));
-                // The low and the high halves of keys 4k..4k+4, in order.
-                let lo = _mm_castps_si128(_mm_shuffle_ps::<0b10_00_10_00>(a, b));
-                let hi = _mm_castps_si128(_mm_shuffle_ps::<0b11_01_11_01>(a, b));
-                let zero = _mm_cmpeq_epi32(_mm_or_si128(lo, hi), _mm_setzero_si128());
-                m |= (!(_mm_movemask_ps(_mm_castsi128_ps(zero)) as u32) & 0xf) << (4 * k);
-            }
-        }
-        m
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        nonzero_portable(keys)
-    }
-}
-
-/// [`nonzero`] as the definition says it.
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn nonzero_portable(keys: &Cell<[u64; 32]>) -> u32 {
-    let cells: &Cell<[u64]> = keys;
-    cells.as_slice_of_cells().iter().enumerate().fold(0, |m, (l, k)| m | ((k.get() != 0) as u32) << l)
+    crate::simd::nonzero64(keys)
 }
 
 /// The call site registers hold before a lane's first instruction.
@@ -1968,24 +1936,3 @@ pub(crate) fn catch_lane_panic<T>(f: impl FnOnce() -> T) -> Result<T, Caught> {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// The vector `nonzero` agrees with the fold that defines it, on keys that are zero, or
-        /// not zero in only their low half, only their high half, or both.
-        #[test]
-        fn nonzero_agrees_with_its_definition(kinds in proptest::array::uniform32(0u8..4), bits in proptest::array::uniform32(any::<u64>())) {
-            let keys: [u64; 32] = core::array::from_fn(|l| match kinds[l] {
-                0 => 0,
-                1 => bits[l] & 0xffff_ffff | 1,
-                2 => bits[l] & !0xffff_ffff | 1 << 40,
-                _ => bits[l] | 1 | 1 << 63,
-            });
-            let cell = Cell::new(keys);
-            prop_assert_eq!(nonzero(&cell), nonzero_portable(&cell));
-        }
-    }
-}
