@@ -1443,6 +1443,13 @@ proptest! {
         // A tile's lanes: `callee_vote` needs whole-warp handles, so the caller's form (which
         // hands its handle on) is declined, and everything runs per lane.
         let _ = ex.run(async |w: &Warp<'_>| caller(&w.tile(8), x[w.lane_id() as usize], stop).await);
+        // A lane panics right after a callee's form ran through the lanes' offers: the others
+        // were resumed from it, and are running from its last instruction, as per lane.
+        let _ = ex.run(async |w: &Warp<'_>| {
+            let a = callee_rounds(w, x[w.lane_id() as usize], 2).await;
+            assert!(a % 5 != stop % 5, "a lane after the callee");
+            a
+        });
     }
 }
 

@@ -778,6 +778,10 @@ pub(crate) struct WarpRun<'r> {
     /// operation, or a foreign future). They are polled again each step; disjoint from `waiting`
     /// and `exited`.
     pub(crate) blocked: u32,
+    /// Lanes of `blocked` that wait to return from a warp-wide form that ran for them in the
+    /// last step: they were resumed, as a completed instruction's lanes are, and a report made
+    /// before they are polled shows them running from the form's last instruction.
+    formed: u32,
     /// Lanes to poll in the next step.
     runnable: u32,
     /// The lane that panicked, if one did.
@@ -822,6 +826,7 @@ impl<'r> WarpRun<'r> {
             waiting: 0,
             taken: 0,
             blocked: 0,
+            formed: 0,
             runnable: launched,
             panicked: None,
             started: false,
@@ -1196,6 +1201,7 @@ impl<'r> WarpRun<'r> {
         }
         // Offering lanes suspend without posting: a step in which every lane posted has none
         // (the converged path reads nothing more).
+        self.formed = 0;
         if runnable & !self.exited & !posted != 0 {
             let offered = regs.offered.replace(0);
             if offered != 0 {
@@ -1289,7 +1295,12 @@ impl<'r> WarpRun<'r> {
         // earlier step left, such as a declined offer, is not what the form's reports show).
         self.blocked = 0;
         match catch_lane_panic(|| crate::wide::run_offers(self, offered, offers, limit)) {
-            Ok(result) => result,
+            Ok(result) => {
+                if self.form.is_null() {
+                    self.formed = offered & !self.exited;
+                }
+                result
+            }
             Err(caught) => Err(self.wide_panicked(caught)),
         }
     }
@@ -1734,7 +1745,7 @@ impl<'r> WarpRun<'r> {
                 LaneState::Inactive
             } else if self.exited & bit != 0 {
                 LaneState::Exited
-            } else if self.blocked & bit != 0 {
+            } else if self.blocked & !self.formed & bit != 0 {
                 match s.yield_at(l) {
                     Some(wait) if mem_blocked & bit != 0 => LaneState::AtMemory(wait),
                     _ => LaneState::Blocked,
