@@ -354,6 +354,7 @@ pub async fn warp_totals(
                     __wk,
                     &__warpkit_calls_0,
                     __wk_6_site,
+                    ::core::option::Option::None,
                     &mut __wk_4_args,
                     &mut __wk_7_returned,
                 )?;
@@ -846,6 +847,7 @@ pub async fn odd_counts(
                     __wk,
                     &__warpkit_calls_0,
                     __wk_5_site,
+                    ::core::option::Option::None,
                     &mut __wk_3_args,
                     &mut __wk_6_returned,
                 )?;

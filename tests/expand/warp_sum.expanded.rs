@@ -203,6 +203,7 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
                     __wk,
                     &__warpkit_calls_0,
                     __wk_4_site,
+                    ::core::option::Option::None,
                     &mut __wk_2_args,
                     &mut __wk_5_returned,
                 )?;
@@ -348,6 +349,7 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
                     __wk,
                     &__warpkit_calls_0,
                     __wk_4_site,
+                    ::core::option::Option::None,
                     &mut __wk_2_args,
                     &mut __wk_5_returned,
                 )?;

@@ -8,7 +8,8 @@
 //!
 //! Rows: `compact` (`compact_grid` through a closure, as the table launches it), `compact-entry`
 //! (`compact_grid_entry` through its type), `compact-lane` (the closure with warp-wide forms
-//! off: the per-lane executor), `reduce` (`reduce_u32_entry`), `search` (`find_first_entry`, on
+//! off: the per-lane executor), `reduce` (`reduce_u32_entry`), `scan` (`scan_u32_entry`),
+//! `search` (`find_first_entry`, on
 //! the table's search data: elements are those a sequential search examines).
 use warpkit::prelude::*;
 use warpkit::{EntryKernel, GlobalBuffer};
@@ -20,6 +21,9 @@ mod compact;
 #[path = "../../examples/reduce.rs"]
 mod reduce;
 #[allow(dead_code)]
+#[path = "../../examples/scan.rs"]
+mod scan;
+#[allow(dead_code)]
 #[path = "../../examples/search.rs"]
 mod search;
 
@@ -30,7 +34,7 @@ fn main() {
     let (row, launches) = match (args.next(), args.next().and_then(|n| n.parse::<usize>().ok())) {
         (Some(row), Some(n)) => (row, n),
         _ => {
-            eprintln!("usage: cg_table compact|compact-entry|compact-lane|reduce|search LAUNCHES");
+            eprintln!("usage: cg_table compact|compact-entry|compact-lane|reduce|scan|search LAUNCHES");
             std::process::exit(2);
         }
     };
@@ -61,6 +65,14 @@ fn main() {
             let cpu = (GlobalBuffer::from_slice(&data), GlobalBuffer::<u32>::zeroed(6 * N));
             for _ in 0..launches {
                 reduce::reduce_u32_entry::run_cpu(&grid, &cpu).unwrap();
+            }
+            N
+        }
+        "scan" => {
+            let grid = Grid::new(N as u64);
+            let cpu = (GlobalBuffer::from_slice(&data), GlobalBuffer::<u32>::zeroed(6 * N));
+            for _ in 0..launches {
+                scan::scan_u32_entry::run_cpu(&grid, &cpu).unwrap();
             }
             N
         }

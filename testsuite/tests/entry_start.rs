@@ -278,8 +278,8 @@ proptest! {
 /// `segmented_sum_u32_entry`, `sort_u32_entry` (a wrapper of a wrapper), `histogram_ffs` (a
 /// wrapper whose callee's lanes return early, and an atomic), `radix_rank_entry` (atomics, and
 /// `bar.warp.sync`), `radix_sort_entry` (loads in a `while` loop that counts the digits) and
-/// `compact_grid_entry` (a store after a call whose lanes return early).
-/// `scan_u32_entry` passes tiles to its callee, so its warps run per lane.
+/// `compact_grid_entry` (a store after a call whose lanes return early), and `scan_u32_entry`
+/// (whose callee `tile_prefix_sums` hands `scans` tiles of 8 and 16).
 #[test]
 fn example_entries_start_in_their_forms() {
     let grid = Grid::blocks(4, 64);
@@ -307,7 +307,7 @@ fn example_entries_start_in_their_forms() {
     assert_eq!(starts(&|| radix_rank::radix_sort_entry::run_cpu(&grid, &(input.clone(), bins.clone(), exchange.clone(), out.clone())).unwrap()), 8, "radix_sort_entry");
     let count = GlobalBuffer::<u32>::zeroed(1);
     assert_eq!(starts(&|| compact::compact_grid_entry::run_cpu(&grid, &(input.clone(), out.clone(), count.clone(), bins.clone(), u32::MAX / 2)).unwrap()), 8, "compact_grid_entry");
-    assert_eq!(starts(&|| scan::scan_u32_entry::run_cpu(&grid, &(input.clone(), out.clone())).unwrap()), 0, "scan_u32_entry");
+    assert_eq!(starts(&|| scan::scan_u32_entry::run_cpu(&grid, &(input.clone(), out.clone())).unwrap()), 8, "scan_u32_entry");
     // Off, never; and the results are the reference's.
     let off = Grid::blocks(4, 64).executor(Executor::new().wide(false));
     assert_eq!(starts(&|| reduce::reduce_u32_entry::run_cpu(&off, &(input.clone(), out.clone())).unwrap()), 0, "wide(false)");

@@ -255,10 +255,10 @@ fn supported_kernels_run_warp_wide() {
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| shaped_tiles(w, x[w.lane_id() as usize], true).await))), 0, "shaped on two tile widths");
     // The examples' scans loop to their tile's width: warp-wide on the warp and on tiles.
     // `prefix_sum_u32` only calls `scans`, which calls `inclusive_scan` and shuffles: three
-    // forms. A call that passes a tile (`tile_prefix_sums`) keeps its caller
-    // per lane; `scans` then runs on each tile, calling `inclusive_scan` on it.
+    // forms. `tile_prefix_sums` hands `scans` tiles of 8 and of 16: its form runs `scans` on
+    // each, which runs `inclusive_scan` on it: five.
     assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| scan::prefix_sum_u32(w, x[w.lane_id() as usize]).await))), 3, "prefix_sum_u32");
-    assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| scan::tile_prefix_sums(w, x[w.lane_id() as usize]).await))), 4, "tile_prefix_sums");
+    assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| scan::tile_prefix_sums(w, x[w.lane_id() as usize]).await))), 5, "tile_prefix_sums");
     // Loads in a `while` loop: warp-wide when the loop counts its turns, per lane when its
     // count waits on a load (the flag is set here, so these end). The example's radix sort loops
     // over the digits with `while shift < 32 { .. shift += RADIX_BITS; }`.
@@ -1360,6 +1360,38 @@ fn caller(w: &Warp, x: u32, stop: u32) -> (u32, u32, u32) {
     (a, b, c)
 }
 
+/// Calls that hand the callee a tile of the handle: a tile bound by a `let` and one written in
+/// the call; a callee that takes its group's width for uniform (`shaped`: the caller's form then
+/// needs the whole warp's handles, whose tiles all have one shape); lanes returning before the
+/// calls; the tile's own instruction after them.
+#[warp_kernel]
+fn tile_caller(w: &Warp, x: u32, stop: u32) -> (u32, u32, u32) {
+    if x % 13 == stop {
+        return (x, 0, 0);
+    }
+    let t = w.tile(8);
+    let a = callee_rounds(&t, x + 1, 2);
+    let b = shaped(&w.tile(16), a);
+    let c = w.shfl_xor(b, 8).wrapping_add(t.shfl_idx(a, 3));
+    (a, b, c)
+}
+
+/// A tile handed to a callee whose form keeps a vote's result a scalar (it needs the whole
+/// warp's handles): the caller has no form to offer, and runs per lane.
+#[warp_kernel]
+fn tile_vote_caller(w: &Warp, x: u32) -> u32 {
+    let t = w.tile(8);
+    callee_vote(&t, x) + w.shfl_xor(x, 1)
+}
+
+/// A caller of the scan example's `tile_prefix_sums`, whose tile calls need the whole warp's
+/// handles: that passes on to its callers.
+#[warp_kernel]
+fn tile_caller_caller(w: &Warp, x: u32) -> u32 {
+    let r = scan::tile_prefix_sums(w, x);
+    w.redux_xor(r[0].0 ^ r[1].1)
+}
+
 /// The same callee, a uniform parameter passed per lane: the callee's offer then needs the
 /// lanes' values to agree, which the caller cannot promise: the caller stays per lane.
 #[warp_kernel]
@@ -1450,6 +1482,15 @@ proptest! {
             assert!(a % 5 != stop % 5, "a lane after the callee");
             a
         });
+        // Calls that hand the callee a tile: on the whole warp, a partial warp, a tile (whose
+        // tiles of 16 are wider than it: a panic in each lane), and a caller of one.
+        let _ = ex.run(async |w: &Warp<'_>| tile_caller(w, x[w.lane_id() as usize], stop).await);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| tile_caller(w, x[w.lane_id() as usize], stop).await);
+        let _ = ex.run(async |w: &Warp<'_>| tile_caller(&w.tile(16), x[w.lane_id() as usize], stop).await);
+        let _ = ex.run(async |w: &Warp<'_>| tile_caller(&w.tile(8), x[w.lane_id() as usize], stop).await);
+        let _ = ex.run_with(&x, tile_vote_caller);
+        let _ = ex.run_with(&x, tile_caller_caller);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| tile_caller_caller(w, x[w.lane_id() as usize]).await);
     }
 }
 
@@ -1514,6 +1555,26 @@ fn calls_run_warp_wide() {
     // apart, so the lanes reach `callee_panics` in different steps, and it runs per lane too.
     let tiles = || ran(ex.run(async |w: &Warp<'_>| caller(&w.tile(8), x[w.lane_id() as usize], 99).await).unwrap());
     assert_eq!(settled(&tiles), 3, "caller on tiles");
+    // Calls that hand their callee a tile: the caller's form runs the callees' on the tiles
+    // (`tile_caller`: itself, `callee_rounds`, `shaped`), and so does its caller's
+    // (`tile_caller_caller`: itself, `tile_prefix_sums`, `scans` twice, `inclusive_scan` twice).
+    let tile_caller_run = || ran(ex.run(async |w: &Warp<'_>| tile_caller(w, x[w.lane_id() as usize], 99).await).unwrap());
+    assert_eq!(settled(&tile_caller_run), 3, "tile_caller");
+    assert_eq!(settled(&|| ran(ex.run_with(&x, tile_caller_caller).unwrap())), 6, "tile_caller_caller");
+    // `shaped` takes its tile's width for uniform: the whole warp's tiles of 16 all have 16
+    // lanes, so `tile_caller`'s form needs the whole warp's handles. A partial warp's are (its
+    // lanes past the end are exited ones): warp-wide. A tile's are not: it runs per lane, and
+    // each callee's form runs where its lanes' offers agree (`callee_rounds` on the tiles of 8
+    // of each tile of 16, `shaped` on each tile of 16 itself).
+    let partial_run = || ran(ex.run_partial(partial(16), async |w: &Warp<'_>| tile_caller(w, x[w.lane_id() as usize], 99).await).unwrap());
+    assert_eq!(settled(&partial_run), 3, "tile_caller on 16 lanes");
+    let on_tiles = || ran(ex.run(async |w: &Warp<'_>| tile_caller(&w.tile(16), x[w.lane_id() as usize], 99).await).unwrap());
+    assert_eq!(settled(&on_tiles), 2, "tile_caller on tiles of 16");
+    // A tile of 8 handed on: `tile_caller`'s tiles of 16 are wider than it (each lane panics).
+    assert!(ex.run(async |w: &Warp<'_>| tile_caller(&w.tile(8), x[w.lane_id() as usize], 99).await).is_err());
+    // `callee_vote` needs the whole warp's handles: not run on tiles, so its caller is per lane
+    // and the callee too (its tiles vote apart).
+    assert_eq!(settled(&|| ran(ex.run_with(&x, tile_vote_caller).unwrap())), 0, "tile_vote_caller");
 }
 
 #[warp_kernel]

@@ -98,7 +98,9 @@ pub fn supported(kernel: &crate::ast::Kernel<'_>) -> Option<Support> {
             UseKind::WarpCall { expr } => {
                 let Expr::Call(c) = expr else { return None };
                 let path = matches!(&*c.func, Expr::Path(p) if p.qself.is_none());
-                let first = c.args.first().is_some_and(|a| matches!(a, Expr::Path(p) if p.path.is_ident(own)));
+                // The handle, or a tile of it (`&t` of `let t = w.tile(8);`, or `&w.tile(8)`:
+                // which names a tile, the generator checks).
+                let first = c.args.first().is_some_and(|a| matches!(a, Expr::Path(p) if p.path.is_ident(own)) || tile_arg(a, own).is_some());
                 // The handle once (a second is a callee with two handles, which has no form).
                 let again = c.args.iter().skip(1).any(|a| a.to_token_stream().into_iter().any(|t| matches!(&t, TokenTree::Ident(i) if i == own)));
                 if !path || !first || again || c.args.len() > 7 || !c.attrs.is_empty() {
@@ -403,9 +405,9 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         // Uniform code that queries the handle reads the first lane's (a stretch's loop binds
         // each lane's own over it).
         let first = if g.handle_read.get() { quote!(let #handle = &__wk.first_handle();) } else { quote!() };
-        break (quote!(#handles #first #params #block), (g.whole_warp, g.same_shape.get(), g.const_lets, g.call_uniform, g.returns_early));
+        break (quote!(#handles #first #params #block), (g.whole_warp, g.same_shape.get(), g.const_lets, g.call_uniform, g.returns_early, g.call_tiles));
     };
-    let (whole_warp, same_shape, const_lets, call_uniform, returns_early) = whole_warp;
+    let (whole_warp, same_shape, const_lets, call_uniform, returns_early, call_tiles) = whole_warp;
     // Bit `i`: the `i`-th parameter after the handle is taken for uniform.
     let same_params = names.iter().enumerate().filter(|(_, n)| uniform_params.contains(&n.to_string())).fold(0u64, |bits, (i, _)| bits | 1 << i);
     let w = handle;
@@ -516,8 +518,16 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         let statics: Vec<syn::Ident> = (0..support.calls.len()).map(calls_static).collect();
         // A last call's site may run a callee whose lanes return early (`wide::Calls::new_last`).
         let last = last_call(&item.block, points);
-        let new_calls: Vec<TokenStream> =
-            support.calls.iter().map(|&c| if last == Some(c) { quote!(new_last) } else { quote!(new) }).collect();
+        // A call that hands its callee a tile of the handle: `Calls::on_tiles`.
+        let new_calls: Vec<TokenStream> = support
+            .calls
+            .iter()
+            .zip(&call_tiles)
+            .map(|(&c, &tile)| {
+                let new = if last == Some(c) { quote!(new_last()) } else { quote!(new()) };
+                if tile { quote!(#new.on_tiles()) } else { new }
+            })
+            .collect();
         let key = calls_key();
         let ready = syn::Ident::new("__warpkit_ready", Span::mixed_site());
         let probing = if probes { quote!(&& #krate::__private::wide::probing(#w)) } else { quote!() };
@@ -539,7 +549,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         quote! {
             #(
                 #[allow(non_upper_case_globals)]
-                static #statics: #krate::__private::wide::Calls = #krate::__private::wide::Calls::#new_calls();
+                static #statics: #krate::__private::wide::Calls = #krate::__private::wide::Calls::#new_calls;
             )*
             let #args = #args_value;
             #copy_let
@@ -733,6 +743,12 @@ struct Gen<'p> {
     /// handle that the form passes for uniform (bit `i`: the `i`-th).
     calls: &'p [usize],
     call_uniform: Vec<u64>,
+    /// For each call, whether it hands the callee a tile of the kernel's handle (`w.tile(8)`)
+    /// rather than the handle itself (`wide::Calls::on_tiles`).
+    call_tiles: Vec<bool>,
+    /// The per-lane variables (by their `Lanes`' names) that hold a tile of the kernel's own
+    /// handle (`let t = w.tile(8);`), which a call may hand its callee.
+    tiles: HashSet<String>,
     /// The calls whose results the next stretch reads (each once per lane: taken).
     call_results: HashSet<usize>,
     /// Names the body assigns, borrows mutably or calls a method on (`changed_names`): a call's
@@ -883,7 +899,7 @@ fn mutating(e: &Expr) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, calls: &'p [usize], barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, calls, call_uniform: vec![0; calls.len()], call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
+        Gen { points, calls, call_uniform: vec![0; calls.len()], call_tiles: vec![false; calls.len()], tiles: HashSet::new(), call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -1289,6 +1305,26 @@ impl<'p> Gen<'p> {
         let (args, callee, site, r) = (self.fresh("args"), self.fresh("callee"), self.fresh("site"), self.fresh("returned"));
         let span = c.func.span();
         let rest: Vec<&Expr> = c.args.iter().skip(1).collect();
+        // A tile of the handle (`f(&t, ..)` with `let t = w.tile(8);`, or `f(&w.tile(8), ..)`):
+        // each lane hands the callee its tile, and the callee's form runs on those handles
+        // (`wide::Calls::on_tiles` says what the caller's offer must then promise).
+        let first = &c.args[0];
+        let tile = match tile_arg(first, &self.handle) {
+            None => false,
+            Some(TileArg::Derived) => true,
+            Some(TileArg::Name(n)) => {
+                let held = matches!(self.resolve(&n.to_string()), Some(Bind::Wide(v)) if self.tiles.contains(&v.to_string()));
+                // The tile once (a second is a callee with two handles, which has no form).
+                let mut names = Vec::new();
+                rest.iter().for_each(|a| idents_in(a.to_token_stream(), &mut names));
+                if !held || names.iter().any(|m| n == m) {
+                    self.ok = false;
+                    return;
+                }
+                true
+            }
+        };
+        self.call_tiles[index] = tile;
         // A closure (or `async` block) written in an argument is a type of its own in the form,
         // so the callee there is another instantiation than the one its call site learned of
         // in the per-lane body: not a call the form makes.
@@ -1328,6 +1364,16 @@ impl<'p> Gen<'p> {
         self.hoisted.push(quote!(let mut #callee = #w::TypeOf::new();));
         self.hoisted.push(quote_spanned!(span=> let #site = #at_call::__private::wide::site();));
         self.declare(&args);
+        let handles = if tile {
+            let hs = self.fresh("tiles");
+            let value = verbatim_at(self.emit(first), first);
+            self.hoisted.push(quote!(let mut #hs = #lanes::new();));
+            self.declare(&hs);
+            self.pending.push(quote!(#hs.set(__wk_l, #w::tile_handle(#value));));
+            quote!(::core::option::Option::Some(&#hs))
+        } else {
+            quote!(::core::option::Option::None)
+        };
         self.pending.push(quote!(#args.set(__wk_l, #w::#pack(&#func, &mut #callee #(, #values)*));));
         self.flush_at(Edge::Call);
         let calls = calls_static(index);
@@ -1337,7 +1383,7 @@ impl<'p> Gen<'p> {
         self.out.push(quote! {
             {
                 use #w::{CallsForm as _, CallsNothing as _};
-                (&#callee).call_in(__wk, &#calls, #site, &mut #args, &mut #r)?;
+                (&#callee).call_in(__wk, &#calls, #site, #handles, &mut #args, &mut #r)?;
             }
             ::core::mem::drop(#args);
         });
@@ -1825,6 +1871,14 @@ impl<'p> Gen<'p> {
         }
         let e = self.lane_expr(&init.expr);
         self.per_lane_let(&local.pat, e);
+        // `let t = w.tile(8);` on the kernel's own handle: a tile a call may hand its callee.
+        if let Some(name) = plain_ident(&local.pat) {
+            if tile_of_own(inner, &self.handle) && self.resolve(&self.handle.to_string()).is_none() {
+                if let Some(Bind::Wide(v)) = self.resolve(&name) {
+                    self.tiles.insert(v.to_string());
+                }
+            }
+        }
     }
 
     /// `let pat = value;` in each lane, `pat`'s names becoming per-lane variables.
@@ -2515,6 +2569,37 @@ fn names_a_value(e: &Expr) -> bool {
         Expr::Cast(c) => names_a_value(&c.expr),
         _ => false,
     }
+}
+
+/// A call's first argument that hands the callee a tile of the kernel's own handle `own`
+/// ([`supported`]): a name (`t`, `&t`), which the generator takes when `let t = w.tile(N);`
+/// bound it, or the tile itself (`w.tile(N)`, `&w.tile(N)`), `N` an integer literal.
+enum TileArg<'e> {
+    Name(&'e syn::Ident),
+    Derived,
+}
+
+fn tile_arg<'e>(a: &'e Expr, own: &syn::Ident) -> Option<TileArg<'e>> {
+    let mut e = unparen(a);
+    if let Expr::Reference(r) = e {
+        if r.mutability.is_some() {
+            return None;
+        }
+        e = unparen(&r.expr);
+    }
+    match e {
+        Expr::Path(p) if p.qself.is_none() && !p.path.is_ident(own) => p.path.get_ident().map(TileArg::Name),
+        _ if tile_of_own(e, own) => Some(TileArg::Derived),
+        _ => None,
+    }
+}
+
+/// Whether `e` is `own.tile(N)`, `N` an integer literal: the same tile shape in every lane whose
+/// handle is the whole warp's.
+fn tile_of_own(e: &Expr, own: &syn::Ident) -> bool {
+    let Expr::MethodCall(m) = unparen(e) else { return false };
+    let literal = matches!(&m.args.first(), Some(Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(_), .. })));
+    m.method == "tile" && m.args.len() == 1 && literal && m.turbofish.is_none() && m.attrs.is_empty() && matches!(unparen(&m.receiver), Expr::Path(p) if p.path.is_ident(own))
 }
 
 /// `e` without the parentheses (or invisible groups) around it.

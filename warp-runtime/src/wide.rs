@@ -590,6 +590,9 @@ pub struct Calls {
     /// lane then runs that code after the callee's other lanes finish, not before: the order
     /// of its plain loads and stores against theirs shows only where they race.)
     last: bool,
+    /// The call hands the callee a tile of the caller's handle (`f(&w.tile(8), ..)`), not the
+    /// handle itself ([`Calls::on_tiles`]).
+    tiles: bool,
 }
 
 /// See [`Calls::unoffered`]: four launches of a 512-warp grid whose warps all call the callee.
@@ -618,7 +621,22 @@ impl Calls {
     /// Nothing learned.
     #[allow(clippy::new_without_default)]
     pub const fn new() -> Calls {
-        Calls { learned: [const { core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()) }; CALLS_LEARNED], unoffered: core::sync::atomic::AtomicU32::new(0), last: false }
+        Calls {
+            learned: [const { core::sync::atomic::AtomicPtr::new(core::ptr::null_mut()) }; CALLS_LEARNED],
+            unoffered: core::sync::atomic::AtomicU32::new(0),
+            last: false,
+            tiles: false,
+        }
+    }
+
+    /// The same call site, where the call hands its callee a tile of the caller's handle
+    /// (`w.tile(N)`, `N` a constant) instead of the handle: the callee's form then runs on each
+    /// lane's tile. A callee that keeps a vote's result a scalar (`Needs::whole_warp`) is not
+    /// run so (a tile's vote is its own). One that takes its group's shape for uniform
+    /// (`Needs::same_shape`) is, when every lane's handle is the whole warp's: then every tile
+    /// has `N` lanes, so the caller's offer needs that ([`calls_ready`]).
+    pub const fn on_tiles(self) -> Calls {
+        Calls { tiles: true, ..self }
     }
 
     /// Nothing learned, at a last call ([`Calls::last`](Self#structfield.last)).
@@ -697,9 +715,19 @@ pub fn calls_ready(caller: *const (), sites: &[(&'static Calls, u64)]) -> Option
         if l.kind.suspending.is_some() || l.needs.same_params & !uniform != 0 || l.needs.returns_early && !calls.last {
             return None;
         }
+        let mut callee = l.needs;
+        if calls.tiles {
+            // On tiles (`Calls::on_tiles`): not a callee that needs the whole warp's handles;
+            // one that needs its handles' shape alike needs the caller's to be the whole warp's.
+            if callee.whole_warp {
+                return None;
+            }
+            callee.whole_warp = callee.same_shape;
+            callee.same_shape = false;
+        }
         // A callee whose lanes return early, at a last call: the caller's lanes return early
         // too.
-        needs = needs.and(Needs { same_params: 0, ..l.needs });
+        needs = needs.and(Needs { same_params: 0, ..callee });
     }
     Some(needs)
 }
@@ -769,26 +797,48 @@ pub trait CallsForm {
     /// The callee's result.
     type Out;
     /// See [`WideCtx::call`].
-    fn call_in<A>(&self, ctx: &mut WideCtx<'_, '_>, calls: &'static Calls, site: Site, args: &mut Lanes<A>, out: &mut Lanes<Self::Out>) -> Result<(), WarpError>;
+    fn call_in<'r, A>(
+        &self,
+        ctx: &mut WideCtx<'_, 'r>,
+        calls: &'static Calls,
+        site: Site,
+        tiles: Option<&Lanes<Warp<'r>>>,
+        args: &mut Lanes<A>,
+        out: &mut Lanes<Self::Out>,
+    ) -> Result<(), WarpError>;
 }
 
 impl<F: Future> CallsForm for TypeOf<F> {
     type Out = F::Output;
     #[inline(always)]
-    fn call_in<A>(&self, ctx: &mut WideCtx<'_, '_>, calls: &'static Calls, site: Site, args: &mut Lanes<A>, out: &mut Lanes<F::Output>) -> Result<(), WarpError> {
-        ctx.call::<A, F>(calls, site, args, out)
+    fn call_in<'r, A>(
+        &self,
+        ctx: &mut WideCtx<'_, 'r>,
+        calls: &'static Calls,
+        site: Site,
+        tiles: Option<&Lanes<Warp<'r>>>,
+        args: &mut Lanes<A>,
+        out: &mut Lanes<F::Output>,
+    ) -> Result<(), WarpError> {
+        ctx.call::<A, F>(calls, site, tiles, args, out)
     }
 }
 
 /// See [`CallsForm`].
 pub trait CallsNothing {
     /// Never called: the kernel does not compile.
-    fn call_in<A, R>(&self, _: &mut WideCtx<'_, '_>, _: &'static Calls, _: Site, _: &mut Lanes<A>, _: &mut Lanes<R>) -> Result<(), WarpError> {
+    fn call_in<'r, A, R>(&self, _: &mut WideCtx<'_, 'r>, _: &'static Calls, _: Site, _: Option<&Lanes<Warp<'r>>>, _: &mut Lanes<A>, _: &mut Lanes<R>) -> Result<(), WarpError> {
         unreachable!("a call of a function that is not a warp function does not compile")
     }
 }
 
 impl<F> CallsNothing for &TypeOf<F> {}
+
+/// A lane's tile that a call in a form hands its callee (`&t` or `t`), as a handle.
+#[inline(always)]
+pub fn tile_handle<'r, H: core::borrow::Borrow<Warp<'r>>>(h: H) -> Warp<'r> {
+    *h.borrow()
+}
 
 /// A per-lane variable passed whole to a call in a form: `v.arg(lane).value()` is the lane's
 /// value, copied when its type is `Copy` ([`ArgCopy`], which method resolution takes
@@ -1791,8 +1841,9 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     }
 
     /// Calls a warp function in every live lane, each with its arguments from `args` (packed by
-    /// [`pack1`] and the others) and its own handle, and completes the call: each lane's result
-    /// into `out`. `calls` is the call site's; `site` where the call is.
+    /// [`pack1`] and the others) and its own handle, or the tile of it in `tiles` (a call site
+    /// [`Calls::on_tiles`]), and completes the call: each lane's result into `out`. `calls` is
+    /// the call site's; `site` where the call is.
     ///
     /// The form was offered only when `calls` had learned that the callee offers its form and
     /// what it needs ([`calls_ready`]); the per-lane executor would then run that form for the
@@ -1800,7 +1851,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     /// lanes enter the call (their call paths are the callee's while it runs), the callee's form
     /// runs for the live lanes, and they return from it together.
     #[inline(never)]
-    pub fn call<A, F: Future>(&mut self, calls: &'static Calls, site: Site, args: &mut Lanes<A>, out: &mut Lanes<F::Output>) -> Result<(), WarpError> {
+    pub fn call<A, F: Future>(&mut self, calls: &'static Calls, site: Site, tiles: Option<&Lanes<Warp<'r>>>, args: &mut Lanes<A>, out: &mut Lanes<F::Output>) -> Result<(), WarpError> {
         self.pending = None;
         let learned = calls.find(self.body.addr()).expect("warpkit: a warp-wide form was offered before its calls learned their callees (a bug in warpkit)");
         // The callee this call site learned is the one this instantiation of the form calls,
@@ -1831,7 +1882,16 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         let run = self.run();
         run.exited = self.exited;
         let regs = run.regs;
-        let hs = self.handles();
+        let mut hs = self.handles();
+        let mut full_warp = self.full_warp;
+        let derived: [Warp<'r>; 32];
+        if let Some(t) = tiles {
+            // Each live lane's tile (the lanes that returned keep the caller's handle: the
+            // callee's form runs none of their code).
+            derived = core::array::from_fn(|l| if live >> l & 1 == 1 { t[l as u32] } else { hs[l] });
+            hs = &derived;
+            full_warp = whole_warp(hs);
+        }
         let callers = regs.enter_calls(live, site, calls.last);
         let own = core::cell::OnceCell::new();
         // What `WideCtx::new` makes, with the caller's handles, whose shape the caller knows
@@ -1847,7 +1907,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
             hs: Some(hs),
             own: &own,
             pending: None,
-            full_warp: self.full_warp,
+            full_warp,
             body: learned.body,
         };
         // SAFETY: the learned body is a `WideBody` (its kind does not suspend: `calls_ready`)
