@@ -148,6 +148,17 @@ fn explicit_operands(w: &Warp, x: u32, b: u32, c: u32) -> ((u32, bool), (u32, bo
     (uniform, same, own, pred, (w.match_any(low), w.match_any(wide), w.match_all(low), w.match_all(wide)))
 }
 
+/// Each shuffle of the handle's own (on a tile: in its segment), one of 8 bytes, and a
+/// butterfly by `b` (across the tile when `b` is its width or more: undefined).
+#[warp_kernel]
+fn tile_shuffles(w: &Warp, x: u32, b: u32) -> (u32, (u32, bool), u32, u64, (u32, bool)) {
+    let up = w.shfl_up(x, 1);
+    let down = w.shfl_down_pred(up ^ x, 2);
+    let idx = w.shfl_idx(down.0, x % 4);
+    let wide = w.shfl_xor((idx as u64) << 32 | x as u64, 1);
+    (up, down, idx, wide, w.shfl_xor_pred(x, b))
+}
+
 fn targets() -> impl Strategy<Value = Target> {
     prop_oneof![Just(Target::SM_70), Just(Target::SM_80), Just(Target::SM_90), Just(Target::default())]
 }
@@ -191,6 +202,16 @@ proptest! {
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize] % 4, n, x[3]).await);
         // `b` and `c` that differ between lanes.
         let _ = ex.run(async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize], x[w.lane_id() as usize] % 2, 0x1f).await);
+        // Forms on tiles (offered with each lane's tile): shuffles in segments of the tile's
+        // width, which the form completes for the whole warp at once when every lane reads in
+        // its own tile, and ones whose lanes read outside it (whole-warp `c`, a butterfly across
+        // tiles: undefined, reported).
+        let _ = ex.run(async |w: &Warp<'_>| shaped(&w.tile(4), x[w.lane_id() as usize]).await);
+        let _ = ex.run(async |w: &Warp<'_>| shaped(&w.tile(16), x[w.lane_id() as usize]).await);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| shaped(&w.tile(8), x[w.lane_id() as usize]).await);
+        let _ = ex.run(async |w: &Warp<'_>| explicit_operands(&w.tile(8), x[w.lane_id() as usize], x[0] % 16, 0x181f).await);
+        let _ = ex.run(async |w: &Warp<'_>| tile_shuffles(&w.tile(8), x[w.lane_id() as usize], x[1] % 16).await);
+        let _ = ex.run(async |w: &Warp<'_>| tile_shuffles(&w.tile(2), x[w.lane_id() as usize], x[2] % 4).await);
     }
 
     #[test]

@@ -1400,6 +1400,9 @@ pub struct WideCtx<'c, 'r> {
     pending: Option<(Op, Site)>,
     /// Whether every lane's handle is the whole warp's (membermask and segment of 32).
     full_warp: bool,
+    /// When every lane's handle is its own tile of one width (the warp's tiles, `w.tile(8)` in
+    /// every lane): that width; else 0 ([`tile_width`]).
+    tiles: u32,
     /// The form itself ([`WideBody`] or [`WideAsync`], erased): what its calls learned is
     /// this instantiation's ([`Calls`]).
     body: *const (),
@@ -1648,10 +1651,14 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         body: *const (),
     ) -> Self {
         let full_warp = hs.is_none_or(whole_warp);
+        let tiles = match hs {
+            Some(hs) if !full_warp => tile_width(hs),
+            _ => 0,
+        };
         WIDE_RUNS.with(|c| c.set(c.get() + 1));
         // SAFETY: the caller attached the run.
         let exited = unsafe { (*run.get()).exited };
-        WideCtx { run, current, exited, offered, offers, deadline, hs, own, pending: None, full_warp, body }
+        WideCtx { run, current, exited, offered, offers, deadline, hs, own, pending: None, full_warp, tiles, body }
     }
 
     /// The run. Each use holds it within one method of the form's context.
@@ -1745,6 +1752,8 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         };
         // A lane with a request of its own still posted (issued and never awaited, behind a
         // plain method) must post this one over it, for the engine's report.
+        // The lanes' requests are one shuffle in tiles (`tiled_shuffle`).
+        let mut tiled = false;
         if live == FULL && !regs.any_posted() {
             let a = a.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live");
             let key0 = instr.key(&handle(0), b_of(0));
@@ -1757,6 +1766,24 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                     // example, 15 shuffles per warp).
                     let b = b.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live");
                     b.iter().fold(true, |same, &x| same & (x == b[0]))
+                }
+                (false, _) if self.tiles != 0 => {
+                    // Every handle its lane's tile of one width: a shuffle on it (whose requests
+                    // differ in the membermask, the tile's) runs in tiles when the `b`s are
+                    // equal and its `c` has the tile's segments (`segmented`).
+                    let same_b = match b {
+                        B::None | B::Uniform(_) => true,
+                        B::Lanes(b) => {
+                            let b = b.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live");
+                            b.iter().fold(true, |same, &x| same & (x == b[0]))
+                        }
+                    };
+                    let segment = crate::warp::c_of(key0) >> 8 & 0x1f;
+                    tiled = same_b
+                        && matches!(crate::warp::op_of(key0), Op::Shfl { .. })
+                        && segment == 0x1f & !(self.tiles - 1)
+                        && crate::warp::mask_of(key0) == handle(0).mask;
+                    false
                 }
                 (false, _) => (1..32u32).all(|l| instr.key(&handle(l), b_of(l)) == key0),
             };
@@ -1827,6 +1854,23 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                 return Ok(());
             }
         }
+        if tiled {
+            // One shuffle in each tile, which the engine completes for each tile's lanes as
+            // its participants: what `segmented` computes, when every lane reads a lane of its
+            // own tile (otherwise a read is undefined, which the engine reports).
+            let op = instr.op();
+            if let (Op::Shfl { mode, .. }, true) = (op, op.synchronizing() && op.supported_on(run.target)) {
+                let a = a.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live");
+                let key0 = instr.key(&self.handle(0), b_of(0));
+                let bits: [u64; 32] = core::array::from_fn(|l| I::bits(&a[l]));
+                let mut d = [0u64; 32];
+                if let Some(pred) = crate::semantics::shfl::segmented(mode, &bits, crate::warp::b_of(key0), crate::warp::c_of(key0), &mut d) {
+                    regs.issued_by_all(None, site);
+                    out.fill(|l| I::Out::decode(d[l as usize], pred >> l & 1 == 1));
+                    return Ok(());
+                }
+            }
+        }
         for l in crate::semantics::lanes(live) {
             regs.post_key(l, instr.key(&self.handle(l), b_of(l)), I::bits(&a[l]), site);
         }
@@ -1883,7 +1927,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         run.exited = self.exited;
         let regs = run.regs;
         let mut hs = self.handles();
-        let mut full_warp = self.full_warp;
+        let (mut full_warp, mut tile) = (self.full_warp, self.tiles);
         let derived: [Warp<'r>; 32];
         if let Some(t) = tiles {
             // Each live lane's tile (the lanes that returned keep the caller's handle: the
@@ -1891,6 +1935,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
             derived = core::array::from_fn(|l| if live >> l & 1 == 1 { t[l as u32] } else { hs[l] });
             hs = &derived;
             full_warp = whole_warp(hs);
+            tile = if full_warp { 0 } else { tile_width(hs) };
         }
         let callers = regs.enter_calls(live, site, calls.last);
         let own = core::cell::OnceCell::new();
@@ -1908,6 +1953,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
             own: &own,
             pending: None,
             full_warp,
+            tiles: tile,
             body: learned.body,
         };
         // SAFETY: the learned body is a `WideBody` (its kind does not suspend: `calls_ready`)
@@ -2111,6 +2157,24 @@ fn handle_of<'r>(hs: Option<&[Warp<'r>; 32]>, regs: &'r Regs, lane: u32) -> Warp
     match hs {
         Some(hs) => hs[lane as usize & 31],
         None => Warp::new(regs, lane & 31),
+    }
+}
+
+/// When every handle is its own lane's tile of one width `w` (membermask the `w` lanes of its
+/// tile, segment `w`; the warp's tiles, as `w.tile(8)` in every lane of the whole warp makes):
+/// `w`; otherwise 0. A shuffle on such handles ([`WideInstr`]s post the handle's membermask)
+/// posts requests that differ only in the membermask when the `b`s are equal.
+fn tile_width(hs: &[Warp<'_>; 32]) -> u32 {
+    let w = hs[0].width;
+    if !w.is_power_of_two() || w > 32 {
+        return 0;
+    }
+    let lanes = if w == 32 { FULL } else { (1u32 << w) - 1 };
+    let tiles = hs.iter().enumerate().all(|(l, h)| h.lane == l as u32 && h.width == w && h.mask == lanes << (l as u32 & !(w - 1)));
+    if tiles {
+        w
+    } else {
+        0
     }
 }
 

@@ -181,9 +181,77 @@ pub fn converged(mode: ShflMode, a: &[u64; 32], b: u32, c: u32, d: &mut [u64; 32
     route.pred
 }
 
+/// A shuffle that every lane executes with the same `b` and `c`, each lane with its own segment
+/// of `c` as its membermask (the lanes whose ids agree with it on `c[12:8]`: a tile's, when the
+/// segment is a power-of-two width): writes `d` for all 32 lanes and returns `p`, or `None` when
+/// a lane's source lies outside its segment, a lane not in its membermask (undefined: left to
+/// [`route`], whose caller reports it). Equal to [`route`] then [`apply`] for each segment's
+/// lanes as participants (a test checks it).
+#[inline]
+pub fn segmented(mode: ShflMode, a: &[u64; 32], b: u32, c: u32, d: &mut [u64; 32]) -> Option<u32> {
+    let segmask = (c >> 8) & 0x1f;
+    let (mut pred, mut outside) = (0u32, 0u32);
+    let mut src = [0u8; 32];
+    // The loop once per mode, each with the mode a constant (the pseudo-code's `match` folds).
+    let mut each = |mode: ShflMode| {
+        for lane in 0..32u32 {
+            let (j, p) = source_lane(mode, lane, b, c);
+            src[lane as usize] = j as u8;
+            pred |= (p as u32) << lane;
+            outside |= (((j ^ lane) & segmask != 0) as u32) << lane;
+        }
+    };
+    match mode {
+        ShflMode::Up => each(ShflMode::Up),
+        ShflMode::Down => each(ShflMode::Down),
+        ShflMode::Bfly => each(ShflMode::Bfly),
+        ShflMode::Idx => each(ShflMode::Idx),
+    }
+    if outside != 0 {
+        return None;
+    }
+    for (d, &j) in d.iter_mut().zip(&src) {
+        *d = a[j as usize & 31];
+    }
+    Some(pred)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `segmented` is the general route with each segment's lanes as its participants (the
+    /// lanes of the segment of `c[12:8]`, as a tile's membermask names them), for every mode,
+    /// every `b` in 0..64, every segment mask and a spread of clamps; `None` exactly where a lane
+    /// reads outside its segment.
+    #[test]
+    fn segmented_equals_route_per_segment() {
+        let a: [u64; 32] = core::array::from_fn(|l| 0x1000_0000_0000 * l as u64 + 7 * l as u64);
+        for mode in [ShflMode::Up, ShflMode::Down, ShflMode::Bfly, ShflMode::Idx] {
+            for b in 0..64 {
+                for segmask in 0..32u32 {
+                    for clamp in [0u32, 0x1f, 0x3, 0x7, 0x10, 0x15] {
+                        let c = segmask << 8 | clamp;
+                        let (mut expected, mut pred, mut undefined) = ([0u64; 32], 0, 0);
+                        for lane in 0..32u32 {
+                            let members = (0..32u32).filter(|j| j & segmask == lane & segmask).fold(0u32, |m, j| m | 1 << j);
+                            let route = route(mode, &[b; 32], &[c; 32], members);
+                            expected[lane as usize] = apply(&route, &a, members)[lane as usize];
+                            pred |= route.pred & 1 << lane;
+                            undefined |= route.undefined & 1 << lane;
+                        }
+                        let mut d = [0; 32];
+                        let got = segmented(mode, &a, b, c, &mut d);
+                        if undefined != 0 {
+                            assert_eq!(got, None, "{mode:?} b={b} c={c:#x}");
+                        } else {
+                            assert_eq!((got, d), (Some(pred), expected), "{mode:?} b={b} c={c:#x}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     /// `converged` is the general route with every lane participating, for every mode, every
     /// `b` in 0..64 and a spread of `c` values that includes CUDA's whole-warp forms.
