@@ -1931,9 +1931,14 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         let derived: [Warp<'r>; 32];
         if let Some(t) = tiles {
             // Each live lane's tile (the lanes that returned keep the caller's handle: the
-            // callee's form runs none of their code).
-            derived = core::array::from_fn(|l| if live >> l & 1 == 1 { t[l as u32] } else { hs[l] });
-            hs = &derived;
+            // callee's form runs none of their code), in place when every lane set one.
+            hs = match t.full_ref() {
+                Some(all) => all,
+                None => {
+                    derived = core::array::from_fn(|l| if live >> l & 1 == 1 { t[l as u32] } else { hs[l] });
+                    &derived
+                }
+            };
             full_warp = whole_warp(hs);
             tile = if full_warp { 0 } else { tile_width(hs) };
         }
