@@ -23,3 +23,18 @@ fn spread(w: &Warp<'_>, x: u32) -> u32 {
     let s = warp_sum(w, x);
     w.shfl_idx(s, 0) ^ s
 }
+
+/// Each lane's value plus its neighbour's, in the handle's group (the warp, or a tile).
+#[warp_kernel]
+fn pair_sum(w: &Warp<'_>, x: u32) -> u32 {
+    x + w.shfl_xor(x, 1)
+}
+
+/// Calls that hand the callee a tile of the handle (a `let` tile, one written in the call): the
+/// warp-wide form keeps each lane's tile (`wide::tile_handle`) and runs the callee's form on
+/// them (`Calls::on_tiles`).
+#[warp_kernel]
+pub fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
+    let t = w.tile(8);
+    pair_sum(&t, x) + pair_sum(&w.tile(4), x)
+}

@@ -36,6 +36,20 @@ fn warp_sum_is_the_sum_in_every_lane() {
 }
 
 #[test]
+fn tile_calls_sum_pairs_in_each_tile() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32 * l as u32 + 1);
+    // Runs per lane until the call sites learn, then in the form: the same sums every time.
+    for _ in 0..4 {
+        let out = Executor::new().run_with(&x, warp_sum::tile_pairs).unwrap();
+        assert_eq!(out, core::array::from_fn(|l| 2 * (x[l] + x[l ^ 1])));
+    }
+    // Then every run is three forms: `tile_pairs`, and `pair_sum` on each tile.
+    let before = warpkit::wide_runs();
+    let _ = Executor::new().run_with(&x, warp_sum::tile_pairs).unwrap();
+    assert_eq!(warpkit::wide_runs() - before, 3);
+}
+
+#[test]
 fn control_flow_takes_every_path() {
     // Lane values 0..32: none above 100, so the ballot of the tile of 8 decides; every tile has even
     // lanes, so each lane reads the tile's lowest even lane, its own tile base.
