@@ -172,7 +172,11 @@ fn formats(w: &Warp, x: u32, limit: u32) -> String {
     let s = format!("{v:>width$}|{:x}|{{{v}}}|{x}", x, x = x / 2);
     let t = w.shfl_down(v, 1);
     assert_eq!(t % 1000, t % 1000, "{s}");
-    format!("{s}{t}")
+    // A uniform name shadowed in the stretch that reads it.
+    let size = size * 2;
+    let u = format!("{s}{t}/{size}");
+    let r = w.shfl_xor(u.len() as u32, 2);
+    format!("{u}/{r}")
 }
 
 fn targets() -> impl Strategy<Value = Target> {

@@ -2275,6 +2275,12 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
                         match format_captures(&text).filter(|_| format_at == Some(i)) {
                             Some(names) => {
                                 for n in names {
+                                    // As a name written in the macro: a uniform one is taken
+                                    // per lane (the string reads it where the stretch's own
+                                    // uniform statements may not have run yet).
+                                    if self.uniform_name(&n) {
+                                        self.g.tainted.insert(n.clone());
+                                    }
                                     if self.wide(&n).is_some() && !self.captured.contains(&n) {
                                         self.captured.push(n);
                                     }
