@@ -159,26 +159,6 @@ fn tile_shuffles(w: &Warp, x: u32, b: u32) -> (u32, (u32, bool), u32, u64, (u32,
     (up, down, idx, wide, w.shfl_xor_pred(x, b))
 }
 
-/// Format strings in lane code: per-lane variables captured by name (`{v}`, `{s}`, a width
-/// `{:>width$}`), a uniform one, positional arguments, escaped braces, an argument named in the
-/// macro itself; an assertion whose message they make.
-#[warp_kernel]
-fn formats(w: &Warp, x: u32, limit: u32) -> String {
-    let v = w.shfl_xor(x, 1);
-    let width = (v % 8) as usize;
-    let lane = w.lane_id();
-    let size = w.size();
-    assert!(v < limit, "lane {lane} of {size}: {v} is not below {limit} ({} {{}})", x);
-    let s = format!("{v:>width$}|{:x}|{{{v}}}|{x}", x, x = x / 2);
-    let t = w.shfl_down(v, 1);
-    assert_eq!(t % 1000, t % 1000, "{s}");
-    // A uniform name shadowed in the stretch that reads it.
-    let size = size * 2;
-    let u = format!("{s}{t}/{size}");
-    let r = w.shfl_xor(u.len() as u32, 2);
-    format!("{u}/{r}")
-}
-
 fn targets() -> impl Strategy<Value = Target> {
     prop_oneof![Just(Target::SM_70), Just(Target::SM_80), Just(Target::SM_90), Just(Target::default())]
 }
@@ -222,10 +202,6 @@ proptest! {
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize] % 4, n, x[3]).await);
         // `b` and `c` that differ between lanes.
         let _ = ex.run(async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize], x[w.lane_id() as usize] % 2, 0x1f).await);
-        // Format strings: every lane's text, or the same failed assertion (limits that some
-        // lanes' values reach).
-        let _ = ex.run(async |w: &Warp<'_>| formats(w, x[w.lane_id() as usize], 5000).await);
-        let _ = ex.run(async |w: &Warp<'_>| formats(w, x[w.lane_id() as usize], 1000 + x[0] % 1000).await);
         // Forms on tiles (offered with each lane's tile): shuffles in segments of the tile's
         // width, which the form completes for the whole warp at once when every lane reads in
         // its own tile, and ones whose lanes read outside it (whole-warp `c`, a butterfly across
@@ -279,7 +255,6 @@ fn supported_kernels_run_warp_wide() {
     assert_eq!(wide(&|| drop(ex.run_with(&x, per_lane_masks))), 1, "per_lane_masks");
     assert_eq!(wide(&|| drop(ex.run_with(&x, signed_and_float))), 1, "signed_and_float");
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize], 3, 0x81f).await))), 1, "explicit_operands");
-    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| formats(w, x[w.lane_id() as usize], 5000).await))), 1, "formats");
     // `reduce_u32` and, inside it, `tree_reduce` three times. The first run of a kernel that
     // calls warp functions may be per lane (its call sites learn that the callees offer
     // forms); from then on the caller's form runs, and runs the callees' forms.

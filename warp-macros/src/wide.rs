@@ -2095,7 +2095,9 @@ impl<'p> Gen<'p> {
 
     /// Tokens of a macro call in a stretch: each per-lane variable as its lane's value.
     fn lane_macro_tokens(&mut self, mac: &syn::Macro) -> TokenStream {
-        LaneRewrite::new(self).lane_macro(mac)
+        let mut r = LaneRewrite::new(self);
+        r.check_macro(mac);
+        r.macro_tokens(mac.tokens.clone())
     }
 }
 
@@ -2108,15 +2110,11 @@ struct LaneRewrite<'g, 'p> {
     loops: Vec<Option<String>>,
     /// Depth of closures and async blocks.
     closure: usize,
-    /// In the top level of a formatting macro's tokens (`lane_macro`): the index of its format
-    /// string, and the per-lane variables that string captures by name.
-    format_at: Option<usize>,
-    captured: Vec<String>,
 }
 
 impl<'g, 'p> LaneRewrite<'g, 'p> {
     fn new(g: &'g mut Gen<'p>) -> Self {
-        LaneRewrite { g, scopes: vec![Vec::new()], loops: Vec::new(), closure: 0, format_at: None, captured: Vec::new() }
+        LaneRewrite { g, scopes: vec![Vec::new()], loops: Vec::new(), closure: 0 }
     }
 
     fn local(&self, name: &str) -> bool {
@@ -2164,55 +2162,6 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
     /// A macro call whose tokens name a per-lane variable must be one whose arguments are
     /// expressions (formatting, assertions, `vec!`), without closures or braces: elsewhere a
     /// name may be a binding of the macro's own (a closure parameter, a pattern, a field).
-    /// A macro's tokens as lane code ([`macro_tokens`](Self::macro_tokens)). In a formatting
-    /// macro (`assert!`, `panic!`, `format!`, `write!`, ...), a per-lane variable that the format
-    /// string captures by name (`"{v}"`, `"{v:?}"`, a width `"{:w$}"`) is handed to it as a
-    /// named argument of the lane's value (`v = (__wk_v[__wk_l])`), which the string then names;
-    /// a string with braces anywhere else keeps the kernel per lane.
-    fn lane_macro(&mut self, mac: &syn::Macro) -> TokenStream {
-        self.check_macro(mac);
-        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-        // The format string's argument: after the condition (`assert!`), the two values
-        // (`assert_eq!`), the destination (`write!`), or first.
-        let position = match name.as_str() {
-            "assert" | "debug_assert" | "write" | "writeln" => Some(1),
-            "assert_eq" | "assert_ne" | "debug_assert_eq" | "debug_assert_ne" => Some(2),
-            "panic" | "unreachable" | "todo" | "unimplemented" | "format" | "print" | "println" | "eprint" | "eprintln" => Some(0),
-            _ => None,
-        };
-        let tokens: Vec<TokenTree> = mac.tokens.clone().into_iter().collect();
-        // The index of the format string's token: the argument at `position` (by top-level
-        // commas) when it is a single string literal.
-        let mut args: Vec<(usize, usize)> = Vec::new();
-        let mut start = 0;
-        for (i, t) in tokens.iter().enumerate() {
-            if matches!(t, TokenTree::Punct(p) if p.as_char() == ',') {
-                args.push((start, i));
-                start = i + 1;
-            }
-        }
-        args.push((start, tokens.len()));
-        self.format_at = position.and_then(|p| args.get(p)).filter(|(a, b)| b - a == 1).map(|&(a, _)| a).filter(|&a| matches!(&tokens[a], TokenTree::Literal(_)));
-        self.captured.clear();
-        let mut out: Vec<TokenTree> = self.macro_tokens(mac.tokens.clone()).into_iter().collect();
-        self.format_at = None;
-        let captured = core::mem::take(&mut self.captured);
-        for c in captured {
-            // Not when the macro names that argument itself (`v = ..`, rewritten above).
-            let named = tokens.windows(2).any(|w| matches!((&w[0], &w[1]), (TokenTree::Ident(i), TokenTree::Punct(p)) if i == &c && p.as_char() == '=' && p.spacing() == proc_macro2::Spacing::Alone));
-            if named {
-                continue;
-            }
-            let Some(v) = self.wide_use(&c) else { continue };
-            if !matches!(out.last(), Some(TokenTree::Punct(p)) if p.as_char() == ',') {
-                out.extend(quote!(,));
-            }
-            let name = syn::Ident::new(&c, Span::call_site());
-            out.extend(quote!(#name = (#v[__wk_l])));
-        }
-        out.into_iter().collect()
-    }
-
     fn check_macro(&mut self, mac: &syn::Macro) {
         const EXPRESSION_MACROS: &[&str] = &[
             "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "println", "print", "eprintln", "eprint",
@@ -2230,8 +2179,6 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
     }
 
     fn macro_tokens(&mut self, ts: TokenStream) -> TokenStream {
-        // Only the top level's tokens hold the format string (`lane_macro`).
-        let format_at = self.format_at.take();
         let mut out = Vec::new();
         let tokens: Vec<TokenTree> = ts.into_iter().collect();
         for (i, t) in tokens.iter().enumerate() {
@@ -2240,16 +2187,11 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
                     let name = id.to_string();
                     let after_dot = i > 0 && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
                     let before_path = matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!' || p.as_char() == ':');
-                    // A formatting macro's named argument (`x = ..` after the format string):
-                    // the name is the string's, not the variable.
-                    let argument_name = format_at.is_some_and(|f| i > f)
-                        && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == ',')
-                        && matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '=' && p.spacing() == proc_macro2::Spacing::Alone);
                     if self.uniform_name(&name) {
                         // What the macro does with it is invisible: it may change it.
                         self.g.tainted.insert(name.clone());
                     }
-                    match self.wide(&name).filter(|_| !after_dot && !before_path && !argument_name) {
+                    match self.wide(&name).filter(|_| !after_dot && !before_path) {
                         Some(_) => {
                             let v = self.wide_use(&name).expect("a per-lane variable");
                             let span = id.span();
@@ -2267,27 +2209,10 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
                     out.push(TokenTree::Group(ng));
                 }
                 TokenTree::Literal(l) => {
-                    // `{name}` in a format string names a variable the form renamed: as a named
-                    // argument in the format string of a formatting macro (`lane_macro`), not
-                    // in any other string.
+                    // `{name}` in a format string names a variable the form renamed.
                     let text = l.to_string();
                     if text.contains('{') && text.starts_with(|c| c == '"' || c == 'r') {
-                        match format_captures(&text).filter(|_| format_at == Some(i)) {
-                            Some(names) => {
-                                for n in names {
-                                    // As a name written in the macro: a uniform one is taken
-                                    // per lane (the string reads it where the stretch's own
-                                    // uniform statements may not have run yet).
-                                    if self.uniform_name(&n) {
-                                        self.g.tainted.insert(n.clone());
-                                    }
-                                    if self.wide(&n).is_some() && !self.captured.contains(&n) {
-                                        self.captured.push(n);
-                                    }
-                                }
-                            }
-                            None => self.g.ok = false,
-                        }
+                        self.g.ok = false;
                     }
                     out.push(t.clone());
                 }
@@ -2489,7 +2414,9 @@ impl VisitMut for LaneRewrite<'_, '_> {
                 return;
             }
             Expr::Macro(m) => {
-                m.mac.tokens = self.lane_macro(&m.mac);
+                self.check_macro(&m.mac);
+                let ts = self.macro_tokens(m.mac.tokens.clone());
+                m.mac.tokens = ts;
                 return;
             }
             Expr::Struct(s) => {
@@ -2526,7 +2453,9 @@ impl VisitMut for LaneRewrite<'_, '_> {
     }
 
     fn visit_stmt_macro_mut(&mut self, m: &mut syn::StmtMacro) {
-        m.mac.tokens = self.lane_macro(&m.mac);
+        self.check_macro(&m.mac);
+        let ts = self.macro_tokens(m.mac.tokens.clone());
+        m.mac.tokens = ts;
     }
 
     // Nested items are their own code.
@@ -2618,44 +2547,6 @@ fn has_closure_or_braces(ts: TokenStream) -> bool {
         TokenTree::Group(g) => g.delimiter() == Delimiter::Brace || has_closure_or_braces(g.stream()),
         _ => false,
     })
-}
-
-/// The names a format string literal (its source text, `"..."` or `r#"..."#`) captures:
-/// `{name}`, `{name:..}` and the widths and precisions `name$`; `None` when it is not one
-/// this reads plainly (an unclosed brace, a non-ASCII name).
-fn format_captures(text: &str) -> Option<Vec<String>> {
-    let (open, close) = (text.find('"')?, text.rfind('"')?);
-    let inner = text.get(open + 1..close)?;
-    let ident = |s: &str| s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    let mut names = Vec::new();
-    let mut rest = inner;
-    while let Some(at) = rest.find(['{', '}']) {
-        let (c, after) = (rest.as_bytes()[at], &rest[at + 1..]);
-        if c == b'}' || after.starts_with('{') {
-            // `}}` or `{{` (a lone `}` is the compiler's to reject).
-            rest = after.strip_prefix(if c == b'{' { '{' } else { '}' }).unwrap_or(after);
-            continue;
-        }
-        let end = after.find('}')?;
-        let spec = &after[..end];
-        if !spec.is_ascii() {
-            return None;
-        }
-        let (arg, format) = spec.split_once(':').unwrap_or((spec, ""));
-        let arg = arg.trim();
-        if ident(arg) {
-            names.push(arg.to_string());
-        }
-        // Widths and precisions named by `name$`.
-        for part in format.split('$').collect::<Vec<_>>().split_last().map_or(&[][..], |(_, init)| init) {
-            let tail: String = part.chars().rev().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<Vec<_>>().into_iter().rev().collect();
-            if ident(&tail) {
-                names.push(tail);
-            }
-        }
-        rest = &after[end + 1..];
-    }
-    Some(names)
 }
 
 fn idents_in(ts: TokenStream, out: &mut Vec<String>) {
@@ -2815,22 +2706,5 @@ fn assignment_may_panic(g: &Gen<'_>, e: &Expr) -> bool {
             _ => true,
         },
         _ => true,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::format_captures;
-
-    /// The names format strings capture, as `format_args!` reads them.
-    #[test]
-    fn format_captures_reads_names_widths_and_escapes() {
-        let names = |s: &str| format_captures(s).map(|v| v.join(" "));
-        assert_eq!(names(r#""lane {lane}: {v} ({} {0} {{}} {{x}})""#), Some("lane v".into()));
-        assert_eq!(names(r#""{v:?} {w:#x} {x:>width$} {y:.prec$} {:1$} {:>w2$.p2$}""#), Some("v w x width y prec w2 p2".into()));
-        assert_eq!(names(r##"r#"{a} "quoted" {b}"#"##), Some("a b".into()));
-        assert_eq!(names(r#""plain }} text""#), Some(String::new()));
-        assert_eq!(names(r#""{unclosed""#), None);
-        assert_eq!(names(r#""{é}""#), None);
     }
 }
