@@ -19,7 +19,10 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
                     {
-                        let v = __wk_1_x[__wk_l];
+                        let v = {
+                            use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
+                            __wk_1_x.arg(__wk_l).value()
+                        };
                         __wk_2_v.set(__wk_l, v);
                     }
                 }
@@ -28,7 +31,10 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
                     {
-                        let v = __wk_1_x[__wk_l];
+                        let v = {
+                            use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
+                            __wk_1_x.arg(__wk_l).value()
+                        };
                         __wk_2_v.set(__wk_l, v);
                     }
                 }
@@ -79,7 +85,10 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
                     {
-                        let __wk_r = __wk_2_v[__wk_l];
+                        let __wk_r = {
+                            use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
+                            __wk_2_v.arg(__wk_l).value()
+                        };
                         __wk_2_v.drop_lane(__wk_l);
                         __wk_1_x.drop_lane(__wk_l);
                         __wk.ret(__wk_outs, __wk_l, __wk_r);
@@ -90,7 +99,10 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
                     {
-                        let __wk_r = __wk_2_v[__wk_l];
+                        let __wk_r = {
+                            use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
+                            __wk_2_v.arg(__wk_l).value()
+                        };
                         __wk_2_v.drop_lane(__wk_l);
                         __wk_1_x.drop_lane(__wk_l);
                         __wk.ret(__wk_outs, __wk_l, __wk_r);

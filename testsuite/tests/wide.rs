@@ -159,6 +159,23 @@ fn tile_shuffles(w: &Warp, x: u32, b: u32) -> (u32, (u32, bool), u32, u64, (u32,
     (up, down, idx, wide, w.shfl_xor_pred(x, b))
 }
 
+/// Per-lane values that are not `Copy`, moved by name: a `let` of another, a `return`, the
+/// result (the form moves each out of its lanes' values, as Rust moves the variable).
+#[warp_kernel]
+fn moves_strings(w: &Warp, x: u32) -> String {
+    let v = w.shfl_xor(x, 1);
+    let s = v.to_string();
+    let t = s;
+    if v % 3 == 0 {
+        return t;
+    }
+    let u = w.shfl_down(v, 1);
+    let mut r = t;
+    r.push('/');
+    r.push_str(&u.to_string());
+    r
+}
+
 fn targets() -> impl Strategy<Value = Target> {
     prop_oneof![Just(Target::SM_70), Just(Target::SM_80), Just(Target::SM_90), Just(Target::default())]
 }
@@ -200,6 +217,8 @@ proptest! {
         let _ = ex.run(async |w: &Warp<'_>| shaped_tiles(w, x[w.lane_id() as usize], true).await);
         let _ = ex.run(async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize], x[0], x[1] | x[2] << 8).await);
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize] % 4, n, x[3]).await);
+        let _ = ex.run_with(&x, moves_strings);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| moves_strings(w, x[w.lane_id() as usize]).await);
         // `b` and `c` that differ between lanes.
         let _ = ex.run(async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize], x[w.lane_id() as usize] % 2, 0x1f).await);
         // Forms on tiles (offered with each lane's tile): shuffles in segments of the tile's
@@ -255,6 +274,7 @@ fn supported_kernels_run_warp_wide() {
     assert_eq!(wide(&|| drop(ex.run_with(&x, per_lane_masks))), 1, "per_lane_masks");
     assert_eq!(wide(&|| drop(ex.run_with(&x, signed_and_float))), 1, "signed_and_float");
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize], 3, 0x81f).await))), 1, "explicit_operands");
+    assert_eq!(wide(&|| drop(ex.run_with(&x, moves_strings))), 1, "moves_strings");
     // `reduce_u32` and, inside it, `tree_reduce` three times. The first run of a kernel that
     // calls warp functions may be per lane (its call sites learn that the callees offer
     // forms); from then on the caller's form runs, and runs the callees' forms.

@@ -1149,6 +1149,23 @@ impl<'p> Gen<'p> {
         quote!({ let __wk_r = #value; #(#vars.drop_lane(__wk_l);)* __wk.ret(__wk_outs, __wk_l, __wk_r); })
     }
 
+    /// `e`, when it is a per-lane variable's name, as the lane's value moved out of its `Lanes`
+    /// (copied when its type is `Copy`: `LaneArg`), as Rust moves a variable that is a `let`'s
+    /// value or the value returned; `v[__wk_l]` there would move out of an index (E0507) for a
+    /// `String`.
+    fn moved_value(&mut self, e: &Expr) -> Option<TokenStream> {
+        let Expr::Path(p) = unparen(e) else { return None };
+        if p.qself.is_some() || !p.attrs.is_empty() {
+            return None;
+        }
+        let name = p.path.get_ident()?.to_string();
+        let Some(Bind::Wide(v)) = self.resolve(&name) else { return None };
+        let v = v.clone();
+        self.used.push(v.to_string());
+        let k = &self.krate;
+        Some(quote!({ use #k::__private::wide::{ArgCopy as _, ArgMove as _}; #v.arg(__wk_l).value() }))
+    }
+
     /// A `Lanes` declared for the current stretch (set lane by lane in it).
     fn declare(&mut self, v: &syn::Ident) {
         self.fresh_here.push(v.to_string());
@@ -1195,6 +1212,11 @@ impl<'p> Gen<'p> {
 
     /// The body's last expression: each lane's result.
     fn tail(&mut self, e: &Expr) {
+        if let Some(moved) = self.moved_value(e) {
+            let ret = self.ret(moved);
+            self.pending.push(ret);
+            return;
+        }
         let Some(e) = self.hoist(e) else { return };
         let ret = self.ret(e);
         self.pending.push(ret);
@@ -1869,7 +1891,10 @@ impl<'p> Gen<'p> {
             self.ok = false;
             return;
         }
-        let e = self.lane_expr(&init.expr);
+        let e = match self.moved_value(&init.expr) {
+            Some(moved) => moved,
+            None => self.lane_expr(&init.expr),
+        };
         self.per_lane_let(&local.pat, e);
         // `let t = w.tile(8);` on the kernel's own handle: a tile a call may hand its callee.
         if let Some(name) = plain_ident(&local.pat) {
@@ -2244,10 +2269,21 @@ impl VisitMut for LaneRewrite<'_, '_> {
                 return;
             }
             Expr::Return(r) if self.closure == 0 => {
-                if let Some(v) = &mut r.expr {
-                    self.visit_expr_mut(v);
+                // `return s;` of a per-lane variable moves it (`Gen::moved_value`).
+                let name = r.expr.as_deref().map(unparen).and_then(|v| match v {
+                    Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                    _ => None,
+                });
+                let moved = match name.filter(|n| !self.local(n)) {
+                    Some(_) => r.expr.as_deref().and_then(|v| self.g.moved_value(v)),
+                    None => None,
+                };
+                if moved.is_none() {
+                    if let Some(v) = &mut r.expr {
+                        self.visit_expr_mut(v);
+                    }
                 }
-                let v = r.expr.as_ref().map_or_else(|| quote!(()), |v| v.to_token_stream());
+                let v = moved.unwrap_or_else(|| r.expr.as_ref().map_or_else(|| quote!(()), |v| v.to_token_stream()));
                 self.g.returns();
                 let ret = self.g.ret(v);
                 *e = syn::parse_quote!({ #ret continue '__wk_lanes; });
