@@ -2269,15 +2269,10 @@ impl VisitMut for LaneRewrite<'_, '_> {
                 return;
             }
             Expr::Return(r) if self.closure == 0 => {
-                // `return s;` of a per-lane variable moves it (`Gen::moved_value`).
-                let name = r.expr.as_deref().map(unparen).and_then(|v| match v {
-                    Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
-                    _ => None,
-                });
-                let moved = match name.filter(|n| !self.local(n)) {
-                    Some(_) => r.expr.as_deref().and_then(|v| self.g.moved_value(v)),
-                    None => None,
-                };
+                // `return s;` of a per-lane variable moves it (`Gen::moved_value`), unless the
+                // lane code shadows that name.
+                let shadowed = |v: &Expr| matches!(unparen(v), Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.local(&i.to_string())));
+                let moved = r.expr.as_deref().filter(|v| !shadowed(v)).and_then(|v| self.g.moved_value(v));
                 if moved.is_none() {
                     if let Some(v) = &mut r.expr {
                         self.visit_expr_mut(v);

@@ -1199,9 +1199,9 @@ impl<'r> WarpRun<'r> {
             let e = self.caught(lane, caught);
             return self.ended(Err(e));
         }
+        self.formed = 0;
         // Offering lanes suspend without posting: a step in which every lane posted has none
         // (the converged path reads nothing more).
-        self.formed = 0;
         if runnable & !self.exited & !posted != 0 {
             let offered = regs.offered.replace(0);
             if offered != 0 {

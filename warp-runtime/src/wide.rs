@@ -1650,11 +1650,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         deadline: Option<crate::exec::Deadline>,
         body: *const (),
     ) -> Self {
-        let full_warp = hs.is_none_or(whole_warp);
-        let tiles = match hs {
-            Some(hs) if !full_warp => tile_width(hs),
-            _ => 0,
-        };
+        let (full_warp, tiles) = hs.map_or((true, 0), handles_shape);
         WIDE_RUNS.with(|c| c.set(c.get() + 1));
         // SAFETY: the caller attached the run.
         let exited = unsafe { (*run.get()).exited };
@@ -1752,40 +1748,15 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         };
         // A lane with a request of its own still posted (issued and never awaited, behind a
         // plain method) must post this one over it, for the engine's report.
-        // The lanes' requests are one shuffle in tiles (`tiled_shuffle`).
-        let mut tiled = false;
         if live == FULL && !regs.any_posted() {
             let a = a.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live");
             let key0 = instr.key(&handle(0), b_of(0));
             // Every handle the whole warp's: the requests are equal when the `b`s are.
-            let same = match (self.full_warp, b) {
-                (true, B::None | B::Uniform(_)) => true,
-                (true, B::Lanes(b)) => {
-                    // Compared as an array (the index checks of `Lanes` would keep the
-                    // comparison from vectorizing: 107 instructions per element of the reduce
-                    // example, 15 shuffles per warp).
-                    let b = b.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live");
-                    b.iter().fold(true, |same, &x| same & (x == b[0]))
-                }
-                (false, _) if self.tiles != 0 => {
-                    // Every handle its lane's tile of one width: a shuffle on it (whose requests
-                    // differ in the membermask, the tile's) runs in tiles when the `b`s are
-                    // equal and its `c` has the tile's segments (`segmented`).
-                    let same_b = match b {
-                        B::None | B::Uniform(_) => true,
-                        B::Lanes(b) => {
-                            let b = b.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live");
-                            b.iter().fold(true, |same, &x| same & (x == b[0]))
-                        }
-                    };
-                    let segment = crate::warp::c_of(key0) >> 8 & 0x1f;
-                    tiled = same_b
-                        && matches!(crate::warp::op_of(key0), Op::Shfl { .. })
-                        && segment == 0x1f & !(self.tiles - 1)
-                        && crate::warp::mask_of(key0) == handle(0).mask;
-                    false
-                }
-                (false, _) => (1..32u32).all(|l| instr.key(&handle(l), b_of(l)) == key0),
+            let same = match (self.full_warp, self.tiles) {
+                (true, _) => same_b(b),
+                // The tiles' requests differ in their membermasks (below).
+                (false, 0) => (1..32u32).all(|l| instr.key(&handle(l), b_of(l)) == key0),
+                (false, _) => false,
             };
             // The descriptor's instruction, as the request word holds it (not decoded from it).
             let op = instr.op();
@@ -1853,21 +1824,23 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                 });
                 return Ok(());
             }
-        }
-        if tiled {
-            // One shuffle in each tile, which the engine completes for each tile's lanes as
-            // its participants: what `segmented` computes, when every lane reads a lane of its
-            // own tile (otherwise a read is undefined, which the engine reports).
-            let op = instr.op();
-            if let (Op::Shfl { mode, .. }, true) = (op, op.synchronizing() && op.supported_on(run.target)) {
-                let a = a.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live");
-                let key0 = instr.key(&self.handle(0), b_of(0));
-                let bits: [u64; 32] = core::array::from_fn(|l| I::bits(&a[l]));
-                let mut d = [0u64; 32];
-                if let Some(pred) = crate::semantics::shfl::segmented(mode, &bits, crate::warp::b_of(key0), crate::warp::c_of(key0), &mut d) {
-                    regs.issued_by_all(None, site);
-                    out.fill(|l| I::Out::decode(d[l as usize], pred >> l & 1 == 1));
-                    return Ok(());
+            // Every handle its lane's tile of one width: a shuffle on it whose `b`s are equal
+            // and whose `c` has the tile's segments is one shuffle in each tile, which the
+            // engine completes for each tile's lanes as its participants: what `segmented`
+            // computes when every lane reads a lane of its own tile (otherwise a read is
+            // undefined, which the engine reports below).
+            if let Op::Shfl { mode, .. } = op {
+                let c = crate::warp::c_of(key0);
+                let segment = c >> 8 & 0x1f;
+                let tiled = self.tiles != 0 && segment == 0x1f & !(self.tiles - 1) && crate::warp::mask_of(key0) == handle(0).mask;
+                if tiled && same_b(b) && op.synchronizing() && op.supported_on(run.target) {
+                    let bits: [u64; 32] = core::array::from_fn(|l| I::bits(&a[l]));
+                    let mut d = [0u64; 32];
+                    if let Some(pred) = crate::semantics::shfl::segmented(mode, &bits, crate::warp::b_of(key0), c, &mut d) {
+                        regs.issued_by_all(None, site);
+                        out.fill(|l| I::Out::decode(d[l as usize], pred >> l & 1 == 1));
+                        return Ok(());
+                    }
                 }
             }
         }
@@ -1939,8 +1912,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                     &derived
                 }
             };
-            full_warp = whole_warp(hs);
-            tile = if full_warp { 0 } else { tile_width(hs) };
+            (full_warp, tile) = handles_shape(hs);
         }
         let callers = regs.enter_calls(live, site, calls.last);
         let own = core::cell::OnceCell::new();
@@ -2162,6 +2134,31 @@ fn handle_of<'r>(hs: Option<&[Warp<'r>; 32]>, regs: &'r Regs, lane: u32) -> Warp
     match hs {
         Some(hs) => hs[lane as usize & 31],
         None => Warp::new(regs, lane & 31),
+    }
+}
+
+/// Whether every lane's `b` operand is the same (with every lane live).
+#[inline(always)]
+fn same_b(b: B<'_>) -> bool {
+    match b {
+        B::None | B::Uniform(_) => true,
+        B::Lanes(b) => {
+            // Compared as an array (the index checks of `Lanes` would keep the comparison from
+            // vectorizing: 107 instructions per element of the reduce example, 15 shuffles per
+            // warp).
+            let b = b.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live");
+            b.iter().fold(true, |same, &x| same & (x == b[0]))
+        }
+    }
+}
+
+/// What a form's context keeps of its handles' shape: whether they are the whole warp's, and
+/// else the width of the tiles they are, or 0 ([`tile_width`]).
+fn handles_shape(hs: &[Warp<'_>; 32]) -> (bool, u32) {
+    if whole_warp(hs) {
+        (true, 0)
+    } else {
+        (false, tile_width(hs))
     }
 }
 
