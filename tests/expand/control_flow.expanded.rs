@@ -80,7 +80,6 @@ impl Reducer {
                 }
                 __wk.settle()?;
                 let mut __wk_3_result = ::warpkit::__private::wide::Lanes::new();
-                let mut __wk_4_is_leader = ::warpkit::__private::wide::Lanes::new();
                 if __wk.dense() {
                     __wk_1_x.assert_full();
                     '__wk_lanes: for __wk_l in 0..32u32 {
@@ -93,17 +92,9 @@ impl Reducer {
                                     __wk_2_issued.take(__wk_l),
                                 ),
                             );
+                        let (_, is_leader) = __wk_3_result[__wk_l];
                         {
-                            let (_, is_leader) = __wk_3_result[__wk_l];
-                            __wk_4_is_leader.set(__wk_l, is_leader);
-                        }
-                        {
-                            let __wk_r = if __wk_4_is_leader[__wk_l] {
-                                __wk_1_x[__wk_l]
-                            } else {
-                                0
-                            };
-                            __wk_4_is_leader.drop_lane(__wk_l);
+                            let __wk_r = if is_leader { __wk_1_x[__wk_l] } else { 0 };
                             __wk_1_x.drop_lane(__wk_l);
                             __wk.ret(__wk_outs, __wk_l, __wk_r);
                         }
@@ -119,17 +110,9 @@ impl Reducer {
                                     __wk_2_issued.take(__wk_l),
                                 ),
                             );
+                        let (_, is_leader) = __wk_3_result[__wk_l];
                         {
-                            let (_, is_leader) = __wk_3_result[__wk_l];
-                            __wk_4_is_leader.set(__wk_l, is_leader);
-                        }
-                        {
-                            let __wk_r = if __wk_4_is_leader[__wk_l] {
-                                __wk_1_x[__wk_l]
-                            } else {
-                                0
-                            };
-                            __wk_4_is_leader.drop_lane(__wk_l);
+                            let __wk_r = if is_leader { __wk_1_x[__wk_l] } else { 0 };
                             __wk_1_x.drop_lane(__wk_l);
                             __wk.ret(__wk_outs, __wk_l, __wk_r);
                         }

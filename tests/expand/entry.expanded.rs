@@ -360,7 +360,6 @@ pub async fn warp_totals(
                 )?;
         }
         ::core::mem::drop(__wk_4_args);
-        let mut __wk_8_t = ::warpkit::__private::wide::Lanes::new();
         if __wk.dense() {
             __wk_2_out.assert_full();
             __wk_3_i.assert_full();
@@ -368,14 +367,10 @@ pub async fn warp_totals(
             '__wk_lanes: for __wk_l in 0..32u32 {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
-                {
-                    let t = __wk_7_returned.take(__wk_l);
-                    __wk_8_t.set(__wk_l, t);
-                }
-                __wk_2_out[__wk_l].store(__wk_3_i[__wk_l], __wk_8_t[__wk_l]);
+                __wk_2_out[__wk_l].store(__wk_3_i[__wk_l], __wk_7_returned[__wk_l]);
                 {
                     let __wk_r = ();
-                    __wk_8_t.drop_lane(__wk_l);
+                    __wk_7_returned.drop_lane(__wk_l);
                     __wk_3_i.drop_lane(__wk_l);
                     __wk_2_out.drop_lane(__wk_l);
                     __wk_1_input.drop_lane(__wk_l);
@@ -386,14 +381,10 @@ pub async fn warp_totals(
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
-                {
-                    let t = __wk_7_returned.take(__wk_l);
-                    __wk_8_t.set(__wk_l, t);
-                }
-                __wk_2_out[__wk_l].store(__wk_3_i[__wk_l], __wk_8_t[__wk_l]);
+                __wk_2_out[__wk_l].store(__wk_3_i[__wk_l], __wk_7_returned[__wk_l]);
                 {
                     let __wk_r = ();
-                    __wk_8_t.drop_lane(__wk_l);
+                    __wk_7_returned.drop_lane(__wk_l);
                     __wk_3_i.drop_lane(__wk_l);
                     __wk_2_out.drop_lane(__wk_l);
                     __wk_1_input.drop_lane(__wk_l);
@@ -556,8 +547,7 @@ async fn count_odd(
             }
             __wk.settle()?;
             let mut __wk_5_result = ::warpkit::__private::wide::Lanes::new();
-            let mut __wk_6_active = ::warpkit::__private::wide::Lanes::new();
-            let mut __wk_7_issued = ::warpkit::__private::wide::Lanes::new();
+            let mut __wk_6_issued = ::warpkit::__private::wide::Lanes::new();
             if __wk.dense() {
                 __wk_1_input.assert_full();
                 __wk_3_i.assert_full();
@@ -571,14 +561,10 @@ async fn count_odd(
                                 __wk_4_issued.take(__wk_l),
                             ),
                         );
-                    {
-                        let active = __wk_5_result[__wk_l];
-                        __wk_6_active.set(__wk_l, active);
-                    }
-                    __wk_7_issued
+                    __wk_6_issued
                         .set(
                             __wk_l,
-                            (w.group(__wk_6_active[__wk_l]))
+                            (w.group(__wk_5_result[__wk_l]))
                                 .ballot(
                                     (__wk_1_input[__wk_l].load(__wk_3_i[__wk_l]) % 2 == 1),
                                 ),
@@ -595,14 +581,10 @@ async fn count_odd(
                                 __wk_4_issued.take(__wk_l),
                             ),
                         );
-                    {
-                        let active = __wk_5_result[__wk_l];
-                        __wk_6_active.set(__wk_l, active);
-                    }
-                    __wk_7_issued
+                    __wk_6_issued
                         .set(
                             __wk_l,
-                            (w.group(__wk_6_active[__wk_l]))
+                            (w.group(__wk_5_result[__wk_l]))
                                 .ballot(
                                     (__wk_1_input[__wk_l].load(__wk_3_i[__wk_l]) % 2 == 1),
                                 ),
@@ -610,31 +592,26 @@ async fn count_odd(
                 }
             }
             __wk.settle()?;
-            let mut __wk_8_result = ::warpkit::__private::wide::Lanes::new();
-            let mut __wk_9_odd = ::warpkit::__private::wide::Lanes::new();
+            let mut __wk_7_result = ::warpkit::__private::wide::Lanes::new();
             if __wk.dense() {
                 __wk_2_counts.assert_full();
-                __wk_6_active.assert_full();
+                __wk_5_result.assert_full();
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
-                    __wk_8_result
+                    __wk_7_result
                         .set(
                             __wk_l,
                             ::warpkit::__private::wide::result(
-                                __wk_7_issued.take(__wk_l),
+                                __wk_6_issued.take(__wk_l),
                             ),
                         );
                     {
-                        let odd = __wk_8_result[__wk_l];
-                        __wk_9_odd.set(__wk_l, odd);
-                    }
-                    {
                         let __wk_r = if w.lane_id()
-                            == __wk_6_active[__wk_l].trailing_zeros()
+                            == __wk_5_result[__wk_l].trailing_zeros()
                         {
                             match __wk_2_counts[__wk_l]
-                                .atomic_add(0, __wk_9_odd[__wk_l].count_ones())
+                                .atomic_add(0, __wk_7_result[__wk_l].count_ones())
                             {
                                 __warpkit_call => {
                                     ::warpkit::__private::form_atomic(
@@ -643,8 +620,8 @@ async fn count_odd(
                                 }
                             };
                         };
-                        __wk_9_odd.drop_lane(__wk_l);
-                        __wk_6_active.drop_lane(__wk_l);
+                        __wk_7_result.drop_lane(__wk_l);
+                        __wk_5_result.drop_lane(__wk_l);
                         __wk_3_i.drop_lane(__wk_l);
                         __wk_2_counts.drop_lane(__wk_l);
                         __wk_1_input.drop_lane(__wk_l);
@@ -655,23 +632,19 @@ async fn count_odd(
                 '__wk_lanes: for __wk_l in __wk.lanes() {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
-                    __wk_8_result
+                    __wk_7_result
                         .set(
                             __wk_l,
                             ::warpkit::__private::wide::result(
-                                __wk_7_issued.take(__wk_l),
+                                __wk_6_issued.take(__wk_l),
                             ),
                         );
                     {
-                        let odd = __wk_8_result[__wk_l];
-                        __wk_9_odd.set(__wk_l, odd);
-                    }
-                    {
                         let __wk_r = if w.lane_id()
-                            == __wk_6_active[__wk_l].trailing_zeros()
+                            == __wk_5_result[__wk_l].trailing_zeros()
                         {
                             match __wk_2_counts[__wk_l]
-                                .atomic_add(0, __wk_9_odd[__wk_l].count_ones())
+                                .atomic_add(0, __wk_7_result[__wk_l].count_ones())
                             {
                                 __warpkit_call => {
                                     ::warpkit::__private::form_atomic(
@@ -680,8 +653,8 @@ async fn count_odd(
                                 }
                             };
                         };
-                        __wk_9_odd.drop_lane(__wk_l);
-                        __wk_6_active.drop_lane(__wk_l);
+                        __wk_7_result.drop_lane(__wk_l);
+                        __wk_5_result.drop_lane(__wk_l);
                         __wk_3_i.drop_lane(__wk_l);
                         __wk_2_counts.drop_lane(__wk_l);
                         __wk_1_input.drop_lane(__wk_l);

@@ -367,49 +367,28 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
                 )?;
         }
         ::core::mem::drop(__wk_2_args);
-        let mut __wk_6_s = ::warpkit::__private::wide::Lanes::new();
-        let __wk_7_instr = ::warpkit::__private::wide::ShflOwn(::warpkit::ShflMode::Idx);
-        let __wk_8_site = ::warpkit::__private::wide::site();
-        __wk.expect(&__wk_7_instr, __wk_8_site, &__wk_6_s);
+        let __wk_6_instr = ::warpkit::__private::wide::ShflOwn(::warpkit::ShflMode::Idx);
+        let __wk_7_site = ::warpkit::__private::wide::site();
+        __wk.expect(&__wk_6_instr, __wk_7_site, &__wk_5_returned);
+        let __wk_8_a = ::warpkit::__private::wide::Lanes::copied(&__wk_5_returned);
+        let __wk_9_b: u32 = (0);
+        let mut __wk_10_result = ::warpkit::__private::wide::Lanes::new();
+        __wk.issue(
+            &__wk_6_instr,
+            __wk_7_site,
+            &__wk_8_a,
+            ::warpkit::__private::wide::B::Uniform(__wk_9_b),
+            &mut __wk_10_result,
+        )?;
         if __wk.dense() {
+            __wk_10_result.assert_full();
             __wk_5_returned.assert_full();
             '__wk_lanes: for __wk_l in 0..32u32 {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
                 {
-                    let s = __wk_5_returned.take(__wk_l);
-                    __wk_6_s.set(__wk_l, s);
-                }
-            }
-        } else {
-            '__wk_lanes: for __wk_l in __wk.lanes() {
-                __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
-                {
-                    let s = __wk_5_returned.take(__wk_l);
-                    __wk_6_s.set(__wk_l, s);
-                }
-            }
-        }
-        let __wk_9_a = ::warpkit::__private::wide::Lanes::copied(&__wk_6_s);
-        let __wk_10_b: u32 = (0);
-        let mut __wk_11_result = ::warpkit::__private::wide::Lanes::new();
-        __wk.issue(
-            &__wk_7_instr,
-            __wk_8_site,
-            &__wk_9_a,
-            ::warpkit::__private::wide::B::Uniform(__wk_10_b),
-            &mut __wk_11_result,
-        )?;
-        if __wk.dense() {
-            __wk_11_result.assert_full();
-            __wk_6_s.assert_full();
-            '__wk_lanes: for __wk_l in 0..32u32 {
-                __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
-                {
-                    let __wk_r = (__wk_11_result[__wk_l]) ^ (__wk_6_s[__wk_l]);
-                    __wk_6_s.drop_lane(__wk_l);
+                    let __wk_r = (__wk_10_result[__wk_l]) ^ (__wk_5_returned[__wk_l]);
+                    __wk_5_returned.drop_lane(__wk_l);
                     __wk_1_x.drop_lane(__wk_l);
                     __wk.ret(__wk_outs, __wk_l, __wk_r);
                 }
@@ -419,8 +398,8 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
                 {
-                    let __wk_r = (__wk_11_result[__wk_l]) ^ (__wk_6_s[__wk_l]);
-                    __wk_6_s.drop_lane(__wk_l);
+                    let __wk_r = (__wk_10_result[__wk_l]) ^ (__wk_5_returned[__wk_l]);
+                    __wk_5_returned.drop_lane(__wk_l);
                     __wk_1_x.drop_lane(__wk_l);
                     __wk.ret(__wk_outs, __wk_l, __wk_r);
                 }

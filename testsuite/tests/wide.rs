@@ -176,6 +176,41 @@ fn moves_strings(w: &Warp, x: u32) -> String {
     r
 }
 
+/// Instruction results that the form keeps as locals of one stretch's loop (read there only,
+/// a macro's among them), and ones it keeps per lane: read past the next instruction or call,
+/// lent (a method's receiver, a reference, a macro that may keep a borrow), shadowed, read in a
+/// uniform loop, and in lanes that return early.
+#[warp_kernel]
+fn stretch_locals(w: &Warp, x: u32) -> (u32, u32, u32, u32, u32) {
+    let (up, ok) = w.shfl_up_pred(x, 1);
+    assert!(up < 1 << 20, "never");
+    let a = if ok { up } else { x };
+    let (down, in_range) = w.shfl_down_pred(a, 2);
+    let b = w.shfl_xor(a, 1);
+    let c = if in_range { down ^ b } else { b };
+    let m = w.ballot(c % 2 == 0);
+    let ones = m.count_ones();
+    let r = core::convert::identity(&m).wrapping_add(ones);
+    let v = w.shfl_idx(c, 0);
+    let s = ones.wrapping_add(vec![v][0]);
+    let e = w.shfl_down(x, 1);
+    let e = e.wrapping_mul(3);
+    let g = w.shfl_down(s, 3);
+    let mut acc = 0u32;
+    for k in [1u32, 2, 4] {
+        let (p, okp) = w.shfl_xor_pred(acc ^ g, k);
+        if okp {
+            acc = acc.wrapping_add(p);
+        }
+    }
+    if x % 5 == 0 {
+        return (a, c, r, s, e);
+    }
+    let f = inner_sum(w, e);
+    let h = w.shfl_xor(f, 2);
+    (acc, h ^ f, r, s, e ^ f)
+}
+
 fn targets() -> impl Strategy<Value = Target> {
     prop_oneof![Just(Target::SM_70), Just(Target::SM_80), Just(Target::SM_90), Just(Target::default())]
 }
@@ -218,6 +253,8 @@ proptest! {
         let _ = ex.run(async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize], x[0], x[1] | x[2] << 8).await);
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize] % 4, n, x[3]).await);
         let _ = ex.run_with(&x, moves_strings);
+        let _ = ex.run_with(&x, stretch_locals);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| stretch_locals(w, x[w.lane_id() as usize]).await);
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| moves_strings(w, x[w.lane_id() as usize]).await);
         // `b` and `c` that differ between lanes.
         let _ = ex.run(async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize], x[w.lane_id() as usize] % 2, 0x1f).await);
@@ -275,6 +312,7 @@ fn supported_kernels_run_warp_wide() {
     assert_eq!(wide(&|| drop(ex.run_with(&x, signed_and_float))), 1, "signed_and_float");
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize], 3, 0x81f).await))), 1, "explicit_operands");
     assert_eq!(wide(&|| drop(ex.run_with(&x, moves_strings))), 1, "moves_strings");
+    assert_eq!(settled(&|| drop(ex.run_with(&x, stretch_locals))), 2, "stretch_locals and inner_sum");
     // `reduce_u32` and, inside it, `tree_reduce` three times. The first run of a kernel that
     // calls warp functions may be per lane (its call sites learn that the callees offer
     // forms); from then on the caller's form runs, and runs the callees' forms.

@@ -373,6 +373,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
     let candidates: HashSet<String> = names.iter().zip(&types).filter(|(_, t)| primitive(t)).map(|(n, _)| n.to_string()).collect();
     let mut tainted = HashSet::new();
     let mut uniform_params: HashSet<String> = HashSet::new();
+    let mut escaped: HashSet<usize> = HashSet::new();
     let changed = changed_names(&item.block);
     let (body, whole_warp) = loop {
         let mut g = Gen::new(points, &support.calls, &support.barriers, handle.clone(), krate.clone(), tainted.clone());
@@ -380,6 +381,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         g.changed = changed.clone();
         g.candidates = candidates.iter().filter(|c| !tainted.contains(*c)).cloned().collect();
         g.uniform_params = uniform_params.iter().filter(|c| !tainted.contains(*c)).cloned().collect();
+        g.escaped = escaped.clone();
         g.push_scope();
         let params = g.params(&names);
         let block = g.fn_block(&item.block, unit);
@@ -387,6 +389,11 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         // may have given up because it took one of them for uniform).
         if g.tainted.len() > tainted.len() {
             tainted = g.tainted;
+            continue;
+        }
+        // Stretch-local variables found read past their stretch, or lent: per-lane variables.
+        if g.escapes.iter().any(|k| !escaped.contains(k)) {
+            escaped.extend(g.escapes);
             continue;
         }
         if !g.ok {
@@ -695,6 +702,20 @@ pub fn calls_key() -> syn::Ident {
     syn::Ident::new("__warpkit_key", Span::mixed_site())
 }
 
+/// Whether a pattern binds something by reference (`ref`, `ref mut`).
+fn binds_ref(pat: &Pat) -> bool {
+    struct Find(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Find {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0 |= p.by_ref.is_some();
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut f = Find(false);
+    syn::visit::Visit::visit_pat(&mut f, pat);
+    f.0
+}
+
 /// Whether a pattern binds something by `ref mut`.
 fn binds_ref_mut(pat: &Pat) -> bool {
     struct Find(bool);
@@ -735,6 +756,9 @@ enum Bind {
     Uniform,
     /// A per-lane variable: the `Lanes` of this name.
     Wide(syn::Ident),
+    /// A per-lane variable that lives in one stretch only: a plain local of the stretch's loop
+    /// body, bound by the `let` (keyed by its pattern's address) in stretch `stretch`.
+    Local { stretch: usize, key: usize },
 }
 
 struct Gen<'p> {
@@ -797,6 +821,13 @@ struct Gen<'p> {
     ok: bool,
     /// Names that per-lane code changes: never uniform.
     tainted: HashSet<String>,
+    /// The number of the current stretch (one more at each `flush_at`).
+    stretch: usize,
+    /// The `let`s (by their pattern's address) whose names must be per-lane variables, not
+    /// stretch-local ones ([`Bind::Local`]): found used past their stretch, or lent, by an
+    /// earlier pass; and those this pass finds so.
+    escaped: HashSet<usize>,
+    escapes: Vec<usize>,
     /// The current stretch: declarations before its loop, and the statements in it.
     hoisted: Vec<TokenStream>,
     pending: Vec<TokenStream>,
@@ -899,7 +930,7 @@ fn mutating(e: &Expr) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, calls: &'p [usize], barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, calls, call_uniform: vec![0; calls.len()], call_tiles: vec![false; calls.len()], tiles: HashSet::new(), call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
+        Gen { points, calls, call_uniform: vec![0; calls.len()], call_tiles: vec![false; calls.len()], tiles: HashSet::new(), call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, stretch: 0, escaped: HashSet::new(), escapes: Vec::new(), hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -1004,6 +1035,7 @@ impl<'p> Gen<'p> {
     /// returning is exiting (behind last calls, or at a run's entry), like an early return
     /// (`Needs::returns_early`).
     fn flush_at(&mut self, edge: Edge) {
+        self.stretch += 1;
         if core::mem::take(&mut self.stretch_atomic) {
             match (self.after_point, edge) {
                 (true, Edge::Point) => {}
@@ -1144,7 +1176,8 @@ impl<'p> Gen<'p> {
     fn ret(&self, value: TokenStream) -> TokenStream {
         let vars: Vec<&syn::Ident> = self.scopes.iter().flatten().filter_map(|(_, b)| match b {
             Bind::Wide(v) => Some(v),
-            Bind::Uniform => None,
+            // A stretch-local variable is an instruction's result (nothing to drop).
+            Bind::Uniform | Bind::Local { .. } => None,
         }).rev().collect();
         quote!({ let __wk_r = #value; #(#vars.drop_lane(__wk_l);)* __wk.ret(__wk_outs, __wk_l, __wk_r); })
     }
@@ -1860,7 +1893,22 @@ impl<'p> Gen<'p> {
                 }
             }
             if let Some(e) = self.hoist(&init.expr) {
-                self.per_lane_let(&local.pat, e);
+                // An instruction's result (a `Copy` value: nothing to drop) that the code reads
+                // in this stretch only is a local of the stretch's loop body.
+                let at = unparen(&init.expr) as *const Expr as usize;
+                let key = &local.pat as *const Pat as usize;
+                let instruction = self.temps.iter().any(|(a, _)| *a == at) && !self.call_results.contains(&at);
+                let temp = self.temps.iter().find(|(a, _)| *a == at).map(|(_, r)| r.clone());
+                if instruction && !self.escaped.contains(&key) {
+                    self.lane_local_let(&local.pat, e, key);
+                } else if let (Some(name), Some(r)) = (bare_ident(&local.pat), temp) {
+                    // `let v = f(w, ..);` or `let v = w.shfl(..);` read past this stretch: `v`
+                    // is the result's own per-lane variable (each lane's value stays where the
+                    // call or the instruction left it, not copied into another).
+                    self.bind(&name, Bind::Wide(r));
+                } else {
+                    self.per_lane_let(&local.pat, e);
+                }
             }
             return;
         }
@@ -1903,6 +1951,20 @@ impl<'p> Gen<'p> {
                     self.tiles.insert(v.to_string());
                 }
             }
+        }
+    }
+
+    /// `let pat = value;` in each lane, `pat`'s names becoming locals of the stretch's loop body
+    /// ([`Bind::Local`]).
+    fn lane_local_let(&mut self, pat: &Pat, value: TokenStream, key: usize) {
+        let mut names = Vec::new();
+        if !pattern_names(pat, &mut names) {
+            self.ok = false;
+            return;
+        }
+        self.pending.push(quote!(let #pat = #value;));
+        for n in names {
+            self.bind(&n.to_string(), Bind::Local { stretch: self.stretch, key });
         }
     }
 
@@ -2135,11 +2197,14 @@ struct LaneRewrite<'g, 'p> {
     loops: Vec<Option<String>>,
     /// Depth of closures and async blocks.
     closure: usize,
+    /// Whether the macro whose tokens are being rewritten may keep a borrow of what it names
+    /// (see `check_macro`).
+    macro_lends: bool,
 }
 
 impl<'g, 'p> LaneRewrite<'g, 'p> {
     fn new(g: &'g mut Gen<'p>) -> Self {
-        LaneRewrite { g, scopes: vec![Vec::new()], loops: Vec::new(), closure: 0 }
+        LaneRewrite { g, scopes: vec![Vec::new()], loops: Vec::new(), closure: 0, macro_lends: false }
     }
 
     fn local(&self, name: &str) -> bool {
@@ -2168,6 +2233,20 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
         self.g.used.push(v.to_string());
         Some(v)
     }
+    /// A use of `name` in lane code: when it is a stretch-local variable ([`Bind::Local`]) of
+    /// another stretch (its `let` is not in scope here), or the use lends it (`lent`: a
+    /// reference, a method's receiver, a `ref` binding, or a closure's capture, any of which may
+    /// outlive the lane's iteration of the loop), its `let` must make a per-lane variable.
+    fn local_use(&mut self, name: &str, lent: bool) {
+        if self.local(name) {
+            return;
+        }
+        if let Some(&Bind::Local { stretch, key }) = self.g.resolve(name) {
+            if stretch != self.g.stretch || lent || self.closure > 0 {
+                self.g.escapes.push(key);
+            }
+        }
+    }
     fn uniform_name(&self, name: &str) -> bool {
         !self.local(name) && matches!(self.g.resolve(name), Some(Bind::Uniform))
     }
@@ -2192,6 +2271,14 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
             "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "println", "print", "eprintln", "eprint",
             "format", "write", "writeln", "panic", "unreachable", "todo", "unimplemented", "vec", "dbg",
         ];
+        // A stretch-local variable it names may be borrowed past the lane's iteration unless
+        // the macro only formats or checks (`local_use`): `vec![&v]`, `dbg!(&v)`, a closure.
+        const BORROWLESS: &[&str] = &[
+            "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "println", "print", "eprintln", "eprint",
+            "format", "write", "writeln", "panic", "unreachable", "todo", "unimplemented",
+        ];
+        let last = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        self.macro_lends = !BORROWLESS.contains(&last.as_str()) || has_closure_or_braces(mac.tokens.clone());
         let mut names = Vec::new();
         idents_in(mac.tokens.clone(), &mut names);
         if !names.iter().any(|n| self.wide(n).is_some()) {
@@ -2215,6 +2302,9 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
                     if self.uniform_name(&name) {
                         // What the macro does with it is invisible: it may change it.
                         self.g.tainted.insert(name.clone());
+                    }
+                    if !after_dot && !before_path {
+                        self.local_use(&name, self.macro_lends);
                     }
                     match self.wide(&name).filter(|_| !after_dot && !before_path) {
                         Some(_) => {
@@ -2250,6 +2340,17 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
 
 impl VisitMut for LaneRewrite<'_, '_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
+        // What lends a stretch-local variable (see `local_use`).
+        let lent = match &*e {
+            Expr::Reference(r) => root_ident(&r.expr),
+            Expr::MethodCall(m) => root_ident(&m.receiver),
+            Expr::Match(m) if m.arms.iter().any(|a| binds_ref(&a.pat)) => root_ident(&m.expr),
+            Expr::Let(l) if binds_ref(&l.pat) => root_ident(&l.expr),
+            _ => None,
+        };
+        if let Some(name) = lent {
+            self.local_use(&name, true);
+        }
         match e {
             Expr::Path(p) if p.qself.is_none() && p.attrs.is_empty() => {
                 if let Some(ident) = p.path.get_ident() {
@@ -2259,6 +2360,7 @@ impl VisitMut for LaneRewrite<'_, '_> {
                     if self.uniform_name(&ident.to_string()) {
                         self.g.uniform_reads.push(ident.to_string());
                     }
+                    self.local_use(&ident.to_string(), false);
                     if let Some(v) = self.wide_use(&ident.to_string()) {
                         // Spanned as the use: errors about the value point at it.
                         let span = ident.span();
@@ -2528,6 +2630,14 @@ fn plain_ident(pat: &Pat) -> Option<String> {
     match pat {
         Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.to_string()),
         Pat::Type(t) => plain_ident(&t.pat),
+        _ => None,
+    }
+}
+
+/// The identifier of `x` or `mut x` (no type, which could coerce the value).
+fn bare_ident(pat: &Pat) -> Option<String> {
+    match pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.to_string()),
         _ => None,
     }
 }
