@@ -1575,6 +1575,7 @@ impl<'p> Gen<'p> {
         // address escape, and each later read of it in a stretch would check its lane again.)
         // (Not when a per-lane `b`, lane code evaluated after the operand, names the variable:
         // it may change it after the operand's value was taken.)
+        let mut b_word = None;
         let in_place = match unparen(value_arg) {
             Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
                 let name = p.path.segments[0].ident.to_string();
@@ -1611,8 +1612,22 @@ impl<'p> Gen<'p> {
             let v = verbatim_at(self.emit(value_arg), value_arg);
             self.pending.push(quote!(#a.set(__wk_l, #v);));
         }
+        // A per-lane `b` whose parts are each a uniform value or a per-lane variable's name,
+        // after the value operand: each lane's word is computed after the stretch, at once
+        // (`WideCtx::b_word`), not in it.
+        let after_value = ops.b.iter().chain(&ops.c).all(|&i| i > ops.value);
+        let b_split = if with_b && !b_uniform && after_value { self.b_parts(&b_args) } else { None };
         let mut after = None;
-        if with_b {
+        if let Some(parts) = &b_split {
+            let bw = self.fresh("bword");
+            let (b0, c0) = match &parts[..] {
+                [b] => (b, quote!(::core::option::Option::None)),
+                [b, c] => (b, quote!(::core::option::Option::Some(#c))),
+                _ => unreachable!("an instruction's `b` operand is one or two arguments"),
+            };
+            after = Some(quote!(let #bw = __wk.b_word(#b0, #c0, &mut #b);));
+            b_word = Some(bw);
+        } else if with_b {
             let parts: Vec<Expr> = b_args.iter().map(|e| verbatim_at(self.emit(e), e)).collect();
             // `b` and `c` as one word, which the instruction's descriptor unpacks.
             let bv = match &parts[..] {
@@ -1632,6 +1647,7 @@ impl<'p> Gen<'p> {
         }
         self.out.extend(after);
         let b_arg = match (with_b, b_uniform) {
+            _ if b_word.is_some() => quote!(#b_word),
             (false, _) => quote!(#w::B::None),
             (true, true) => quote!(#w::B::Uniform(#b)),
             (true, false) => quote!(#w::B::Lanes(&#b)),
@@ -1640,6 +1656,26 @@ impl<'p> Gen<'p> {
         self.out.push(quote_spanned!(value=> let mut #r_at = #lanes::new();));
         self.out.push(quote_spanned!(value=> __wk.issue(&#i, #site, &#a_at, #b_arg, &mut #r_at)?;));
         self.temps.push((pt as *const Expr as usize, r));
+    }
+
+    /// The parts of a shuffle's per-lane `b` operand as `wide::Operand`s, when each is a uniform
+    /// value or a per-lane variable's name (see `issue_fast`).
+    fn b_parts(&mut self, args: &[&Expr]) -> Option<Vec<TokenStream>> {
+        let k = self.krate.clone();
+        let mut parts = Vec::new();
+        for e in args {
+            if plain_uniform(self, e) {
+                let v = verbatim_at(self.emit(e), e);
+                parts.push(quote!(#k::__private::wide::Operand::Uniform(#v)));
+                continue;
+            }
+            let Expr::Path(p) = unparen(e) else { return None };
+            let name = p.path.get_ident().filter(|_| p.qself.is_none())?.to_string();
+            let Some(Bind::Wide(v)) = self.resolve(&name) else { return None };
+            let v = syn::Ident::new(&v.to_string(), p.path.segments[0].ident.span());
+            parts.push(quote!(#v.operand()));
+        }
+        Some(parts)
     }
 
     /// `e` as lane code, its hoisted instructions replaced by their results.

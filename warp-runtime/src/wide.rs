@@ -1335,6 +1335,46 @@ pub enum B<'a> {
     Lanes(&'a Lanes<u32>),
 }
 
+/// A part of a shuffle's `b` operand word (its `b` or its `c`) that is a uniform value or a
+/// per-lane variable's name: read after the stretch that ends at the instruction, where each
+/// live lane's variable holds what the lane would read at the instruction (see
+/// [`WideCtx::b_word`]).
+#[derive(Clone, Copy)]
+pub enum Operand<'a> {
+    /// The same in every lane.
+    Uniform(u32),
+    /// Each lane's own.
+    Lanes(&'a Lanes<u32>),
+}
+
+impl Lanes<u32> {
+    /// The variable as a part of a shuffle's `b` operand ([`Operand`]).
+    #[inline(always)]
+    pub fn operand(&self) -> Operand<'_> {
+        Operand::Lanes(self)
+    }
+}
+
+impl Operand<'_> {
+    /// Lane `l`'s value.
+    #[inline(always)]
+    fn at(self, l: u32) -> u32 {
+        match self {
+            Operand::Uniform(v) => v,
+            Operand::Lanes(v) => v[l],
+        }
+    }
+
+    /// Every lane's value, when every lane holds one.
+    #[inline(always)]
+    fn all(self) -> [u32; 32] {
+        match self {
+            Operand::Uniform(v) => [v; 32],
+            Operand::Lanes(v) => *v.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live"),
+        }
+    }
+}
+
 /// The live lanes of a stretch, in the run's lane order.
 pub struct LaneIter {
     mask: u32,
@@ -1724,6 +1764,38 @@ impl<'c, 'r> WideCtx<'c, 'r> {
     #[inline(always)]
     pub fn expect<I: WideInstr<T>, T>(&mut self, instr: &I, site: Site, _operands: &Lanes<T>) {
         self.pending = Some((instr.op(), site));
+    }
+
+    /// The `b` operand of a shuffle whose `b` (and `c`) are each a uniform value or a per-lane
+    /// variable (`c`: `None` for an instruction whose `b` is one argument): each live lane's
+    /// word, packed as [`shfl_bc`] packs it, computed after the stretch (reading a variable has
+    /// no effect, so this is what each lane computes at the instruction, without a loop that
+    /// enters each lane). `Uniform` when every live lane's word is the same: the request is
+    /// then the same in each lane as far as `b` goes, which is all `issue` looks at.
+    #[inline(always)]
+    pub fn b_word<'b>(&self, b: Operand<'_>, c: Option<Operand<'_>>, words: &'b mut Lanes<u32>) -> B<'b> {
+        let live = !self.exited;
+        let word = |b: u32, c: Option<u32>| c.map_or(b, |c| shfl_bc(b, c));
+        if live == FULL {
+            let (bs, cs) = (b.all(), c.map(Operand::all));
+            let all: [u32; 32] = core::array::from_fn(|l| word(bs[l], cs.map(|c| c[l])));
+            if all.iter().fold(true, |same, &x| same & (x == all[0])) {
+                return B::Uniform(all[0]);
+            }
+            words.fill(|l| all[l as usize]);
+            return B::Lanes(words);
+        }
+        let mut first = None;
+        let mut same = true;
+        for l in crate::semantics::lanes(live) {
+            let x = word(b.at(l), c.map(|c| c.at(l)));
+            words.set(l, x);
+            same &= *first.get_or_insert(x) == x;
+        }
+        if same {
+            return B::Uniform(first.unwrap_or(0));
+        }
+        B::Lanes(words)
     }
 
     /// Issues `instr` at `site` in every live lane with its operands `a` (and `b`), and
