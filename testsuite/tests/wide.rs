@@ -258,6 +258,7 @@ proptest! {
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| moves_strings(w, x[w.lane_id() as usize]).await);
         // `b` and `c` that differ between lanes.
         let _ = ex.run(async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize], x[w.lane_id() as usize] % 2, 0x1f).await);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize], x[w.lane_id() as usize] % 3, 0x1f).await);
         // Forms on tiles (offered with each lane's tile): shuffles in segments of the tile's
         // width, which the form completes for the whole warp at once when every lane reads in
         // its own tile, and ones whose lanes read outside it (whole-warp `c`, a butterfly across
