@@ -9,6 +9,8 @@
 //! Rows: `compact` (`compact_grid` through a closure, as the table launches it), `compact-entry`
 //! (`compact_grid_entry` through its type), `compact-lane` (the closure with warp-wide forms
 //! off: the per-lane executor), `reduce` (`reduce_u32_entry`), `scan` (`scan_u32_entry`),
+//! `segmented` (`segmented_sum_u32_entry`, a head every 5th value on average), `bitonic`
+//! (`sort_u32_entry`),
 //! `search` (`find_first_entry`, on
 //! the table's search data: elements are those a sequential search examines).
 use warpkit::prelude::*;
@@ -26,6 +28,12 @@ mod scan;
 #[allow(dead_code)]
 #[path = "../../examples/search.rs"]
 mod search;
+#[allow(dead_code)]
+#[path = "../../examples/segmented_reduce.rs"]
+mod segmented_reduce;
+#[allow(dead_code)]
+#[path = "../../examples/bitonic_sort.rs"]
+mod bitonic_sort;
 
 const N: usize = 16_384;
 
@@ -34,7 +42,7 @@ fn main() {
     let (row, launches) = match (args.next(), args.next().and_then(|n| n.parse::<usize>().ok())) {
         (Some(row), Some(n)) => (row, n),
         _ => {
-            eprintln!("usage: cg_table compact|compact-entry|compact-lane|reduce|scan|search LAUNCHES");
+            eprintln!("usage: cg_table compact|compact-entry|compact-lane|reduce|scan|segmented|bitonic|search LAUNCHES");
             std::process::exit(2);
         }
     };
@@ -73,6 +81,23 @@ fn main() {
             let cpu = (GlobalBuffer::from_slice(&data), GlobalBuffer::<u32>::zeroed(6 * N));
             for _ in 0..launches {
                 scan::scan_u32_entry::run_cpu(&grid, &cpu).unwrap();
+            }
+            N
+        }
+        "segmented" => {
+            let grid = Grid::new(N as u64);
+            let heads: Vec<u32> = data.iter().map(|x| (x % 5 == 0) as u32).collect();
+            let cpu = (GlobalBuffer::from_slice(&data), GlobalBuffer::from_slice(&heads), GlobalBuffer::<u32>::zeroed(2 * N));
+            for _ in 0..launches {
+                segmented_reduce::segmented_sum_u32_entry::run_cpu(&grid, &cpu).unwrap();
+            }
+            N
+        }
+        "bitonic" => {
+            let grid = Grid::new(N as u64);
+            let cpu = (GlobalBuffer::from_slice(&data), GlobalBuffer::<u32>::zeroed(N));
+            for _ in 0..launches {
+                bitonic_sort::sort_u32_entry::run_cpu(&grid, &cpu).unwrap();
             }
             N
         }

@@ -1896,6 +1896,24 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                 });
                 return Ok(());
             }
+            // Every handle the whole warp's and the lanes' `b` or `c` different (a clamp per lane,
+            // as the segmented reduction's): one shuffle of the whole warp in which each lane
+            // reads its own source, as the engine's completion routes it (`shfl::route`, then
+            // `apply`, with the whole warp participating: no read is undefined). Computed here,
+            // without posting each lane's request.
+            if let (Op::Shfl { mode, .. }, B::Lanes(words), true) = (op, b, self.full_warp) {
+                if crate::warp::mask_of(key0) == FULL && op.synchronizing() && op.supported_on(run.target) {
+                    let words = words.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live");
+                    let keys: [u64; 32] = core::array::from_fn(|l| instr.key(&handle(l as u32), words[l]));
+                    let route = crate::semantics::shfl::route(mode, &keys.map(crate::warp::b_of), &keys.map(crate::warp::c_of), FULL);
+                    debug_assert_eq!(route.undefined, 0);
+                    let bits: [u64; 32] = core::array::from_fn(|l| I::bits(&a[l]));
+                    let d = crate::semantics::shfl::apply(&route, &bits, FULL);
+                    regs.issued_by_all(None, site);
+                    out.fill(|l| I::Out::decode(d[l as usize], route.pred >> l & 1 == 1));
+                    return Ok(());
+                }
+            }
             // Every handle its lane's tile of one width: a shuffle on it whose `b`s are equal
             // and whose `c` has the tile's segments is one shuffle in each tile, which the
             // engine completes for each tile's lanes as its participants: what `segmented`
