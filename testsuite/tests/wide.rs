@@ -211,6 +211,41 @@ fn stretch_locals(w: &Warp, x: u32) -> (u32, u32, u32, u32, u32) {
     (acc, h ^ f, r, s, e ^ f)
 }
 
+/// A stretch-local result lent by a raw pointer read after the next instruction: per lane (a
+/// local of the stretch's loop would be gone by then).
+#[warp_kernel]
+fn raw_pointer_to_a_result(w: &Warp, x: u32) -> u32 {
+    let (v, _) = w.shfl_up_pred(x, 1);
+    let p = &raw const v;
+    let y = w.shfl_xor(x, 1);
+    // SAFETY: `v` lives to the end of the kernel, and `p` points to it.
+    unsafe { *p }.wrapping_add(y)
+}
+
+#[warp_kernel]
+fn by_ref(w: &Warp, x: &u32) -> u32 {
+    w.shfl_xor(*x, 1) ^ *x
+}
+
+/// Results named by a plain `let`, returned by some lanes and lent to a call (or moved) by the
+/// others in the same stretch: they compile, as they do per lane.
+#[warp_kernel]
+fn lent_results(w: &Warp, x: u32) -> (u32, u32, u32) {
+    let v = w.shfl_xor(x, 1);
+    if x % 2 == 0 {
+        return (v, 0, 0);
+    }
+    let a = by_ref(w, &v);
+    let t = inner_sum(w, x);
+    if x % 3 == 0 {
+        return (a, t, 0);
+    }
+    let b = by_ref(w, &t);
+    let u = w.shfl_down(x, 2);
+    let s = u;
+    (a, b, by_ref(w, &u) ^ s)
+}
+
 fn targets() -> impl Strategy<Value = Target> {
     prop_oneof![Just(Target::SM_70), Just(Target::SM_80), Just(Target::SM_90), Just(Target::default())]
 }
@@ -254,6 +289,9 @@ proptest! {
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize] % 4, n, x[3]).await);
         let _ = ex.run_with(&x, moves_strings);
         let _ = ex.run_with(&x, stretch_locals);
+        let _ = ex.run_with(&x, raw_pointer_to_a_result);
+        let _ = ex.run_with(&x, lent_results);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| lent_results(w, x[w.lane_id() as usize]).await);
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| stretch_locals(w, x[w.lane_id() as usize]).await);
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| moves_strings(w, x[w.lane_id() as usize]).await);
         // `b` and `c` that differ between lanes.

@@ -839,6 +839,9 @@ struct Gen<'p> {
     /// live, the others hold a value for every lane, which the stretch's dense loop checks once.
     used: Vec<String>,
     fresh_here: Vec<String>,
+    /// The results that a `let` in this stretch names (see `local`): set in it, like
+    /// `fresh_here`'s, but read by index with the stretch's other variables.
+    renamed_here: Vec<String>,
     /// Uniform statements met in the middle of the current stretch, run after its loop (so
     /// that the lanes' code on either side stays one loop, in lane order), and the names they
     /// define or change, which the rest of the stretch must not read.
@@ -930,7 +933,7 @@ fn mutating(e: &Expr) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, calls: &'p [usize], barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, calls, call_uniform: vec![0; calls.len()], call_tiles: vec![false; calls.len()], tiles: HashSet::new(), call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, stretch: 0, escaped: HashSet::new(), escapes: Vec::new(), hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
+        Gen { points, calls, call_uniform: vec![0; calls.len()], call_tiles: vec![false; calls.len()], tiles: HashSet::new(), call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, stretch: 0, escaped: HashSet::new(), escapes: Vec::new(), hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), renamed_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -1048,6 +1051,7 @@ impl<'p> Gen<'p> {
         let pending = core::mem::take(&mut self.pending);
         let mut used = core::mem::take(&mut self.used);
         let fresh = core::mem::take(&mut self.fresh_here);
+        self.renamed_here.clear();
         let deferred = core::mem::take(&mut self.deferred);
         self.deferred_names.clear();
         self.uniform_reads.clear();
@@ -1456,7 +1460,10 @@ impl<'p> Gen<'p> {
                     let mut names = Vec::new();
                     idents_in(r.expr.to_token_stream(), &mut names);
                     let changing = names.iter().any(|n| match self.0.resolve(n) {
-                        Some(Bind::Wide(v)) => self.0.fresh_here.contains(&v.to_string()) || self.0.changed.contains(n),
+                        Some(Bind::Wide(v)) => {
+                            let v = v.to_string();
+                            self.0.fresh_here.contains(&v) || self.0.renamed_here.contains(&v) || self.0.changed.contains(n)
+                        }
                         _ => false,
                     });
                     self.1 |= r.mutability.is_some() || changing;
@@ -1940,7 +1947,10 @@ impl<'p> Gen<'p> {
                 } else if let (Some(name), Some(r)) = (bare_ident(&local.pat), temp) {
                     // `let v = f(w, ..);` or `let v = w.shfl(..);` read past this stretch: `v`
                     // is the result's own per-lane variable (each lane's value stays where the
-                    // call or the instruction left it, not copied into another).
+                    // call or the instruction left it, not copied into another). Set in this
+                    // stretch, as the copy was: a call's borrow of it here is of a changing
+                    // variable (`borrows_changing`).
+                    self.renamed_here.push(r.to_string());
                     self.bind(&name, Bind::Wide(r));
                 } else {
                     self.per_lane_let(&local.pat, e);
@@ -2379,6 +2389,7 @@ impl VisitMut for LaneRewrite<'_, '_> {
         // What lends a stretch-local variable (see `local_use`).
         let lent = match &*e {
             Expr::Reference(r) => root_ident(&r.expr),
+            Expr::RawAddr(r) => root_ident(&r.expr),
             Expr::MethodCall(m) => root_ident(&m.receiver),
             Expr::Match(m) if m.arms.iter().any(|a| binds_ref(&a.pat)) => root_ident(&m.expr),
             Expr::Let(l) if binds_ref(&l.pat) => root_ident(&l.expr),
