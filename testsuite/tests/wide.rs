@@ -246,6 +246,17 @@ fn lent_results(w: &Warp, x: u32) -> (u32, u32, u32) {
     (a, b, by_ref(w, &u) ^ s)
 }
 
+/// Assertions without a message on per-lane variables: the panic's message names the condition
+/// as written, warp-wide too (not the form's names for the variables).
+#[warp_kernel]
+fn asserts(w: &Warp, x: u32) -> u32 {
+    let y = w.shfl_xor(x, 1);
+    debug_assert!(x < 1900 && y < 1 << 31);
+    let z = w.shfl_down(y, 1);
+    assert!(x + y < 3500);
+    z ^ x
+}
+
 fn targets() -> impl Strategy<Value = Target> {
     prop_oneof![Just(Target::SM_70), Just(Target::SM_80), Just(Target::SM_90), Just(Target::default())]
 }
@@ -289,6 +300,7 @@ proptest! {
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize] % 4, n, x[3]).await);
         let _ = ex.run_with(&x, moves_strings);
         let _ = ex.run_with(&x, stretch_locals);
+        let _ = ex.run_with(&x, asserts);
         let _ = ex.run_with(&x, raw_pointer_to_a_result);
         let _ = ex.run_with(&x, lent_results);
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| lent_results(w, x[w.lane_id() as usize]).await);
@@ -352,6 +364,7 @@ fn supported_kernels_run_warp_wide() {
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize], 3, 0x81f).await))), 1, "explicit_operands");
     assert_eq!(wide(&|| drop(ex.run_with(&x, moves_strings))), 1, "moves_strings");
     assert_eq!(settled(&|| drop(ex.run_with(&x, stretch_locals))), 2, "stretch_locals and inner_sum");
+    assert_eq!(wide(&|| drop(ex.run_with(&x, asserts))), 1, "asserts");
     // `reduce_u32` and, inside it, `tree_reduce` three times. The first run of a kernel that
     // calls warp functions may be per lane (its call sites learn that the callees offer
     // forms); from then on the caller's form runs, and runs the callees' forms.

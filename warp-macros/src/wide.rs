@@ -2230,7 +2230,7 @@ impl<'p> Gen<'p> {
     fn lane_macro_tokens(&mut self, mac: &syn::Macro) -> TokenStream {
         let mut r = LaneRewrite::new(self);
         r.check_macro(mac);
-        r.macro_tokens(mac.tokens.clone())
+        r.rewrite_macro(mac)
     }
 }
 
@@ -2334,6 +2334,21 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
         if !EXPRESSION_MACROS.contains(&name.as_str()) || has_closure_or_braces(mac.tokens.clone()) {
             self.g.ok = false;
         }
+    }
+
+    /// The tokens of a macro call in lane code, each per-lane variable its lane's value. An
+    /// `assert!` or `debug_assert!` without a message names its condition in the panic's
+    /// message, which would then show the form's names (`__wk_3_v[__wk_l] < 4`): it gets that
+    /// message as the per-lane form's gives it, from the condition as written.
+    fn rewrite_macro(&mut self, mac: &syn::Macro) -> TokenStream {
+        let ts = self.macro_tokens(mac.tokens.clone());
+        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let condition_only = syn::parse2::<Expr>(mac.tokens.clone()).is_ok();
+        if (name == "assert" || name == "debug_assert") && condition_only && ts.to_string() != mac.tokens.to_string() {
+            let original = &mac.tokens;
+            return quote!(#ts, "{}", ::core::concat!("assertion failed: ", ::core::stringify!(#original)));
+        }
+        ts
     }
 
     fn macro_tokens(&mut self, ts: TokenStream) -> TokenStream {
@@ -2595,8 +2610,7 @@ impl VisitMut for LaneRewrite<'_, '_> {
             }
             Expr::Macro(m) => {
                 self.check_macro(&m.mac);
-                let ts = self.macro_tokens(m.mac.tokens.clone());
-                m.mac.tokens = ts;
+                m.mac.tokens = self.rewrite_macro(&m.mac);
                 return;
             }
             Expr::Struct(s) => {
@@ -2634,8 +2648,7 @@ impl VisitMut for LaneRewrite<'_, '_> {
 
     fn visit_stmt_macro_mut(&mut self, m: &mut syn::StmtMacro) {
         self.check_macro(&m.mac);
-        let ts = self.macro_tokens(m.mac.tokens.clone());
-        m.mac.tokens = ts;
+        m.mac.tokens = self.rewrite_macro(&m.mac);
     }
 
     // Nested items are their own code.
