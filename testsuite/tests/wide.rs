@@ -257,6 +257,23 @@ fn asserts(w: &Warp, x: u32) -> u32 {
     z ^ x
 }
 
+/// A per-lane `String` moved out and then assigned again, in one stretch and across an
+/// instruction (Rust allows it; the form sets the variable rather than writing through an index
+/// that its move left empty).
+#[warp_kernel]
+fn reassigned_strings(w: &Warp, x: u32) -> String {
+    let v = w.shfl_xor(x, 1);
+    let mut s = v.to_string();
+    let t = s;
+    s = t.clone();
+    s.push('/');
+    let u = w.shfl_down(v, 1);
+    let moved = s;
+    s = u.to_string();
+    s.push_str(&moved);
+    s
+}
+
 fn targets() -> impl Strategy<Value = Target> {
     prop_oneof![Just(Target::SM_70), Just(Target::SM_80), Just(Target::SM_90), Just(Target::default())]
 }
@@ -300,6 +317,8 @@ proptest! {
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| explicit_operands(w, x[w.lane_id() as usize] % 4, n, x[3]).await);
         let _ = ex.run_with(&x, moves_strings);
         let _ = ex.run_with(&x, stretch_locals);
+        let _ = ex.run_with(&x, reassigned_strings);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| reassigned_strings(w, x[w.lane_id() as usize]).await);
         let _ = ex.run_with(&x, asserts);
         let _ = ex.run_with(&x, raw_pointer_to_a_result);
         let _ = ex.run_with(&x, lent_results);
@@ -365,6 +384,7 @@ fn supported_kernels_run_warp_wide() {
     assert_eq!(wide(&|| drop(ex.run_with(&x, moves_strings))), 1, "moves_strings");
     assert_eq!(settled(&|| drop(ex.run_with(&x, stretch_locals))), 2, "stretch_locals and inner_sum");
     assert_eq!(wide(&|| drop(ex.run_with(&x, asserts))), 1, "asserts");
+    assert_eq!(wide(&|| drop(ex.run_with(&x, reassigned_strings))), 1, "reassigned_strings");
     // `reduce_u32` and, inside it, `tree_reduce` three times. The first run of a kernel that
     // calls warp functions may be per lane (its call sites learn that the callees offer
     // forms); from then on the caller's form runs, and runs the callees' forms.

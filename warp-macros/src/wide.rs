@@ -1685,6 +1685,16 @@ impl<'p> Gen<'p> {
         Some(parts)
     }
 
+    /// The per-lane variable that `left`, an assignment's place, names whole (`v = ..`).
+    fn assigned_whole(&self, left: &Expr) -> Option<syn::Ident> {
+        let Expr::Path(p) = unparen(left) else { return None };
+        let name = p.path.get_ident().filter(|_| p.qself.is_none())?;
+        match self.resolve(&name.to_string()) {
+            Some(Bind::Wide(v)) => Some(syn::Ident::new(&v.to_string(), name.span())),
+            _ => None,
+        }
+    }
+
     /// `e` as lane code, its hoisted instructions replaced by their results.
     fn emit(&mut self, e: &Expr) -> TokenStream {
         let at = e as *const Expr as usize;
@@ -1731,6 +1741,11 @@ impl<'p> Gen<'p> {
             (Expr::Binary(o), Expr::Binary(n)) => {
                 *n.left = verbatim_at(self.emit(&o.left), &o.left);
                 *n.right = verbatim_at(self.emit(&o.right), &o.right);
+            }
+            (Expr::Assign(o), Expr::Assign(_)) if self.assigned_whole(&o.left).is_some() => {
+                let v = self.assigned_whole(&o.left).expect("checked");
+                let right = verbatim_at(self.emit(&o.right), &o.right);
+                return assign_whole(&self.krate, &v, right.to_token_stream());
             }
             (Expr::Assign(o), Expr::Assign(n)) => {
                 *n.left = verbatim_at(self.emit(&o.left), &o.left);
@@ -2488,6 +2503,18 @@ impl VisitMut for LaneRewrite<'_, '_> {
                         self.g.tainted.insert(n);
                     }
                 }
+                // A per-lane variable assigned whole: set, not written through its index (the
+                // lane may have moved its value out; `LaneAssign`).
+                let whole = match unparen(&a.left) {
+                    Expr::Path(p) if p.qself.is_none() && self.closure == 0 => p.path.get_ident().and_then(|i| self.wide(&i.to_string()).map(|v| syn::Ident::new(&v.to_string(), i.span()))),
+                    _ => None,
+                };
+                if let Some(v) = whole {
+                    self.visit_expr_mut(&mut a.right);
+                    let right = &a.right;
+                    *e = syn::parse2(assign_whole(&self.g.krate, &v, quote!(#right))).expect("an assignment's block parses");
+                    return;
+                }
             }
             Expr::Binary(b) if is_compound(&b.op) => self.taint(&b.left),
             Expr::Reference(r) if r.mutability.is_some() => self.taint(&r.expr),
@@ -2692,6 +2719,16 @@ fn plain_ident(pat: &Pat) -> Option<String> {
         Pat::Type(t) => plain_ident(&t.pat),
         _ => None,
     }
+}
+
+/// `v = right;` of the per-lane variable `v` (its `Lanes`), in a stretch's loop: the value first,
+/// as an assignment evaluates it, then the lane's variable set to it (`LaneAssign`).
+fn assign_whole(krate: &TokenStream, v: &syn::Ident, right: TokenStream) -> TokenStream {
+    quote!({
+        let __wk_v = #right;
+        use #krate::__private::wide::{AssignCopy as _, AssignMove as _};
+        #v.assign(__wk_l).put(__wk_v)
+    })
 }
 
 /// The identifier of `x` or `mut x` (no type, which could coerce the value).

@@ -872,6 +872,47 @@ impl<T> ArgMove<T> for &mut LaneArg<'_, T> {
     }
 }
 
+/// A per-lane variable assigned whole in a form's lane code (`v = e;`): `v.assign(lane).put(e)`
+/// writes the lane's value in place when its type is `Copy` ([`AssignCopy`], which method
+/// resolution takes first when it applies), else sets it ([`AssignMove`]): the lane may have
+/// moved its value out before (`let t = s; s = ..;`), which Rust allows, and the old value, if
+/// any, is dropped.
+pub struct LaneAssign<'a, T>(pub &'a mut Lanes<T>, pub u32);
+
+impl<T> Lanes<T> {
+    /// Lane `lane`'s variable, to be assigned (see [`LaneAssign`]).
+    #[inline(always)]
+    pub fn assign(&mut self, lane: u32) -> LaneAssign<'_, T> {
+        LaneAssign(self, lane)
+    }
+}
+
+/// See [`LaneAssign`].
+pub trait AssignCopy<T> {
+    /// Writes the lane's value in place.
+    fn put(self, value: T);
+}
+
+impl<T: Copy> AssignCopy<T> for LaneAssign<'_, T> {
+    #[inline(always)]
+    fn put(self, value: T) {
+        self.0[self.1] = value;
+    }
+}
+
+/// See [`LaneAssign`].
+pub trait AssignMove<T> {
+    /// Sets the lane's value, dropping the one it holds, if any.
+    fn put(self, value: T);
+}
+
+impl<T> AssignMove<T> for &mut LaneAssign<'_, T> {
+    #[inline(always)]
+    fn put(self, value: T) {
+        self.0.set(self.1, value);
+    }
+}
+
 macro_rules! pack_fns {
     ($($name:ident ($($a:ident: $t:ident),*) -> $out:ty;)*) => {$(
         /// One lane's arguments of a call in a form (after the handle), as the callee's form
