@@ -702,30 +702,17 @@ pub fn calls_key() -> syn::Ident {
     syn::Ident::new("__warpkit_key", Span::mixed_site())
 }
 
-/// Whether a pattern binds something by reference (`ref`, `ref mut`).
-fn binds_ref(pat: &Pat) -> bool {
-    struct Find(bool);
+/// Whether a pattern binds something by reference: by `ref` or `ref mut` (`mutable`: by
+/// `ref mut` only).
+fn binds_ref(pat: &Pat, mutable: bool) -> bool {
+    struct Find(bool, bool);
     impl<'ast> syn::visit::Visit<'ast> for Find {
         fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0 |= p.by_ref.is_some();
+            self.0 |= p.by_ref.is_some() && (!self.1 || p.mutability.is_some());
             syn::visit::visit_pat_ident(self, p);
         }
     }
-    let mut f = Find(false);
-    syn::visit::Visit::visit_pat(&mut f, pat);
-    f.0
-}
-
-/// Whether a pattern binds something by `ref mut`.
-fn binds_ref_mut(pat: &Pat) -> bool {
-    struct Find(bool);
-    impl<'ast> syn::visit::Visit<'ast> for Find {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0 |= p.by_ref.is_some() && p.mutability.is_some();
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    let mut f = Find(false);
+    let mut f = Find(false, mutable);
     syn::visit::Visit::visit_pat(&mut f, pat);
     f.0
 }
@@ -1191,13 +1178,7 @@ impl<'p> Gen<'p> {
     /// value or the value returned; `v[__wk_l]` there would move out of an index (E0507) for a
     /// `String`.
     fn moved_value(&mut self, e: &Expr) -> Option<TokenStream> {
-        let Expr::Path(p) = unparen(e) else { return None };
-        if p.qself.is_some() || !p.attrs.is_empty() {
-            return None;
-        }
-        let name = p.path.get_ident()?.to_string();
-        let Some(Bind::Wide(v)) = self.resolve(&name) else { return None };
-        let v = v.clone();
+        let v = self.wide_var(e)?;
         self.used.push(v.to_string());
         let k = &self.krate;
         Some(quote!({ use #k::__private::wide::{ArgCopy as _, ArgMove as _}; #v.arg(__wk_l).value() }))
@@ -1676,19 +1657,20 @@ impl<'p> Gen<'p> {
                 parts.push(quote!(#k::__private::wide::Operand::Uniform(#v)));
                 continue;
             }
-            let Expr::Path(p) = unparen(e) else { return None };
-            let name = p.path.get_ident().filter(|_| p.qself.is_none())?.to_string();
-            let Some(Bind::Wide(v)) = self.resolve(&name) else { return None };
-            let v = syn::Ident::new(&v.to_string(), p.path.segments[0].ident.span());
+            let v = self.wide_var(e)?;
             parts.push(quote!(#v.operand()));
         }
         Some(parts)
     }
 
-    /// The per-lane variable that `left`, an assignment's place, names whole (`v = ..`).
-    fn assigned_whole(&self, left: &Expr) -> Option<syn::Ident> {
-        let Expr::Path(p) = unparen(left) else { return None };
-        let name = p.path.get_ident().filter(|_| p.qself.is_none())?;
+    /// The `Lanes` of the per-lane variable that `e` names, when `e` is its name alone (spanned
+    /// as that name).
+    fn wide_var(&self, e: &Expr) -> Option<syn::Ident> {
+        let Expr::Path(p) = unparen(e) else { return None };
+        if p.qself.is_some() || !p.attrs.is_empty() {
+            return None;
+        }
+        let name = p.path.get_ident()?;
         match self.resolve(&name.to_string()) {
             Some(Bind::Wide(v)) => Some(syn::Ident::new(&v.to_string(), name.span())),
             _ => None,
@@ -1730,6 +1712,12 @@ impl<'p> Gen<'p> {
             Expr::Reference(r) if r.mutability.is_some() => self.taint_root(&r.expr),
             _ => {}
         }
+        if let Expr::Assign(a) = e {
+            if let Some(v) = self.wide_var(&a.left) {
+                let right = verbatim_at(self.emit(&a.right), &a.right);
+                return assign_whole(&self.krate, &v, right.to_token_stream());
+            }
+        }
         let mut c = e.clone();
         match (e, &mut c) {
             (Expr::Paren(o), Expr::Paren(n)) => *n.expr = verbatim_at(self.emit(&o.expr), &o.expr),
@@ -1741,11 +1729,6 @@ impl<'p> Gen<'p> {
             (Expr::Binary(o), Expr::Binary(n)) => {
                 *n.left = verbatim_at(self.emit(&o.left), &o.left);
                 *n.right = verbatim_at(self.emit(&o.right), &o.right);
-            }
-            (Expr::Assign(o), Expr::Assign(_)) if self.assigned_whole(&o.left).is_some() => {
-                let v = self.assigned_whole(&o.left).expect("checked");
-                let right = verbatim_at(self.emit(&o.right), &o.right);
-                return assign_whole(&self.krate, &v, right.to_token_stream());
             }
             (Expr::Assign(o), Expr::Assign(n)) => {
                 *n.left = verbatim_at(self.emit(&o.left), &o.left);
@@ -1955,8 +1938,8 @@ impl<'p> Gen<'p> {
                 // in this stretch only is a local of the stretch's loop body.
                 let at = unparen(&init.expr) as *const Expr as usize;
                 let key = &local.pat as *const Pat as usize;
-                let instruction = self.temps.iter().any(|(a, _)| *a == at) && !self.call_results.contains(&at);
                 let temp = self.temps.iter().find(|(a, _)| *a == at).map(|(_, r)| r.clone());
+                let instruction = temp.is_some() && !self.call_results.contains(&at);
                 if instruction && !self.escaped.contains(&key) {
                     self.lane_local_let(&local.pat, e, key);
                 } else if let (Some(name), Some(r)) = (bare_ident(&local.pat), temp) {
@@ -2332,21 +2315,14 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
             "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "println", "print", "eprintln", "eprint",
             "format", "write", "writeln", "panic", "unreachable", "todo", "unimplemented", "vec", "dbg",
         ];
+        let name = macro_name(mac);
+        let expression = EXPRESSION_MACROS.contains(&name.as_str()) && !has_closure_or_braces(mac.tokens.clone());
         // A stretch-local variable it names may be borrowed past the lane's iteration unless
         // the macro only formats or checks (`local_use`): `vec![&v]`, `dbg!(&v)`, a closure.
-        const BORROWLESS: &[&str] = &[
-            "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "println", "print", "eprintln", "eprint",
-            "format", "write", "writeln", "panic", "unreachable", "todo", "unimplemented",
-        ];
-        let last = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-        self.macro_lends = !BORROWLESS.contains(&last.as_str()) || has_closure_or_braces(mac.tokens.clone());
+        self.macro_lends = !expression || name == "vec" || name == "dbg";
         let mut names = Vec::new();
         idents_in(mac.tokens.clone(), &mut names);
-        if !names.iter().any(|n| self.wide(n).is_some()) {
-            return;
-        }
-        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-        if !EXPRESSION_MACROS.contains(&name.as_str()) || has_closure_or_braces(mac.tokens.clone()) {
+        if !expression && names.iter().any(|n| self.wide(n).is_some()) {
             self.g.ok = false;
         }
     }
@@ -2357,7 +2333,7 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
     /// message as the per-lane form's gives it, from the condition as written.
     fn rewrite_macro(&mut self, mac: &syn::Macro) -> TokenStream {
         let ts = self.macro_tokens(mac.tokens.clone());
-        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let name = macro_name(mac);
         let condition_only = syn::parse2::<Expr>(mac.tokens.clone()).is_ok();
         if (name == "assert" || name == "debug_assert") && condition_only && ts.to_string() != mac.tokens.to_string() {
             let original = &mac.tokens;
@@ -2421,8 +2397,8 @@ impl VisitMut for LaneRewrite<'_, '_> {
             Expr::Reference(r) => root_ident(&r.expr),
             Expr::RawAddr(r) => root_ident(&r.expr),
             Expr::MethodCall(m) => root_ident(&m.receiver),
-            Expr::Match(m) if m.arms.iter().any(|a| binds_ref(&a.pat)) => root_ident(&m.expr),
-            Expr::Let(l) if binds_ref(&l.pat) => root_ident(&l.expr),
+            Expr::Match(m) if m.arms.iter().any(|a| binds_ref(&a.pat, false)) => root_ident(&m.expr),
+            Expr::Let(l) if binds_ref(&l.pat, false) => root_ident(&l.expr),
             _ => None,
         };
         if let Some(name) = lent {
@@ -2505,10 +2481,8 @@ impl VisitMut for LaneRewrite<'_, '_> {
                 }
                 // A per-lane variable assigned whole: set, not written through its index (the
                 // lane may have moved its value out; `LaneAssign`).
-                let whole = match unparen(&a.left) {
-                    Expr::Path(p) if p.qself.is_none() && self.closure == 0 => p.path.get_ident().and_then(|i| self.wide(&i.to_string()).map(|v| syn::Ident::new(&v.to_string(), i.span()))),
-                    _ => None,
-                };
+                let shadowed = root_ident(&a.left).is_some_and(|n| self.local(&n));
+                let whole = if self.closure == 0 && !shadowed { self.g.wide_var(&a.left) } else { None };
                 if let Some(v) = whole {
                     self.visit_expr_mut(&mut a.right);
                     let right = &a.right;
@@ -2520,8 +2494,8 @@ impl VisitMut for LaneRewrite<'_, '_> {
             Expr::Reference(r) if r.mutability.is_some() => self.taint(&r.expr),
             // `match n { ref mut m => *m += 1 }`, `if let ref mut m = n`: the place is borrowed
             // mutably.
-            Expr::Match(m) if m.arms.iter().any(|a| binds_ref_mut(&a.pat)) => self.taint(&m.expr),
-            Expr::Let(l) if binds_ref_mut(&l.pat) => self.taint(&l.expr),
+            Expr::Match(m) if m.arms.iter().any(|a| binds_ref(&a.pat, true)) => self.taint(&m.expr),
+            Expr::Let(l) if binds_ref(&l.pat, true) => self.taint(&l.expr),
             Expr::MethodCall(m) => {
                 self.taint(&m.receiver);
                 // `v.push(v.len())` with `v` per lane: `v[l].push(v[l].len())` borrows the
@@ -2719,6 +2693,11 @@ fn plain_ident(pat: &Pat) -> Option<String> {
         Pat::Type(t) => plain_ident(&t.pat),
         _ => None,
     }
+}
+
+/// A macro's name (the last segment of its path).
+fn macro_name(mac: &syn::Macro) -> String {
+    mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default()
 }
 
 /// `v = right;` of the per-lane variable `v` (its `Lanes`), in a stretch's loop: the value first,

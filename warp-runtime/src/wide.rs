@@ -211,6 +211,13 @@ impl<T> Lanes<T> {
         (self.set == FULL).then(|| unsafe { &*(self.slots.as_ptr() as *const [T; 32]) })
     }
 
+    /// Every lane's value, where every lane is live: each holds one (the generated code sets a
+    /// variable in every live lane before it reads it).
+    #[inline(always)]
+    pub(crate) fn live_full(&self) -> &[T; 32] {
+        self.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live")
+    }
+
     /// A copy of every lane's value (the lanes that hold one).
     #[inline(always)]
     pub fn copied(&self) -> Lanes<T>
@@ -1411,7 +1418,7 @@ impl Operand<'_> {
     fn all(self) -> [u32; 32] {
         match self {
             Operand::Uniform(v) => [v; 32],
-            Operand::Lanes(v) => *v.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live"),
+            Operand::Lanes(v) => *v.live_full(),
         }
     }
 }
@@ -1820,7 +1827,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         if live == FULL {
             let (bs, cs) = (b.all(), c.map(Operand::all));
             let all: [u32; 32] = core::array::from_fn(|l| word(bs[l], cs.map(|c| c[l])));
-            if all.iter().fold(true, |same, &x| same & (x == all[0])) {
+            if all_equal(&all) {
                 return B::Uniform(all[0]);
             }
             words.fill(|l| all[l as usize]);
@@ -1862,7 +1869,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         // A lane with a request of its own still posted (issued and never awaited, behind a
         // plain method) must post this one over it, for the engine's report.
         if live == FULL && !regs.any_posted() {
-            let a = a.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live");
+            let a = a.live_full();
             let key0 = instr.key(&handle(0), b_of(0));
             // Every handle the whole warp's: the requests are equal when the `b`s are.
             let same = match (self.full_warp, self.tiles) {
@@ -1944,7 +1951,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
             // without posting each lane's request.
             if let (Op::Shfl { mode, .. }, B::Lanes(words), true) = (op, b, self.full_warp) {
                 if crate::warp::mask_of(key0) == FULL && op.synchronizing() && op.supported_on(run.target) {
-                    let words = words.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live");
+                    let words = words.live_full();
                     let keys: [u64; 32] = core::array::from_fn(|l| instr.key(&handle(l as u32), words[l]));
                     let route = crate::semantics::shfl::route(mode, &keys.map(crate::warp::b_of), &keys.map(crate::warp::c_of), FULL);
                     debug_assert_eq!(route.undefined, 0);
@@ -2277,10 +2284,15 @@ fn same_b(b: B<'_>) -> bool {
             // Compared as an array (the index checks of `Lanes` would keep the comparison from
             // vectorizing: 107 instructions per element of the reduce example, 15 shuffles per
             // warp).
-            let b = b.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live");
-            b.iter().fold(true, |same, &x| same & (x == b[0]))
+            all_equal(b.live_full())
         }
     }
+}
+
+/// Whether the 32 words are equal (as a fold over the array, which vectorizes).
+#[inline(always)]
+fn all_equal(words: &[u32; 32]) -> bool {
+    words.iter().fold(true, |same, &x| same & (x == words[0]))
 }
 
 /// What a form's context keeps of its handles' shape: whether they are the whole warp's, and
