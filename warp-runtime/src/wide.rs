@@ -1413,6 +1413,18 @@ impl Operand<'_> {
         }
     }
 
+    /// The value, when every lane holds the same one (every lane live).
+    #[inline(always)]
+    fn uniform(self) -> Option<u32> {
+        match self {
+            Operand::Uniform(v) => Some(v),
+            Operand::Lanes(v) => {
+                let words = v.live_full();
+                all_equal(words).then_some(words[0])
+            }
+        }
+    }
+
     /// Every lane's value, when every lane holds one.
     #[inline(always)]
     fn all(self) -> [u32; 32] {
@@ -1825,8 +1837,20 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         let live = !self.exited;
         let word = |b: u32, c: Option<u32>| c.map_or(b, |c| shfl_bc(b, c));
         if live == FULL {
-            let (bs, cs) = (b.all(), c.map(Operand::all));
-            let all: [u32; 32] = core::array::from_fn(|l| word(bs[l], cs.map(|c| c[l])));
+            // Each part the same in every lane (the reduce tree's `offset` and clamp): one word,
+            // without making the 32.
+            if let (Some(b), Some(c)) = (b.uniform(), c.map_or(Some(None), |c| c.uniform().map(Some))) {
+                return B::Uniform(word(b, c));
+            }
+            // Packed as arrays, with no `Option` in the loop (which kept it from vectorizing).
+            let bs = b.all();
+            let all: [u32; 32] = match c {
+                None => bs,
+                Some(c) => {
+                    let cs = c.all();
+                    core::array::from_fn(|l| shfl_bc(bs[l], cs[l]))
+                }
+            };
             if all_equal(&all) {
                 return B::Uniform(all[0]);
             }
@@ -2289,10 +2313,11 @@ fn same_b(b: B<'_>) -> bool {
     }
 }
 
-/// Whether the 32 words are equal (as a fold over the array, which vectorizes).
+/// Whether the 32 words are equal (the bits in which each differs from the first, or-ed over
+/// the array: a fold that vectorizes to a few instructions, where one of comparisons did not).
 #[inline(always)]
 fn all_equal(words: &[u32; 32]) -> bool {
-    words.iter().fold(true, |same, &x| same & (x == words[0]))
+    words.iter().fold(0, |d, &x| d | (x ^ words[0])) == 0
 }
 
 /// What a form's context keeps of its handles' shape: whether they are the whole warp's, and
