@@ -19,12 +19,14 @@ pub async fn warp_sums(
             let mut __wk_1_input = ::warpkit::__private::wide::Lanes::new();
             let mut __wk_2_out = ::warpkit::__private::wide::Lanes::new();
             let mut __wk_3_scale = ::warpkit::__private::wide::Lanes::new();
-            for __wk_l in __wk.lanes() {
-                let (__wk_a_input, __wk_a_out, __wk_a_scale) = __wk_args.take(__wk_l);
-                __wk_1_input.set(__wk_l, __wk_a_input);
-                __wk_2_out.set(__wk_l, __wk_a_out);
-                __wk_3_scale.set(__wk_l, __wk_a_scale);
-            }
+            __wk.unpack(
+                __wk_args,
+                |__wk_l, (__wk_a_input, __wk_a_out, __wk_a_scale)| {
+                    __wk_1_input.set(__wk_l, __wk_a_input);
+                    __wk_2_out.set(__wk_l, __wk_a_out);
+                    __wk_3_scale.set(__wk_l, __wk_a_scale);
+                },
+            );
             let mut __wk_4_i = ::warpkit::__private::wide::Lanes::new();
             let __wk_5_instr = ::warpkit::__private::wide::ReduxAdd;
             let mut __wk_7_a = ::warpkit::__private::wide::Lanes::new();
@@ -299,11 +301,13 @@ pub async fn warp_totals(
         let __wk_hs = __wk.handles();
         let mut __wk_1_input = ::warpkit::__private::wide::Lanes::new();
         let mut __wk_2_out = ::warpkit::__private::wide::Lanes::new();
-        for __wk_l in __wk.lanes() {
-            let (__wk_a_input, __wk_a_out) = __wk_args.take(__wk_l);
-            __wk_1_input.set(__wk_l, __wk_a_input);
-            __wk_2_out.set(__wk_l, __wk_a_out);
-        }
+        __wk.unpack(
+            __wk_args,
+            |__wk_l, (__wk_a_input, __wk_a_out)| {
+                __wk_1_input.set(__wk_l, __wk_a_input);
+                __wk_2_out.set(__wk_l, __wk_a_out);
+            },
+        );
         let mut __wk_3_i = ::warpkit::__private::wide::Lanes::new();
         let mut __wk_4_args = ::warpkit::__private::wide::Lanes::new();
         let mut __wk_5_callee = ::warpkit::__private::wide::TypeOf::new();
@@ -492,11 +496,13 @@ async fn count_odd(
         > = |__wk, __wk_args, __wk_outs| {
             let mut __wk_1_input = ::warpkit::__private::wide::Lanes::new();
             let mut __wk_2_counts = ::warpkit::__private::wide::Lanes::new();
-            for __wk_l in __wk.lanes() {
-                let (__wk_a_input, __wk_a_counts) = __wk_args.take(__wk_l);
-                __wk_1_input.set(__wk_l, __wk_a_input);
-                __wk_2_counts.set(__wk_l, __wk_a_counts);
-            }
+            __wk.unpack(
+                __wk_args,
+                |__wk_l, (__wk_a_input, __wk_a_counts)| {
+                    __wk_1_input.set(__wk_l, __wk_a_input);
+                    __wk_2_counts.set(__wk_l, __wk_a_counts);
+                },
+            );
             let mut __wk_3_i = ::warpkit::__private::wide::Lanes::new();
             let mut __wk_4_issued = ::warpkit::__private::wide::Lanes::new();
             if __wk.dense() {
@@ -751,11 +757,13 @@ pub async fn odd_counts(
         let __wk_hs = __wk.handles();
         let mut __wk_1_input = ::warpkit::__private::wide::Lanes::new();
         let mut __wk_2_counts = ::warpkit::__private::wide::Lanes::new();
-        for __wk_l in __wk.lanes() {
-            let (__wk_a_input, __wk_a_counts) = __wk_args.take(__wk_l);
-            __wk_1_input.set(__wk_l, __wk_a_input);
-            __wk_2_counts.set(__wk_l, __wk_a_counts);
-        }
+        __wk.unpack(
+            __wk_args,
+            |__wk_l, (__wk_a_input, __wk_a_counts)| {
+                __wk_1_input.set(__wk_l, __wk_a_input);
+                __wk_2_counts.set(__wk_l, __wk_a_counts);
+            },
+        );
         let mut __wk_3_args = ::warpkit::__private::wide::Lanes::new();
         let mut __wk_4_callee = ::warpkit::__private::wide::TypeOf::new();
         let __wk_5_site = ::warpkit::__private::wide::site();

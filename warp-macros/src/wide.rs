@@ -991,10 +991,9 @@ impl<'p> Gen<'p> {
         let unpack = if locals.len() == 1 { let l = &locals[0]; quote!(#l) } else { quote!((#(#locals,)*)) };
         quote! {
             #(let mut #vars = #lanes::new();)*
-            for __wk_l in __wk.lanes() {
-                let #unpack = __wk_args.take(__wk_l);
+            __wk.unpack(__wk_args, |__wk_l, #unpack| {
                 #(#vars.set(__wk_l, #locals);)*
-            }
+            });
             #(#uniform)*
         }
     }

@@ -1791,6 +1791,27 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         crate::mem::form_lane(lane);
     }
 
+    /// Each live lane's arguments, taken out of `args` and handed to `each` (which puts them in
+    /// the parameters' variables): with every lane live and holding its arguments, in one pass
+    /// without a check per lane; otherwise lane by lane, in the run's lane order (moving
+    /// arguments has no effect that the order could show).
+    #[inline(always)]
+    pub fn unpack<A>(&self, args: &mut Lanes<A>, mut each: impl FnMut(u32, A)) {
+        if self.exited == 0 && args.set == FULL {
+            // Cleared first: each slot is read once, below (were `each` to panic, the rest would
+            // be leaked, not dropped twice).
+            args.set = 0;
+            for (l, slot) in args.slots.iter().enumerate() {
+                // SAFETY: the bits said every slot holds a value; each is read once.
+                each(l as u32, unsafe { slot.assume_init_read() });
+            }
+            return;
+        }
+        for l in self.lanes() {
+            each(l, args.take(l));
+        }
+    }
+
     /// Every lane's handle, as the kernel received it (lanes that did not offer get the
     /// warp's), in an array that lives as long as the form (made at the first call in a direct
     /// run).
