@@ -278,6 +278,98 @@ pub(crate) fn shfl32_into(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: 
     Some(predicates(mode, bval))
 }
 
+/// Each lane's source lane and the predicate mask of a `shfl.sync` whose lanes shuffle within
+/// segments (`c[12:8]`, the segment mask, not 0: tiles), by the pseudo-code
+/// (`semantics::shfl::source_lane`) written as arithmetic over the 32 lanes with the mode a
+/// constant in each loop, which the compiler vectorizes; `None` when a lane would read outside
+/// its own segment (its tile's membermask does not name that lane: the engine reports it).
+#[inline(always)]
+fn segment_sources(mode: ShflMode, b: u32, c: u32) -> Option<([u32; 32], u32)> {
+    let (bval, cval, segmask) = (b & 0x1f, c & 0x1f, c >> 8 & 0x1f);
+    let mut src = [0u32; 32];
+    let mut p = [0u32; 32];
+    #[inline(always)]
+    fn each(src: &mut [u32; 32], p: &mut [u32; 32], segmask: u32, cval: u32, up: bool, j_of: impl Fn(u32) -> u32) {
+        for lane in 0..32u32 {
+            let max_lane = (lane & segmask) | (cval & !segmask);
+            let j = j_of(lane);
+            // `.up` compares signed (j may be below 0); the others' j is at most 62.
+            let pval = if up { j as i32 >= max_lane as i32 } else { j <= max_lane };
+            src[lane as usize] = if pval { j } else { lane };
+            p[lane as usize] = pval as u32;
+        }
+    }
+    match mode {
+        ShflMode::Up => each(&mut src, &mut p, segmask, cval, true, |lane| lane.wrapping_sub(bval)),
+        ShflMode::Down => each(&mut src, &mut p, segmask, cval, false, |lane| lane + bval),
+        ShflMode::Bfly => each(&mut src, &mut p, segmask, cval, false, |lane| lane ^ bval),
+        ShflMode::Idx => each(&mut src, &mut p, segmask, cval, false, |lane| (lane & segmask) | (bval & !segmask)),
+    }
+    let outside = src.iter().enumerate().fold(0, |o, (l, &j)| o | (j ^ l as u32));
+    if outside & segmask != 0 {
+        return None;
+    }
+    Some((src, p.iter().enumerate().fold(0, |m, (l, &p)| m | p << l)))
+}
+
+/// [`shfl32_into`] for a shuffle within segments of the warp, each a tile whose lanes all take
+/// part (`c[12:8]` the tiles' segment mask): `None`, writing nothing, when a lane would read
+/// outside its segment.
+#[inline]
+pub(crate) fn shfl32_segments_into(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: u32, d: &mut [MaybeUninit<u32>; 32]) -> Option<u32> {
+    let (src, pred) = match simd {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Simd::Avx2` is only made when the CPU has AVX2 (`best`, `available`); with
+        // `Simd::Avx512` it is checked.
+        Simd::Avx2 => unsafe { segment_sources_avx2(mode, b, c) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: checked.
+        Simd::Avx512 if std::is_x86_feature_detected!("avx2") => unsafe { segment_sources_avx2(mode, b, c) },
+        _ => segment_sources(mode, b, c),
+    }?;
+    match simd {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
+        Simd::Avx2 => unsafe { permute_avx2(a, &src, d) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: checked.
+        Simd::Avx512 if std::is_x86_feature_detected!("avx2") => unsafe { permute_avx2(a, &src, d) },
+        _ => permute_portable(a, &src, d),
+    }
+    Some(pred)
+}
+
+/// [`shfl32_segments_into`] into initialized registers.
+#[inline]
+pub(crate) fn shfl32_segments(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: u32, d: &mut [u32; 32]) -> Option<u32> {
+    // SAFETY: a write-only view of initialized `u32`s; only `u32` values are written through it.
+    shfl32_segments_into(simd, mode, a, b, c, unsafe { &mut *(d as *mut [u32; 32] as *mut [MaybeUninit<u32>; 32]) })
+}
+
+/// [`segment_sources`] compiled for AVX2 (its loops' shifts and compares in vector registers).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn segment_sources_avx2(mode: ShflMode, b: u32, c: u32) -> Option<([u32; 32], u32)> {
+    segment_sources(mode, b, c)
+}
+
+/// `d[lane] = a[src[lane]]` with AVX2 gathers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn permute_avx2(a: &[u32; 32], src: &[u32; 32], d: &mut [MaybeUninit<u32>; 32]) {
+    use core::arch::x86_64::*;
+    for k in 0..4 {
+        // SAFETY: loads of 8 indices inside `src`, each below 32 (`segment_sources`' sources are
+        // lanes), gathering from `a`; a store of 8 `u32`s inside `d`; only called on CPUs with
+        // AVX2.
+        unsafe {
+            let idx = _mm256_and_si256(_mm256_loadu_si256(src.as_ptr().add(8 * k) as *const _), _mm256_set1_epi32(31));
+            let g = _mm256_i32gather_epi32::<4>(a.as_ptr() as *const i32, idx);
+            _mm256_storeu_si256(d.as_mut_ptr().add(8 * k) as *mut _, g);
+        }
+    }
+}
+
 /// The lanes whose 64-bit register is not zero (the engine's request keys, read after every
 /// step: the compiler made the plain fold 32 scalar compares, 160 instructions). On x86-64 it is
 /// SSE2, which every x86-64 CPU has, so it needs no level: a key is not zero when the OR of its
@@ -508,6 +600,32 @@ mod tests {
                         match shfl32(simd, mode, &a, b, c, &mut got) {
                             Some(p) => assert_eq!((got.map(u64::from), p), (d, pred), "{simd:?} {mode:?} b={b} c={c:#x}"),
                             None => assert!(if mode == ShflMode::Up { c & 0x1f1f != 0 } else { c & 0x1f1f != 0x1f }),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Shuffles within segments: each level against `semantics::shfl::segmented` (itself checked
+    /// against the spec's route with each segment's lanes as the participants), for every mode,
+    /// every `b` below 64, every segment mask and a spread of clamps; `None` exactly where it
+    /// is (a lane reading outside its segment).
+    #[test]
+    fn segment_shuffles_match_the_semantics() {
+        let a: [u32; 32] = core::array::from_fn(|l| 0x9e37_79b9u32.wrapping_mul(l as u32 + 1));
+        let wide: [u64; 32] = a.map(u64::from);
+        for mode in [ShflMode::Up, ShflMode::Down, ShflMode::Bfly, ShflMode::Idx] {
+            for b in (0..64).chain([0xffff_ffe0, 0x8000_001f]) {
+                for segmask in 0..32u32 {
+                    for clamp in [0u32, 0x1f, 0x3, 0x7, 0x10, 0x15, 0xff] {
+                        let c = segmask << 8 | clamp;
+                        let mut d = [0u64; 32];
+                        let expected = shfl::segmented(mode, &wide, b, c, &mut d).map(|p| (d, p));
+                        for simd in Simd::available() {
+                            let mut got = [0u32; 32];
+                            let result = shfl32_segments(simd, mode, &a, b, c, &mut got).map(|p| (got.map(u64::from), p));
+                            assert_eq!(result, expected, "{simd:?} {mode:?} b={b} c={c:#x}");
                         }
                     }
                 }

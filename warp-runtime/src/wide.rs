@@ -2017,9 +2017,30 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                 let segment = c >> 8 & 0x1f;
                 let tiled = self.tiles != 0 && segment == 0x1f & !(self.tiles - 1) && crate::warp::mask_of(key0) == handle(0).mask;
                 if tiled && same_b(b) && op.synchronizing() && op.supported_on(run.target) {
+                    let bw = crate::warp::b_of(key0);
+                    if let Op::Shfl { words: 1, .. } = op {
+                        // Values of one register: in place as the whole warp's above, on the
+                        // vector units (`simd::shfl32_segments`).
+                        let simd = run.simd;
+                        if let (Some(src), Some(dst)) = (words_of(a), out.slots_as_words()) {
+                            if crate::simd::shfl32_segments_into(simd, mode, src, bw, c, dst).is_some() {
+                                regs.issued_by_all(None, site);
+                                // SAFETY: every slot was just written with a `u32` register,
+                                // which is a valid `T` (u32, i32 or f32).
+                                unsafe { out.mark_full() };
+                                return Ok(());
+                            }
+                        }
+                        let (mut copy, mut d) = ([0u32; 32], [0u32; 32]);
+                        if let Some(pred) = crate::simd::shfl32_segments(simd, mode, operand_words::<I, T>(a, &mut copy), bw, c, &mut d) {
+                            regs.issued_by_all(None, site);
+                            out.fill(|l| I::Out::decode(d[l as usize] as u64, pred >> l & 1 == 1));
+                            return Ok(());
+                        }
+                    }
                     let bits: [u64; 32] = core::array::from_fn(|l| I::bits(&a[l]));
                     let mut d = [0u64; 32];
-                    if let Some(pred) = crate::semantics::shfl::segmented(mode, &bits, crate::warp::b_of(key0), c, &mut d) {
+                    if let Some(pred) = crate::semantics::shfl::segmented(mode, &bits, bw, c, &mut d) {
                         regs.issued_by_all(None, site);
                         out.fill(|l| I::Out::decode(d[l as usize], pred >> l & 1 == 1));
                         return Ok(());
