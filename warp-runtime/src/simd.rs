@@ -278,38 +278,106 @@ pub(crate) fn shfl32_into(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: 
     Some(predicates(mode, bval))
 }
 
-/// Each lane's source lane and the predicate mask of a `shfl.sync` whose lanes shuffle within
-/// segments (`c[12:8]`, the segment mask, not 0: tiles), by the pseudo-code
-/// (`semantics::shfl::source_lane`) written as arithmetic over the 32 lanes with the mode a
-/// constant in each loop, which the compiler vectorizes; `None` when a lane would read outside
-/// its own segment (its tile's membermask does not name that lane: the engine reports it).
+/// Each lane's source lane and the predicate mask of a `shfl.sync` in which lane `l` has operands
+/// `b(l)` and `c(l)`, by the pseudo-code (`semantics::shfl::source_lane`) written as arithmetic
+/// over the 32 lanes with the mode a constant in each loop, which the compiler vectorizes.
 #[inline(always)]
-fn segment_sources(mode: ShflMode, b: u32, c: u32) -> Option<([u32; 32], u32)> {
-    let (bval, cval, segmask) = (b & 0x1f, c & 0x1f, c >> 8 & 0x1f);
+fn lane_sources(mode: ShflMode, b: impl Fn(usize) -> u32, c: impl Fn(usize) -> u32) -> ([u32; 32], u32) {
     let mut src = [0u32; 32];
-    let mut p = [0u32; 32];
+    let mut p = [0u8; 32];
     #[inline(always)]
-    fn each(src: &mut [u32; 32], p: &mut [u32; 32], segmask: u32, cval: u32, up: bool, j_of: impl Fn(u32) -> u32) {
+    fn each(src: &mut [u32; 32], p: &mut [u8; 32], c: impl Fn(usize) -> u32, up: bool, j_of: impl Fn(u32, u32) -> u32) {
         for lane in 0..32u32 {
+            let c = c(lane as usize);
+            let (cval, segmask) = (c & 0x1f, c >> 8 & 0x1f);
             let max_lane = (lane & segmask) | (cval & !segmask);
-            let j = j_of(lane);
+            let j = j_of(lane, segmask);
             // `.up` compares signed (j may be below 0); the others' j is at most 62.
             let pval = if up { j as i32 >= max_lane as i32 } else { j <= max_lane };
             src[lane as usize] = if pval { j } else { lane };
-            p[lane as usize] = pval as u32;
+            p[lane as usize] = pval as u8;
         }
     }
+    let bval = |l: u32| b(l as usize) & 0x1f;
     match mode {
-        ShflMode::Up => each(&mut src, &mut p, segmask, cval, true, |lane| lane.wrapping_sub(bval)),
-        ShflMode::Down => each(&mut src, &mut p, segmask, cval, false, |lane| lane + bval),
-        ShflMode::Bfly => each(&mut src, &mut p, segmask, cval, false, |lane| lane ^ bval),
-        ShflMode::Idx => each(&mut src, &mut p, segmask, cval, false, |lane| (lane & segmask) | (bval & !segmask)),
+        ShflMode::Up => each(&mut src, &mut p, c, true, |lane, _| lane.wrapping_sub(bval(lane))),
+        ShflMode::Down => each(&mut src, &mut p, c, false, |lane, _| lane + bval(lane)),
+        ShflMode::Bfly => each(&mut src, &mut p, c, false, |lane, _| lane ^ bval(lane)),
+        ShflMode::Idx => each(&mut src, &mut p, c, false, |lane, segmask| (lane & segmask) | (bval(lane) & !segmask)),
     }
+    (src, mask_of_bytes(&p))
+}
+
+/// Bit `l` set where byte `l` is 1 (each byte 0 or 1): eight bytes at a time, gathered into the
+/// top byte of a multiplication (byte `i` times `2^i << 8(7 - i)`; no other product reaches it,
+/// and no sum below carries into it), where a fold of per-lane shifts was scalar code on the
+/// x86-64 baseline.
+#[inline(always)]
+fn mask_of_bytes(p: &[u8; 32]) -> u32 {
+    let mut m = 0;
+    for (k, eight) in p.chunks_exact(8).enumerate() {
+        let x = u64::from_le_bytes(eight.try_into().expect("eight bytes"));
+        m |= ((x.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32) << (8 * k);
+    }
+    m
+}
+
+/// [`lane_sources`] for a shuffle whose lanes shuffle within segments (`c[12:8]`, the segment
+/// mask: tiles) with the same `b` and `c`; `None` when a lane would read outside its own segment
+/// (its tile's membermask does not name that lane: the engine reports it).
+#[inline(always)]
+fn segment_sources(mode: ShflMode, b: u32, c: u32) -> Option<([u32; 32], u32)> {
+    let (src, pred) = lane_sources(mode, |_| b, |_| c);
     let outside = src.iter().enumerate().fold(0, |o, (l, &j)| o | (j ^ l as u32));
-    if outside & segmask != 0 {
-        return None;
+    (outside & c >> 8 & 0x1f == 0).then_some((src, pred))
+}
+
+/// [`lane_sources`] for a shuffle in which every lane takes part, lane `l` posting request
+/// `keys[l]` (its `b` and `c` as the engine's request word holds them).
+#[inline(always)]
+fn keyed_sources(mode: ShflMode, keys: &[u64; 32]) -> ([u32; 32], u32) {
+    lane_sources(mode, |l| crate::warp::b_of(keys[l]), |l| crate::warp::c_of(keys[l]))
+}
+
+/// A `shfl.sync` of 32-bit values in which all 32 lanes take part, lane `l` with the request
+/// `keys[l]` (each lane's own `b` and `c`: a clamp per lane): no read is undefined, so it always
+/// completes: writes every lane's `d` and returns the predicate mask.
+#[inline]
+pub(crate) fn shfl32_keyed_into(simd: Simd, mode: ShflMode, a: &[u32; 32], keys: &[u64; 32], d: &mut [MaybeUninit<u32>; 32]) -> u32 {
+    let (src, pred) = match simd {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Simd::Avx2` is only made when the CPU has AVX2 (`best`, `available`); with
+        // `Simd::Avx512` it is checked.
+        Simd::Avx2 => unsafe { keyed_sources_avx2(mode, keys) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: checked.
+        Simd::Avx512 if std::is_x86_feature_detected!("avx2") => unsafe { keyed_sources_avx2(mode, keys) },
+        _ => keyed_sources(mode, keys),
+    };
+    permute(simd, a, &src, d);
+    pred
+}
+
+/// [`shfl32_keyed_into`] into initialized registers.
+#[inline]
+pub(crate) fn shfl32_keyed(simd: Simd, mode: ShflMode, a: &[u32; 32], keys: &[u64; 32], d: &mut [u32; 32]) -> u32 {
+    // SAFETY: a write-only view of initialized `u32`s; only `u32` values are written through it.
+    shfl32_keyed_into(simd, mode, a, keys, unsafe { &mut *(d as *mut [u32; 32] as *mut [MaybeUninit<u32>; 32]) })
+}
+
+/// `d[lane] = a[src[lane]]` (each source a lane) at `simd`'s level: AVX2 gathers, else the plain
+/// loop.
+#[inline(always)]
+fn permute(simd: Simd, a: &[u32; 32], src: &[u32; 32], d: &mut [MaybeUninit<u32>; 32]) {
+    match simd {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `shfl32_keyed_into`.
+        Simd::Avx2 => unsafe { permute_avx2(a, src, d) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: checked.
+        Simd::Avx512 if std::is_x86_feature_detected!("avx2") => unsafe { permute_avx2(a, src, d) },
+        _ => permute_portable(a, src, d),
     }
-    Some((src, p.iter().enumerate().fold(0, |m, (l, &p)| m | p << l)))
 }
 
 /// [`shfl32_into`] for a shuffle within segments of the warp, each a tile whose lanes all take
@@ -319,23 +387,14 @@ fn segment_sources(mode: ShflMode, b: u32, c: u32) -> Option<([u32; 32], u32)> {
 pub(crate) fn shfl32_segments_into(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: u32, d: &mut [MaybeUninit<u32>; 32]) -> Option<u32> {
     let (src, pred) = match simd {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `Simd::Avx2` is only made when the CPU has AVX2 (`best`, `available`); with
-        // `Simd::Avx512` it is checked.
+        // SAFETY: as in `shfl32_keyed_into`.
         Simd::Avx2 => unsafe { segment_sources_avx2(mode, b, c) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: checked.
         Simd::Avx512 if std::is_x86_feature_detected!("avx2") => unsafe { segment_sources_avx2(mode, b, c) },
         _ => segment_sources(mode, b, c),
     }?;
-    match simd {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as above.
-        Simd::Avx2 => unsafe { permute_avx2(a, &src, d) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: checked.
-        Simd::Avx512 if std::is_x86_feature_detected!("avx2") => unsafe { permute_avx2(a, &src, d) },
-        _ => permute_portable(a, &src, d),
-    }
+    permute(simd, a, &src, d);
     Some(pred)
 }
 
@@ -351,6 +410,13 @@ pub(crate) fn shfl32_segments(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32,
 #[target_feature(enable = "avx2")]
 fn segment_sources_avx2(mode: ShflMode, b: u32, c: u32) -> Option<([u32; 32], u32)> {
     segment_sources(mode, b, c)
+}
+
+/// [`keyed_sources`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn keyed_sources_avx2(mode: ShflMode, keys: &[u64; 32]) -> ([u32; 32], u32) {
+    keyed_sources(mode, keys)
 }
 
 /// `d[lane] = a[src[lane]]` with AVX2 gathers.
@@ -603,6 +669,23 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    proptest! {
+        /// A whole warp's shuffle with each lane's own `b` and `c` (a clamp and segment per lane):
+        /// each level against the engine's route and apply with every lane participating.
+        #[test]
+        fn keyed_shuffles_match_the_route(mode in modes(), a in prop::array::uniform32(any::<u32>()), b in prop::array::uniform32(any::<u32>()), c in prop::array::uniform32(prop_oneof![Just(0x1fu32), 0u32..0x20, any::<u32>()])) {
+            let op = crate::op::Op::Shfl { mode, words: 1 };
+            let keys: [u64; 32] = core::array::from_fn(|l| crate::warp::pack(op, !0, b[l], c[l]));
+            let route = shfl::route(mode, &b, &c, !0);
+            let d = shfl::apply(&route, &a, !0);
+            for simd in Simd::available() {
+                let mut got = [0u32; 32];
+                let pred = shfl32_keyed(simd, mode, &a, &keys, &mut got);
+                prop_assert_eq!((got, pred), (d, route.pred), "{:?} {:?}", simd, mode);
             }
         }
     }

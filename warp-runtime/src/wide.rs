@@ -1998,6 +1998,24 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                 if crate::warp::mask_of(key0) == FULL && op.synchronizing() && op.supported_on(run.target) {
                     let words = words.live_full();
                     let keys: [u64; 32] = core::array::from_fn(|l| instr.key(&handle(l as u32), words[l]));
+                    if let Op::Shfl { words: 1, .. } = op {
+                        // Values of one register: on the vector units, in place where they can
+                        // be (as the whole warp's converged shuffle above).
+                        let simd = run.simd;
+                        if let (Some(src), Some(dst)) = (words_of(a), out.slots_as_words()) {
+                            crate::simd::shfl32_keyed_into(simd, mode, src, &keys, dst);
+                            regs.issued_by_all(None, site);
+                            // SAFETY: every slot was just written with a `u32` register, which
+                            // is a valid `T` (u32, i32 or f32).
+                            unsafe { out.mark_full() };
+                            return Ok(());
+                        }
+                        let (mut copy, mut d) = ([0u32; 32], [0u32; 32]);
+                        let pred = crate::simd::shfl32_keyed(simd, mode, operand_words::<I, T>(a, &mut copy), &keys, &mut d);
+                        regs.issued_by_all(None, site);
+                        out.fill(|l| I::Out::decode(d[l as usize] as u64, pred >> l & 1 == 1));
+                        return Ok(());
+                    }
                     let route = crate::semantics::shfl::route(mode, &keys.map(crate::warp::b_of), &keys.map(crate::warp::c_of), FULL);
                     debug_assert_eq!(route.undefined, 0);
                     let bits: [u64; 32] = core::array::from_fn(|l| I::bits(&a[l]));
