@@ -76,6 +76,10 @@ pub struct Regs {
     /// membermask in the high 32. Zero when the lane has posted nothing since the engine last
     /// resumed it (no instruction packs to zero), so a post is a few stores and one test.
     key: Cell<[u64; 32]>,
+    /// The lanes whose request word is not zero (kept with `key`, which only `post_key` sets to a
+    /// word, never zero, and `clear`/`reset` zero): what a fold of the 32 words gives, without
+    /// it, where every step and every instruction a form issues looks.
+    posted: Cell<u32>,
     /// Operand `a` (the value or predicate; a barrier's id and count), zero-extended to 64 bits.
     a: Cell<[u64; 32]>,
     /// Where each waiting lane called its instruction.
@@ -290,6 +294,7 @@ impl Regs {
         let here: Site = no_site();
         Regs {
             key: Cell::new([0; 32]),
+            posted: Cell::new(0),
             a: Cell::new([0; 32]),
             site: core::array::from_fn(|_| Cell::new(here)),
             path: Cell::new([PATH_ENTRY; 32]),
@@ -348,11 +353,17 @@ impl Regs {
         self.current.set(lane);
     }
 
-    /// Whether any lane has a request posted (one fold of the request words, no lane mask).
+    /// Whether any lane has a request posted.
     #[inline(always)]
     pub(crate) fn any_posted(&self) -> bool {
-        let cells: &Cell<[u64]> = &self.key;
-        cells.as_slice_of_cells().iter().fold(0, |any, k| any | k.get()) != 0
+        self.posted() != 0
+    }
+
+    /// The lanes with a request posted (whose request word is not zero).
+    #[inline(always)]
+    pub(crate) fn posted(&self) -> u32 {
+        debug_assert_eq!(self.posted.get(), crate::simd::nonzero64(&self.key), "the posted lanes are those with a request word");
+        self.posted.get()
     }
 
     /// A warp-wide instruction that every lane issued with the same request, completed without
@@ -384,6 +395,7 @@ impl Regs {
     /// Makes the registers fresh for another warp at `pos` (a block slot taking its next block).
     pub(crate) fn reset(&self, pos: WarpPos) {
         self.key.set([0; 32]);
+        self.posted.set(0);
         self.pred.set(0);
         self.twice.set(0);
         self.mem_yield.set(0);
@@ -431,7 +443,9 @@ impl Regs {
         if key.get() != 0 {
             self.posted_twice(l, key.get());
         }
+        debug_assert_ne!(packed, 0, "a request word is never zero (every `Op::code` is not)");
         key.set(packed);
+        self.posted.set(self.posted.get() | 1 << l);
         at(&self.a, l).set(a);
         self.site[l].set(site);
     }
@@ -492,6 +506,7 @@ impl Regs {
     /// Forgets the requests of `lanes` (completed: about to be resumed).
     #[inline(always)]
     fn clear(&self, lanes: u32) {
+        self.posted.set(self.posted.get() & !lanes);
         if lanes == FULL {
             self.key.set([0; 32]);
         } else {
@@ -1170,7 +1185,7 @@ impl<'r> WarpRun<'r> {
                 self.regs.exited.set(FULL);
                 if self.regs.any_posted() {
                     self.waiting = 0;
-                    return Err(self.not_awaited(nonzero(&self.regs.key), 0));
+                    return Err(self.not_awaited(self.regs.posted(), 0));
                 }
                 Ok(None)
             }
@@ -1189,7 +1204,7 @@ impl<'r> WarpRun<'r> {
         // Lanes that returned in this step are exited for what other warps see (a cluster
         // barrier counts only non-exited threads).
         regs.exited.set(exited);
-        let mut posted = nonzero(&regs.key) & runnable;
+        let mut posted = regs.posted() & runnable;
         let mut twice = regs.twice.replace(0);
         if let Err(caught) = step {
             let lane = regs.current.get();
@@ -1211,7 +1226,7 @@ impl<'r> WarpRun<'r> {
                 if !self.form.is_null() {
                     // The form waits at a CTA barrier: every live lane posted it, as in a step
                     // of their own.
-                    posted = nonzero(&regs.key) & runnable & !self.exited;
+                    posted = regs.posted() & runnable & !self.exited;
                     twice |= regs.twice.replace(0);
                 }
             }
@@ -1312,7 +1327,7 @@ impl<'r> WarpRun<'r> {
         let lane = regs.current.get();
         self.exited |= 1 << lane;
         self.panicked = Some(lane);
-        self.waiting |= nonzero(&regs.key) & !self.exited;
+        self.waiting |= regs.posted() & !self.exited;
         regs.exited.set(self.exited);
         self.caught(lane, caught)
     }
@@ -1323,7 +1338,7 @@ impl<'r> WarpRun<'r> {
         let regs = self.regs;
         regs.exited.set(self.exited);
         regs.step.set(regs.step.get().wrapping_add(1));
-        let posted = nonzero(&regs.key) & !self.exited;
+        let posted = regs.posted() & !self.exited;
         let twice = regs.twice.replace(0);
         self.waiting |= posted;
         if twice != 0 {
