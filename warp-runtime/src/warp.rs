@@ -74,11 +74,11 @@ impl WarpPos {
 pub struct Regs {
     /// Each lane's request: the instruction word (see [`pack`]) in the low 32 bits and the
     /// membermask in the high 32. Zero when the lane has posted nothing since the engine last
-    /// resumed it (no instruction packs to zero), so a post is a few stores and one test.
+    /// resumed it (no instruction of the crate packs to zero), so a post is a few stores and one test.
     key: Cell<[u64; 32]>,
-    /// The lanes whose request word is not zero (kept with `key`, which only `post_key` sets to a
-    /// word, never zero, and `clear`/`reset` zero): what a fold of the 32 words gives, without
-    /// it, where every step and every instruction a form issues looks.
+    /// The lanes whose request word is not zero (kept with `key`, which only `post_key` sets, and
+    /// `clear`/`reset` zero): what a fold of the 32 words gives, without it, where every step and
+    /// every instruction a form issues looks.
     posted: Cell<u32>,
     /// Operand `a` (the value or predicate; a barrier's id and count), zero-extended to 64 bits.
     a: Cell<[u64; 32]>,
@@ -443,9 +443,10 @@ impl Regs {
         if key.get() != 0 {
             self.posted_twice(l, key.get());
         }
-        debug_assert_ne!(packed, 0, "a request word is never zero (every `Op::code` is not)");
         key.set(packed);
-        self.posted.set(self.posted.get() | 1 << l);
+        // A word of zero (a user's `WideInstr` key, or a `WarpValue` of no words: `Op::code` is
+        // zero only for a shuffle of none) posts nothing, as the words alone would say.
+        self.posted.set(self.posted.get() | ((packed != 0) as u32) << l);
         at(&self.a, l).set(a);
         self.site[l].set(site);
     }
@@ -1962,3 +1963,35 @@ pub(crate) fn catch_lane_panic<T>(f: impl FnOnce() -> T) -> Result<T, Caught> {
     })
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::block::BlockCtx;
+
+    /// The posted lanes are the lanes whose request word is not zero, through posts (a zero word
+    /// among them: a user's `WideInstr` key may be one), clears of some lanes and of all, and a
+    /// reset.
+    #[test]
+    fn posted_lanes_are_the_nonzero_words() {
+        let block = BlockCtx::new(0);
+        let regs = Regs::new(WarpPos::single(0), &block);
+        let site = no_site();
+        let agree = |regs: &Regs| assert_eq!(regs.posted.get(), crate::simd::nonzero64(&regs.key));
+        let shfl = pack(Op::Shfl { mode: crate::semantics::shfl::ShflMode::Down, words: 1 }, !0, 1, 0x1f);
+        for (lane, word) in [(0, shfl), (5, 0), (7, shfl | 1 << 40), (31, shfl)] {
+            regs.post_key(lane, word, 0, site);
+            agree(&regs);
+        }
+        assert_eq!(regs.posted.get(), 1 | 1 << 7 | 1 << 31);
+        regs.clear(1 << 7 | 1 << 5);
+        agree(&regs);
+        assert_eq!(regs.posted.get(), 1 | 1 << 31);
+        regs.clear(FULL);
+        agree(&regs);
+        regs.post_key(3, shfl, 0, site);
+        regs.reset(WarpPos::single(0));
+        agree(&regs);
+        assert_eq!(regs.posted.get(), 0);
+    }
+}
