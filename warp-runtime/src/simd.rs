@@ -245,6 +245,7 @@ fn shfl_neon(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>
 /// `b`, `c`: writes each lane's `d` and returns the predicate mask, or `None` (writing nothing)
 /// when `c` is not a whole-warp segment (`0x1f`, or `0` for `.up`; the caller then takes the
 /// general path).
+#[cfg(test)]
 #[inline]
 pub(crate) fn shfl32(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: u32, d: &mut [u32; 32]) -> Option<u32> {
     // SAFETY: a write-only view of initialized `u32`s; only `u32` values are written through it.
@@ -344,21 +345,17 @@ fn keyed_sources(mode: ShflMode, keys: &[u64; 32]) -> ([u32; 32], u32) {
 /// completes: writes every lane's `d` and returns the predicate mask.
 #[inline]
 pub(crate) fn shfl32_keyed_into(simd: Simd, mode: ShflMode, a: &[u32; 32], keys: &[u64; 32], d: &mut [MaybeUninit<u32>; 32]) -> u32 {
-    let (src, pred) = match simd {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `Simd::Avx2` is only made when the CPU has AVX2 (`best`, `available`); with
-        // `Simd::Avx512` it is checked.
-        Simd::Avx2 => unsafe { keyed_sources_avx2(mode, keys) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: checked.
-        Simd::Avx512 if std::is_x86_feature_detected!("avx2") => unsafe { keyed_sources_avx2(mode, keys) },
-        _ => keyed_sources(mode, keys),
-    };
+    // SAFETY (each AVX2 function below): `has_avx2` holds.
+    #[cfg(target_arch = "x86_64")]
+    let (src, pred) = if has_avx2(simd) { unsafe { keyed_sources_avx2(mode, keys) } } else { keyed_sources(mode, keys) };
+    #[cfg(not(target_arch = "x86_64"))]
+    let (src, pred) = keyed_sources(mode, keys);
     permute(simd, a, &src, d);
     pred
 }
 
 /// [`shfl32_keyed_into`] into initialized registers.
+#[cfg(test)]
 #[inline]
 pub(crate) fn shfl32_keyed(simd: Simd, mode: ShflMode, a: &[u32; 32], keys: &[u64; 32], d: &mut [u32; 32]) -> u32 {
     // SAFETY: a write-only view of initialized `u32`s; only `u32` values are written through it.
@@ -368,16 +365,14 @@ pub(crate) fn shfl32_keyed(simd: Simd, mode: ShflMode, a: &[u32; 32], keys: &[u6
 /// `d[lane] = a[src[lane]]` (each source a lane) at `simd`'s level: AVX2 gathers, else the plain
 /// loop.
 #[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 fn permute(simd: Simd, a: &[u32; 32], src: &[u32; 32], d: &mut [MaybeUninit<u32>; 32]) {
-    match simd {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as in `shfl32_keyed_into`.
-        Simd::Avx2 => unsafe { permute_avx2(a, src, d) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: checked.
-        Simd::Avx512 if std::is_x86_feature_detected!("avx2") => unsafe { permute_avx2(a, src, d) },
-        _ => permute_portable(a, src, d),
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2(simd) {
+        // SAFETY: `has_avx2` holds.
+        return unsafe { permute_avx2(a, src, d) };
     }
+    permute_portable(a, src, d)
 }
 
 /// [`shfl32_into`] for a shuffle within segments of the warp, each a tile whose lanes all take
@@ -385,24 +380,33 @@ fn permute(simd: Simd, a: &[u32; 32], src: &[u32; 32], d: &mut [MaybeUninit<u32>
 /// outside its segment.
 #[inline]
 pub(crate) fn shfl32_segments_into(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: u32, d: &mut [MaybeUninit<u32>; 32]) -> Option<u32> {
-    let (src, pred) = match simd {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as in `shfl32_keyed_into`.
-        Simd::Avx2 => unsafe { segment_sources_avx2(mode, b, c) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: checked.
-        Simd::Avx512 if std::is_x86_feature_detected!("avx2") => unsafe { segment_sources_avx2(mode, b, c) },
-        _ => segment_sources(mode, b, c),
-    }?;
+    // SAFETY (the AVX2 function below): `has_avx2` holds.
+    #[cfg(target_arch = "x86_64")]
+    let (src, pred) = if has_avx2(simd) { unsafe { segment_sources_avx2(mode, b, c) } } else { segment_sources(mode, b, c) }?;
+    #[cfg(not(target_arch = "x86_64"))]
+    let (src, pred) = segment_sources(mode, b, c)?;
     permute(simd, a, &src, d);
     Some(pred)
 }
 
 /// [`shfl32_segments_into`] into initialized registers.
+#[cfg(test)]
 #[inline]
 pub(crate) fn shfl32_segments(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: u32, d: &mut [u32; 32]) -> Option<u32> {
     // SAFETY: a write-only view of initialized `u32`s; only `u32` values are written through it.
     shfl32_segments_into(simd, mode, a, b, c, unsafe { &mut *(d as *mut [u32; 32] as *mut [MaybeUninit<u32>; 32]) })
+}
+
+/// Whether a run at `simd` may call this module's AVX2 functions: `Simd::Avx2` is only made on
+/// CPUs with AVX2 (`best`, `available`); on one with AVX-512 it is asked.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn has_avx2(simd: Simd) -> bool {
+    match simd {
+        Simd::Avx2 => true,
+        Simd::Avx512 => std::is_x86_feature_detected!("avx2"),
+        _ => false,
+    }
 }
 
 /// [`segment_sources`] compiled for AVX2 (its loops' shifts and compares in vector registers).

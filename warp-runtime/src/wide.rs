@@ -1619,6 +1619,36 @@ fn operand_words<'x, I: WideInstr<T>, T>(a: &'x [T; 32], copy: &'x mut [u32; 32]
     }
 }
 
+/// A shuffle of values of one 32-bit register completed by `shfl` (one of `crate::simd`'s: it
+/// writes every lane's register and gives the predicate mask, or gives `None`, having written
+/// nothing, where it does not apply): whether it completed. The operands are read in place when
+/// they are u32, i32 or f32, and the results written in place when they are (by their types'
+/// names: any bit pattern is a value of theirs, so no implementation of the public `WideInstr`
+/// can make this unsound); otherwise the operands are copied out and the results decoded. One
+/// call of `shfl`, which inlines.
+#[inline(always)]
+fn shfl_words<I: WideInstr<T>, T>(
+    a: &[T; 32],
+    out: &mut Lanes<<I::Out as Decode>::Output>,
+    shfl: impl Fn(&[u32; 32], &mut [MaybeUninit<u32>; 32]) -> Option<u32>,
+) -> bool {
+    let mut copy = [0u32; 32];
+    let src = operand_words::<I, T>(a, &mut copy);
+    let mut d = [MaybeUninit::<u32>::uninit(); 32];
+    let slots = out.slots_as_words();
+    let in_place = slots.is_some();
+    let Some(pred) = shfl(src, slots.unwrap_or(&mut d)) else { return false };
+    if in_place {
+        // SAFETY: every slot was just written with a `u32` register, which is a valid value of
+        // the result type (u32, i32 or f32).
+        unsafe { out.mark_full() };
+    } else {
+        // SAFETY: `shfl` wrote every register of `d` when it gave the mask.
+        out.fill(|l| I::Out::decode(unsafe { d[l as usize].assume_init() } as u64, pred >> l & 1 == 1));
+    }
+    true
+}
+
 /// A warp's values as their 32-bit registers, in place, when
 /// `T` is `u32`, `i32` or `f32`: 4 bytes, no padding, every bit pattern the `u32` that their
 /// `to_bits`/`to_word` give. Decided by the type's name, not by anything a user's impl of a public
@@ -1937,22 +1967,8 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                 match op {
                     Op::Shfl { mode, words: 1 } => {
                         let (b, c) = (crate::warp::b_of(key0), crate::warp::c_of(key0));
-                        // Operands read and results written in place when both are u32, i32 or
-                        // f32 (by their types' names: any bit pattern is a value of theirs, so no
-                        // implementation of the public `WideInstr` can make this unsound).
-                        if let (Some(src), Some(dst)) = (words_of(a), out.slots_as_words()) {
-                            if crate::simd::shfl32_into(simd, mode, src, b, c, dst).is_some() {
-                                regs.issued_by_all(None, site);
-                                // SAFETY: every slot was just written with a `u32` register,
-                                // which is a valid `T` (u32, i32 or f32).
-                                unsafe { out.mark_full() };
-                                return Ok(());
-                            }
-                        }
-                        let mut d = [0u32; 32];
-                        if let Some(pred) = crate::simd::shfl32(simd, mode, operand_words::<I, T>(a, &mut copy), b, c, &mut d) {
+                        if shfl_words::<I, T>(a, out, |src, d| crate::simd::shfl32_into(simd, mode, src, b, c, d)) {
                             regs.issued_by_all(None, site);
-                            out.fill(|l| I::Out::decode(d[l as usize] as u64, pred >> l & 1 == 1));
                             return Ok(());
                         }
                     }
@@ -1998,22 +2014,10 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                 if crate::warp::mask_of(key0) == FULL && op.synchronizing() && op.supported_on(run.target) {
                     let words = words.live_full();
                     let keys: [u64; 32] = core::array::from_fn(|l| instr.key(&handle(l as u32), words[l]));
-                    if let Op::Shfl { words: 1, .. } = op {
-                        // Values of one register: on the vector units, in place where they can
-                        // be (as the whole warp's converged shuffle above).
-                        let simd = run.simd;
-                        if let (Some(src), Some(dst)) = (words_of(a), out.slots_as_words()) {
-                            crate::simd::shfl32_keyed_into(simd, mode, src, &keys, dst);
-                            regs.issued_by_all(None, site);
-                            // SAFETY: every slot was just written with a `u32` register, which
-                            // is a valid `T` (u32, i32 or f32).
-                            unsafe { out.mark_full() };
-                            return Ok(());
-                        }
-                        let (mut copy, mut d) = ([0u32; 32], [0u32; 32]);
-                        let pred = crate::simd::shfl32_keyed(simd, mode, operand_words::<I, T>(a, &mut copy), &keys, &mut d);
+                    // Values of one register: on the vector units (`simd::shfl32_keyed`).
+                    let simd = run.simd;
+                    if matches!(op, Op::Shfl { words: 1, .. }) && shfl_words::<I, T>(a, out, |src, d| Some(crate::simd::shfl32_keyed_into(simd, mode, src, &keys, d))) {
                         regs.issued_by_all(None, site);
-                        out.fill(|l| I::Out::decode(d[l as usize] as u64, pred >> l & 1 == 1));
                         return Ok(());
                     }
                     let route = crate::semantics::shfl::route(mode, &keys.map(crate::warp::b_of), &keys.map(crate::warp::c_of), FULL);
@@ -2036,25 +2040,11 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                 let tiled = self.tiles != 0 && segment == 0x1f & !(self.tiles - 1) && crate::warp::mask_of(key0) == handle(0).mask;
                 if tiled && same_b(b) && op.synchronizing() && op.supported_on(run.target) {
                     let bw = crate::warp::b_of(key0);
-                    if let Op::Shfl { words: 1, .. } = op {
-                        // Values of one register: in place as the whole warp's above, on the
-                        // vector units (`simd::shfl32_segments`).
-                        let simd = run.simd;
-                        if let (Some(src), Some(dst)) = (words_of(a), out.slots_as_words()) {
-                            if crate::simd::shfl32_segments_into(simd, mode, src, bw, c, dst).is_some() {
-                                regs.issued_by_all(None, site);
-                                // SAFETY: every slot was just written with a `u32` register,
-                                // which is a valid `T` (u32, i32 or f32).
-                                unsafe { out.mark_full() };
-                                return Ok(());
-                            }
-                        }
-                        let (mut copy, mut d) = ([0u32; 32], [0u32; 32]);
-                        if let Some(pred) = crate::simd::shfl32_segments(simd, mode, operand_words::<I, T>(a, &mut copy), bw, c, &mut d) {
-                            regs.issued_by_all(None, site);
-                            out.fill(|l| I::Out::decode(d[l as usize] as u64, pred >> l & 1 == 1));
-                            return Ok(());
-                        }
+                    // Values of one register: on the vector units (`simd::shfl32_segments`).
+                    let simd = run.simd;
+                    if matches!(op, Op::Shfl { words: 1, .. }) && shfl_words::<I, T>(a, out, |src, d| crate::simd::shfl32_segments_into(simd, mode, src, bw, c, d)) {
+                        regs.issued_by_all(None, site);
+                        return Ok(());
                     }
                     let bits: [u64; 32] = core::array::from_fn(|l| I::bits(&a[l]));
                     let mut d = [0u64; 32];
