@@ -740,6 +740,70 @@ fn direct_runs_with_other_argument_types() {
     assert_eq!(wide, per_lane);
 }
 
+// A thread remembers the forms its direct runs took (by the kernel's future's `poll`), and its
+// later direct runs of the kernel start the form without polling a lane: the same values, the
+// same reports, and nothing skipped that a run of something else than the kernel would do.
+
+/// A sum whose lanes past `x == 0` read an exited lane: a report, every run.
+#[warp_kernel]
+fn known_sum(w: &Warp, x: u32) -> u32 {
+    if x == 0 {
+        return 0;
+    }
+    let mut v = x;
+    for k in [1, 2, 4, 8, 16] {
+        v = v.wrapping_add(w.shfl_xor(v, k));
+    }
+    v
+}
+
+std::thread_local! {
+    static WRAPPED: core::cell::Cell<u32> = const { core::cell::Cell::new(0) };
+}
+
+/// Not the kernel, though its future is the kernel's (an opaque type over it, with the same
+/// `poll`): it counts its calls before it starts the kernel.
+fn wrapped_sum<'a>(w: &'a Warp<'_>, x: u32) -> impl core::future::Future<Output = u32> + 'a {
+    WRAPPED.with(|c| c.set(c.get() + 1));
+    known_sum(w, x)
+}
+
+#[test]
+fn direct_runs_start_a_known_form() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32 * 3 + 1);
+    let mut holed = x;
+    holed[5] = 0;
+    let ex = Executor::new().races(false);
+    let per_lane = ex.wide(false).run_with(&x, known_sum);
+    let per_lane_err = format!("{:?}", ex.wide(false).run_with(&holed, known_sum).unwrap_err());
+    let ordered = Executor::new().races(false).order(LaneOrder::Seeded(7));
+    let ordered_err = format!("{:?}", ordered.wide(false).run_with(&holed, known_sum).unwrap_err());
+    let (learned, starts) = (warpkit::forms_learned(), warpkit::direct_starts());
+    for round in 0..3 {
+        assert_eq!(ex.run_with(&x, known_sum), per_lane, "round {round}");
+        assert_eq!(format!("{:?}", ex.run_with(&holed, known_sum).unwrap_err()), per_lane_err, "round {round}");
+        assert_eq!(format!("{:?}", ordered.run_with(&holed, known_sum).unwrap_err()), ordered_err, "round {round}: lanes in reverse");
+        // Partial warps: the form's lanes are the launched ones.
+        let partial = ex.run_partial(0x0000_ffff, async |w: &Warp<'_>| known_sum(w, w.lane_id() + 1).await);
+        let partial_per_lane = ex.wide(false).run_partial(0x0000_ffff, async |w: &Warp<'_>| known_sum(w, w.lane_id() + 1).await);
+        assert_eq!(format!("{partial:?}"), format!("{partial_per_lane:?}"), "round {round}: a partial warp");
+    }
+    // Every direct run started in the form; only the first learned it.
+    assert_eq!(warpkit::direct_starts() - starts, 9);
+    assert_eq!(warpkit::forms_learned() - learned, 1);
+    // A function that is not the kernel runs its own code in each lane, though the kernel's form
+    // is known and its future's is the kernel's.
+    WRAPPED.with(|c| c.set(0));
+    let starts = warpkit::direct_starts();
+    assert_eq!(ex.run_with(&x, wrapped_sum), per_lane);
+    assert_eq!(WRAPPED.with(|c| c.get()), 32);
+    assert_eq!(warpkit::direct_starts(), starts);
+    // A run that takes no forms does not start one it knows.
+    let wide_before = warpkit::wide_runs();
+    assert_eq!(ex.wide(false).run_with(&x, known_sum), per_lane);
+    assert_eq!(warpkit::wide_runs(), wide_before);
+}
+
 // A lane's code runs as that lane for memory accesses (the race detector names it), also in a
 // function the macro cannot see into.
 

@@ -114,7 +114,7 @@ host! {
     pub mod wide;
     pub use wide::wide_runs;
     #[doc(hidden)]
-    pub use wide::direct_starts;
+    pub use wide::{direct_starts, forms_learned};
     pub use simd::Simd;
     pub use schedule::Schedule;
     pub use target::{ArchSuffix, ParseTargetError, Target};

@@ -1077,14 +1077,22 @@ impl<'r> WarpRun<'r> {
         args: &[A; 32],
         douts: &mut crate::wide::Lanes<F::Output>,
     ) -> Result<Option<Step>, WarpError> {
-        let take = |direct: &crate::wide::Direct, launched: u32| {
-            let pointers = (args as *const [A; 32] as *const (), douts as *mut crate::wide::Lanes<F::Output> as *mut ());
-            (direct.of::<K, A, F::Output>() && direct.agrees(args, launched)).then_some(pointers)
-        };
+        let pointers = (args as *const [A; 32] as *const (), douts as *mut crate::wide::Lanes<F::Output> as *mut ());
+        let take = |direct: &crate::wide::Direct, launched: u32| (direct.of::<K, A, F::Output>() && direct.agrees(args, launched)).then_some(pointers);
+        // The kernel's future, by its `poll`: a kernel this thread already ran directly starts
+        // its form without a lane's poll (`Direct::known`), the decision otherwise the same.
+        let poll = <F as Future>::poll as fn(Pin<&mut F>, &mut Context<'_>) -> Poll<F::Output> as *const ();
+        if let Some(direct) = crate::wide::Direct::known(poll) {
+            if let Some((args, douts)) = take(&direct, self.launched) {
+                self.begin_step();
+                // SAFETY: as below.
+                return unsafe { self.direct(&direct, args, douts) };
+            }
+        }
         // SAFETY: `take` gives the pointers only for a form of these `A` and `F::Output`, and
         // `A` is `Copy`. No probe: the run's kernel may be a closure that goes on after a
         // wrapper entry it calls, and would then run that part twice.
-        unsafe { self.first_step_offered(futs, start, outs, false, take) }
+        unsafe { self.first_step_offered(futs, start, outs, false, take, poll) }
     }
 
     /// [`first_step_direct`](Self::first_step_direct) for a grid's warp of an entry kernel
@@ -1104,7 +1112,7 @@ impl<'r> WarpRun<'r> {
         // SAFETY: `entry.of` holds for a form that takes `entry.args`' `A` (`Copy`) and gives `()`.
         // The lanes' futures are the entry's own (`run_entry`'s closure does nothing after it),
         // so a wrapper entry may probe.
-        unsafe { self.first_step_offered(futs, start, outs, true, take) }
+        unsafe { self.first_step_offered(futs, start, outs, true, take, core::ptr::null()) }
     }
 
     /// The first step of a run that may start in the kernel's form: polls the first lane alone,
@@ -1112,7 +1120,9 @@ impl<'r> WarpRun<'r> {
     /// `wide::probe`) that `take` accepts (given the lanes launched) without any lane exiting,
     /// runs that form for every lane from the arguments and into the results `take` points to,
     /// instead of the lanes' futures (`Ok(None)`: every lane returned). Otherwise the step goes
-    /// on as any first step (after a probe, from the first lane again).
+    /// on as any first step (after a probe, from the first lane again). A form that a lane
+    /// offered (not probed) is remembered by the kernel's future's `poll` at `learn`, unless
+    /// that is null (`Direct::learn`).
     ///
     /// # Safety
     /// The pointers `take` gives are a `*const [A; 32]` and a `*mut Lanes<R>` for which the
@@ -1124,6 +1134,7 @@ impl<'r> WarpRun<'r> {
         outs: &mut Outs<F::Output>,
         probe: bool,
         take: impl FnOnce(&crate::wide::Direct, u32) -> Option<(*const (), *mut ())>,
+        learn: *const (),
     ) -> Result<Option<Step>, WarpError> {
         let exited_before = self.begin_step();
         let mut exited = self.exited;
@@ -1147,6 +1158,9 @@ impl<'r> WarpRun<'r> {
                     // Suspended at its offer (or returned at its probe), having run nothing of
                     // the kernel.
                     futs.drop_lane(lane);
+                    if !learn.is_null() && probed.is_none() {
+                        crate::wide::Direct::learn(learn, direct);
+                    }
                     // SAFETY: the caller's contract.
                     return unsafe { self.direct(&direct, args, douts) };
                 }

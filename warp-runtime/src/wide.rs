@@ -56,6 +56,7 @@ pub type WideAsync<A, R> =
 std::thread_local! {
     static WIDE_RUNS: Cell<u64> = const { Cell::new(0) };
     static DIRECT_STARTS: Cell<u64> = const { Cell::new(0) };
+    static FORMS_LEARNED: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Whether executors let kernels run warp-wide unless told otherwise: yes, unless the
@@ -77,6 +78,14 @@ pub fn wide_runs() -> u64 {
 #[doc(hidden)]
 pub fn direct_starts() -> u64 {
     DIRECT_STARTS.with(Cell::get)
+}
+
+/// How many times a direct start on this thread remembered its kernel's form (`Direct::learn`):
+/// a kernel's later direct runs on the thread start the form without polling a lane first. For
+/// tests of that.
+#[doc(hidden)]
+pub fn forms_learned() -> u64 {
+    FORMS_LEARNED.with(Cell::get)
 }
 
 /// Counts a direct start ([`direct_starts`]).
@@ -1303,6 +1312,23 @@ fn offered_handles<'r>(regs: &'r Regs, offered: u32, offers: &[*const Offer; 32]
     })
 }
 
+/// How many kernels' forms a thread remembers for direct runs ([`Direct::known`]): the last
+/// few kernels run directly, replaced in turn.
+const KNOWN_FORMS: usize = 4;
+
+/// The forms direct runs took on a thread, by their kernel's future's `poll` ([`Direct::learn`]).
+struct Known {
+    polls: [Cell<*const ()>; KNOWN_FORMS],
+    forms: [Cell<Option<Direct>>; KNOWN_FORMS],
+    next: Cell<u32>,
+}
+
+std::thread_local! {
+    static KNOWN: Known = const {
+        Known { polls: [const { Cell::new(core::ptr::null()) }; KNOWN_FORMS], forms: [const { Cell::new(None) }; KNOWN_FORMS], next: Cell::new(0) }
+    };
+}
+
 /// A kernel's warp-wide form, taken from its offer before any lane runs: what a run that starts
 /// the kernel itself (`Executor::run_with(&args, kernel)`, not a closure that calls it) runs
 /// without making the lanes' futures. The run is the one the offers of every lane would make.
@@ -1327,6 +1353,37 @@ impl Direct {
         // SAFETY: the lane posted this offer in the poll just made, and its future is alive.
         let o = unsafe { &*crate::warp::at(&regs.offers, lane as usize & 31).get() };
         Some(Direct { direct: o.kind.direct?, body: o.body, types: (o.kind.types)(), kernel: o.kernel, same: (o.same_args, o.kind.same_args) })
+    }
+
+    /// The form a direct run on this thread took for the kernel whose future's `poll` is at
+    /// `poll` (see [`Direct::learn`]), if one did.
+    #[inline(always)]
+    pub(crate) fn known(poll: *const ()) -> Option<Direct> {
+        KNOWN.with(|k| k.polls.iter().position(|p| core::ptr::eq(p.get(), poll)).and_then(|i| k.forms[i].get()))
+    }
+
+    /// Remembers that the kernel whose future's `poll` is at `poll` offered this form at the
+    /// entry of a direct run, so that the thread's next direct runs of it start the form without
+    /// polling a lane first.
+    ///
+    /// Sound because a lane's poll up to its offer runs only the macro's prologue, which reads
+    /// no argument and has no effect, and which offers the same form every time: the same
+    /// `poll` is the same code (two kernels' futures share a `poll` only if the linker merged
+    /// identical functions, which then offer the same form); a kernel that offers at all offers
+    /// whenever the run takes forms (its calls' learning stays, `Calls`); and the rest of the
+    /// decision (`Direct::of` for the run's kernel, `agrees` for its arguments, the run taking
+    /// forms) is made again for each run.
+    pub(crate) fn learn(poll: *const (), direct: Direct) {
+        KNOWN.with(|k| {
+            if k.polls.iter().any(|p| core::ptr::eq(p.get(), poll)) {
+                return;
+            }
+            let i = k.next.get() as usize % KNOWN_FORMS;
+            k.next.set(k.next.get().wrapping_add(1));
+            k.polls[i].set(poll);
+            k.forms[i].set(Some(direct));
+        });
+        FORMS_LEARNED.with(|c| c.set(c.get() + 1));
     }
 
     /// Whether the launched lanes' arguments agree on the parameters the form takes for
