@@ -76,14 +76,20 @@ pub struct Regs {
     /// membermask in the high 32. Zero when the lane has posted nothing since the engine last
     /// resumed it (no instruction of the crate packs to zero), so a post is a few stores and one test.
     key: Cell<[u64; 32]>,
-    /// The lanes whose request word is not zero (kept with `key`, which only `post_key` sets, and
+    /// Two lane masks in one word, so that a post updates both at once. The low half: the lanes
+    /// whose request word is not zero (kept with `key`, which only `post_key` sets, and
     /// `clear`/`reset` zero): what a fold of the 32 words gives, without it, where every step and
-    /// every instruction a form issues looks.
-    posted: Cell<u32>,
+    /// every instruction a form issues looks ([`Regs::posted`]). The high half: the lanes whose
+    /// call site is their own `site` slot (see `site`).
+    marks: Cell<u64>,
     /// Operand `a` (the value or predicate; a barrier's id and count), zero-extended to 64 bits.
     a: Cell<[u64; 32]>,
-    /// Where each waiting lane called its instruction.
-    site: [Cell<Site>; 32],
+    /// Where each waiting lane called its instruction: `site[l]` for the lanes of the high half
+    /// of `marks`, which posted it, and `site_all` for the others (an instruction every lane
+    /// issued at once, `issued_by_all`, or none since the reset, sets the one word, not 32).
+    /// Read through [`Regs::site_at`].
+    site: Cell<[Site; 32]>,
+    site_all: Cell<Site>,
     /// Each lane's call path: a hash of the warp-function call sites from the kernel's entry to
     /// where the lane runs now ([`PATH_ENTRY`] at the entry). A waiting lane's instruction is its
     /// `site` reached through this path: on a GPU, after inlining, a helper's instruction called
@@ -283,7 +289,7 @@ impl Regs {
             lane: self.current.get(),
             exited: self.exited.get(),
             keys: self.key.get(),
-            sites: core::array::from_fn(|l| self.site[l].get()),
+            sites: core::array::from_fn(|l| self.site_at(l)),
         }
     }
 
@@ -294,9 +300,10 @@ impl Regs {
         let here: Site = no_site();
         Regs {
             key: Cell::new([0; 32]),
-            posted: Cell::new(0),
+            marks: Cell::new(0),
             a: Cell::new([0; 32]),
-            site: core::array::from_fn(|_| Cell::new(here)),
+            site: Cell::new([here; 32]),
+            site_all: Cell::new(here),
             path: Cell::new([PATH_ENTRY; 32]),
             result: Cell::new([0; 32]),
             pred: Cell::new(0),
@@ -362,8 +369,9 @@ impl Regs {
     /// The lanes with a request posted (whose request word is not zero).
     #[inline(always)]
     pub(crate) fn posted(&self) -> u32 {
-        debug_assert_eq!(self.posted.get(), crate::simd::nonzero64(&self.key), "the posted lanes are those with a request word");
-        self.posted.get()
+        let posted = self.marks.get() as u32;
+        debug_assert_eq!(posted, crate::simd::nonzero64(&self.key), "the posted lanes are those with a request word");
+        posted
     }
 
     /// A warp-wide instruction that every lane issued with the same request, completed without
@@ -374,7 +382,8 @@ impl Regs {
         if let Some(a) = a {
             self.a.set(*a);
         }
-        self.site.iter().for_each(|c| c.set(site));
+        self.site_all.set(site);
+        self.marks.set(self.marks.get() & u64::from(u32::MAX));
         self.step.set(self.step.get().wrapping_add(1));
         self.exited.set(0);
     }
@@ -395,7 +404,7 @@ impl Regs {
     /// Makes the registers fresh for another warp at `pos` (a block slot taking its next block).
     pub(crate) fn reset(&self, pos: WarpPos) {
         self.key.set([0; 32]);
-        self.posted.set(0);
+        self.marks.set(0);
         self.pred.set(0);
         self.twice.set(0);
         self.mem_yield.set(0);
@@ -403,7 +412,7 @@ impl Regs {
         self.yields_valid.set(0);
         self.loads.set([0; 32]);
         self.path.set([PATH_ENTRY; 32]);
-        self.site.iter().for_each(|c| c.set(no_site()));
+        self.site_all.set(no_site());
         self.exited.set(0);
         self.offered.set(0);
         self.pos.set(pos);
@@ -446,9 +455,10 @@ impl Regs {
         key.set(packed);
         // A word of zero (a user's `WideInstr` key, or a `WarpValue` of no words: `Op::code` is
         // zero only for a shuffle of none) posts nothing, as the words alone would say.
-        self.posted.set(self.posted.get() | ((packed != 0) as u32) << l);
+        // Posted (for a word that is not zero) and its own call site, in one update.
+        self.marks.set(self.marks.get() | u64::from(packed != 0) << l | 1 << (32 + l));
         at(&self.a, l).set(a);
-        self.site[l].set(site);
+        at(&self.site, l).set(site);
     }
 
     /// Lane `lane` posts again while `pending` (its previous request) was never awaited: keeps
@@ -458,7 +468,7 @@ impl Regs {
     fn posted_twice(&self, lane: usize, pending: u64) {
         let twice = self.twice.get();
         if twice & 1 << lane == 0 {
-            self.unawaited[lane].set((pending, self.site[lane].get()));
+            self.unawaited[lane].set((pending, self.site_at(lane)));
         }
         self.twice.set(twice | 1 << lane);
     }
@@ -507,7 +517,7 @@ impl Regs {
     /// Forgets the requests of `lanes` (completed: about to be resumed).
     #[inline(always)]
     fn clear(&self, lanes: u32) {
-        self.posted.set(self.posted.get() & !lanes);
+        self.marks.set(self.marks.get() & !u64::from(lanes));
         if lanes == FULL {
             self.key.set([0; 32]);
         } else {
@@ -549,7 +559,10 @@ impl Regs {
         b_of(self.key_at(lane)) & 1 == 1
     }
     pub(crate) fn site_at(&self, lane: usize) -> Site {
-        self.site[lane & 31].get()
+        // Both read (every slot holds a site), then one chosen: no branch in the engine's loops
+        // over the lanes.
+        let (own, all) = (at(&self.site, lane).get(), self.site_all.get());
+        if self.marks.get() >> 32 >> (lane & 31) & 1 == 1 { own } else { all }
     }
     /// Lane `lane`'s call path (see `path`).
     pub(crate) fn path_at(&self, lane: usize) -> u64 {
@@ -1486,8 +1499,8 @@ impl<'r> WarpRun<'r> {
     fn one_call(&self, lanes: u32) -> bool {
         let s = self.regs;
         let first = lanes.trailing_zeros() as usize;
-        let (site, path) = (s.site[first].get(), s.path_at(first));
-        crate::semantics::lanes(lanes).all(|l| crate::error::same_place(s.site[l as usize].get(), site) && s.path_at(l as usize) == path)
+        let (site, path) = (s.site_at(first), s.path_at(first));
+        crate::semantics::lanes(lanes).all(|l| crate::error::same_place(s.site_at(l as usize), site) && s.path_at(l as usize) == path)
     }
 
     /// [`resolve`](Self::resolve) when the lanes are not converged at one instruction.
@@ -1526,8 +1539,8 @@ impl<'r> WarpRun<'r> {
             if !op.synchronizing() {
                 // Not a synchronization point: it acts on the lanes that execute this call
                 // together (the same call site through the same warp-function calls).
-                let (site, path) = (s.site[lane].get(), s.path_at(lane));
-                let group = self.select(s.keys_like(pending, OP_CODE, key), |l| crate::error::same_place(s.site[l].get(), site) && s.path_at(l) == path);
+                let (site, path) = (s.site_at(lane), s.path_at(lane));
+                let group = self.select(s.keys_like(pending, OP_CODE, key), |l| crate::error::same_place(s.site_at(l), site) && s.path_at(l) == path);
                 self.complete(op, group, group, None)?;
                 completed |= group;
                 pending &= !group;
@@ -1790,16 +1803,16 @@ impl<'r> WarpRun<'r> {
                         barrier: a as u32,
                         count: counted.then_some((a >> 32) as u32),
                         arrived: self.taken & bit != 0,
-                        site: s.site[l].get(),
+                        site: s.site_at(l),
                     }
                 } else {
-                    LaneState::Waiting { op, mask: s.mask_at(l), site: s.site[l].get() }
+                    LaneState::Waiting { op, mask: s.mask_at(l), site: s.site_at(l) }
                 }
             } else {
                 LaneState::Running
             }
         });
-        let last_site = core::array::from_fn(|l| issued_at(s.site[l].get()));
+        let last_site = core::array::from_fn(|l| issued_at(s.site_at(l)));
         let pos = s.pos();
         Box::new(Report {
             target: self.target,
@@ -1991,21 +2004,49 @@ mod tests {
         let block = BlockCtx::new(0);
         let regs = Regs::new(WarpPos::single(0), &block);
         let site = no_site();
-        let agree = |regs: &Regs| assert_eq!(regs.posted.get(), crate::simd::nonzero64(&regs.key));
+        let agree = |regs: &Regs| assert_eq!(regs.posted(), crate::simd::nonzero64(&regs.key));
         let shfl = pack(Op::Shfl { mode: crate::semantics::shfl::ShflMode::Down, words: 1 }, !0, 1, 0x1f);
         for (lane, word) in [(0, shfl), (5, 0), (7, shfl | 1 << 40), (31, shfl)] {
             regs.post_key(lane, word, 0, site);
             agree(&regs);
         }
-        assert_eq!(regs.posted.get(), 1 | 1 << 7 | 1 << 31);
+        assert_eq!(regs.posted(), 1 | 1 << 7 | 1 << 31);
         regs.clear(1 << 7 | 1 << 5);
         agree(&regs);
-        assert_eq!(regs.posted.get(), 1 | 1 << 31);
+        assert_eq!(regs.posted(), 1 | 1 << 31);
         regs.clear(FULL);
         agree(&regs);
         regs.post_key(3, shfl, 0, site);
         regs.reset(WarpPos::single(0));
         agree(&regs);
-        assert_eq!(regs.posted.get(), 0);
+        assert_eq!(regs.posted(), 0);
+    }
+
+    /// A lane's call site is the one it posted last, or the one an instruction of every lane
+    /// (`issued_by_all`) set after that; a reset forgets both.
+    #[test]
+    fn call_sites_are_the_last_posted_or_issued_by_all() {
+        let block = BlockCtx::new(0);
+        let regs = Regs::new(WarpPos::single(0), &block);
+        // Three places (each its own line).
+        let a: Site = Location::caller();
+        let b: Site = Location::caller();
+        let c: Site = Location::caller();
+        assert!(a.line() != b.line() && b.line() != c.line() && no_site().line() != a.line());
+        let shfl = pack(Op::Shfl { mode: crate::semantics::shfl::ShflMode::Down, words: 1 }, !0, 1, 0x1f);
+        let sites = |regs: &Regs| -> [u32; 32] { core::array::from_fn(|l| regs.site_at(l).line()) };
+        regs.post_key(3, shfl, 0, a);
+        regs.post_key(9, 0, 0, a);
+        regs.issued_by_all(None, b);
+        assert_eq!(sites(&regs), [b.line(); 32]);
+        regs.post_key(5, shfl, 0, c);
+        regs.clear(1 << 5);
+        let mut want = [b.line(); 32];
+        want[5] = c.line();
+        assert_eq!(sites(&regs), want);
+        assert_eq!(regs.snapshot().sites.map(|s| s.line()), want);
+        regs.reset(WarpPos::single(0));
+        assert_eq!(sites(&regs), [no_site().line(); 32]);
+        assert_eq!(regs.posted(), 0);
     }
 }
