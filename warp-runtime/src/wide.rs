@@ -204,6 +204,19 @@ impl<T> Lanes<T> {
             .then(|| unsafe { &mut *(&mut self.slots as *mut [MaybeUninit<T>; 32] as *mut [MaybeUninit<u32>; 32]) })
     }
 
+    /// The slots as pairs of 32-bit words, when `T` is `(u32, bool)`, `(i32, bool)` or
+    /// `(f32, bool)` laid out as the value's 4 bytes, then the predicate's byte, then padding
+    /// (see `is_word_pair`), and no lane's value is set: a lane's slot is then written as the
+    /// value's register and the predicate as a word (0 or 1, in its low byte on a little-endian
+    /// target), then [`mark_full`](Self::mark_full).
+    #[inline(always)]
+    fn slots_as_pairs(&mut self) -> Option<&mut [[MaybeUninit<u32>; 2]; 32]> {
+        // SAFETY: `T` is 8 bytes of align 4 (checked), so its slots are 32 pairs of
+        // `MaybeUninit<u32>`; none holds a value, so nothing is overwritten.
+        (is_word_pair::<T>() && self.set == 0)
+            .then(|| unsafe { &mut *(&mut self.slots as *mut [MaybeUninit<T>; 32] as *mut [[MaybeUninit<u32>; 2]; 32]) })
+    }
+
     /// Every slot was written (through [`slots_as_words`](Self::slots_as_words)).
     ///
     /// # Safety
@@ -1692,6 +1705,32 @@ fn shfl_words<I: WideInstr<T>, T>(
     let mut copy = [0u32; 32];
     let src = operand_words::<I, T>(a, &mut copy);
     let mut d = [MaybeUninit::<u32>::uninit(); 32];
+    if decodes_word_pair::<I::Out>() {
+        if let Some(pairs) = out.slots_as_pairs() {
+            // Results `(value, predicate)` (`shfl` with its predicate): each lane's pair written
+            // as two words, a loop the compiler vectorizes (decoding each pair did not).
+            let Some(pred) = shfl(src, &mut d) else { return false };
+            // Each lane's bit of the mask by a constant (no shift by the lane, which the
+            // baseline x86-64 vector unit has no instruction for).
+            const BIT: [u32; 32] = {
+                let mut bit = [0u32; 32];
+                let mut l = 0;
+                while l < 32 {
+                    bit[l] = 1 << l;
+                    l += 1;
+                }
+                bit
+            };
+            for (l, pair) in pairs.iter_mut().enumerate() {
+                // SAFETY: `shfl` wrote every register of `d` when it gave the mask.
+                *pair = [MaybeUninit::new(unsafe { d[l].assume_init() }), MaybeUninit::new(u32::from(pred & BIT[l] != 0))];
+            }
+            // SAFETY: every slot was just written with a value's register and a predicate of 0
+            // or 1 where the pair's `bool` is (`is_word_pair`): a valid `(T, bool)`.
+            unsafe { out.mark_full() };
+            return true;
+        }
+    }
     let slots = out.slots_as_words();
     let in_place = slots.is_some();
     let Some(pred) = shfl(src, slots.unwrap_or(&mut d)) else { return false };
@@ -1722,6 +1761,41 @@ fn words_of<T>(values: &[T; 32]) -> Option<&[u32; 32]> {
 #[inline(always)]
 fn is_word<T>() -> bool {
     matches!(core::any::type_name::<T>(), "u32" | "i32" | "f32") && core::mem::size_of::<T>() == 4 && core::mem::align_of::<T>() == 4
+}
+
+/// Whether `T` is `(u32, bool)`, `(i32, bool)` or `(f32, bool)` (by name, as [`is_word`]) laid
+/// out so that the words `(r, p as u32)` are its bytes on this target: the value at offset 0, the
+/// predicate at offset 4, 8 bytes of align 4, little-endian (the predicate's byte is the low byte
+/// of the second word; the others are padding).
+#[inline(always)]
+fn is_word_pair<T>() -> bool {
+    macro_rules! laid_out {
+        ($t:ty) => {
+            core::mem::offset_of!(($t, bool), 0) == 0
+                && core::mem::offset_of!(($t, bool), 1) == 4
+                && core::mem::size_of::<($t, bool)>() == 8
+                && core::mem::align_of::<($t, bool)>() == 4
+        };
+    }
+    let laid_out = match core::any::type_name::<T>() {
+        "(u32, bool)" => laid_out!(u32),
+        "(i32, bool)" => laid_out!(i32),
+        "(f32, bool)" => laid_out!(f32),
+        _ => false,
+    };
+    laid_out && cfg!(target_endian = "little") && core::mem::size_of::<T>() == 8 && core::mem::align_of::<T>() == 4
+}
+
+/// Whether `D` decodes `(d, p)` as a pair of a word type's value with `d`'s low 32 bits and `p`
+/// (the crate's own decoders that do, named: a user's `Decode` may do anything).
+#[inline(always)]
+fn decodes_word_pair<D: Decode>() -> bool {
+    use crate::api::{AsU32Pred, AsValuePred};
+    let d = core::any::type_name::<D>();
+    d == core::any::type_name::<AsValuePred<u32>>()
+        || d == core::any::type_name::<AsValuePred<i32>>()
+        || d == core::any::type_name::<AsValuePred<f32>>()
+        || d == core::any::type_name::<AsU32Pred>()
 }
 
 /// `ballot`.
@@ -2535,5 +2609,33 @@ pub(crate) fn decline(offered: u32, offers: &[*const Offer; 32]) {
     for l in crate::semantics::lanes(offered) {
         // SAFETY: as in `same_offers`.
         unsafe { (*offers[l as usize]).state.set(State::Declined) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::{AsU32, AsU32Pred, AsValue, AsValuePred};
+
+    /// The pairs written as two words are exactly the crate's `(word, bool)` results, and the
+    /// words are where the pair's fields are.
+    #[test]
+    fn word_pairs_are_the_crates_own() {
+        assert!(is_word_pair::<(u32, bool)>() && is_word_pair::<(i32, bool)>() && is_word_pair::<(f32, bool)>());
+        assert!(!is_word_pair::<(u64, bool)>() && !is_word_pair::<(u32, u8)>() && !is_word_pair::<(bool, u32)>() && !is_word_pair::<u64>());
+        assert!(decodes_word_pair::<AsValuePred<u32>>() && decodes_word_pair::<AsValuePred<i32>>());
+        assert!(decodes_word_pair::<AsValuePred<f32>>() && decodes_word_pair::<AsU32Pred>());
+        assert!(!decodes_word_pair::<AsValuePred<u64>>() && !decodes_word_pair::<AsValue<u32>>() && !decodes_word_pair::<AsU32>());
+        // Two words written as `shfl_words` writes them read back as the decoded pair.
+        let mut out = Lanes::<(f32, bool)>::new();
+        let pairs = out.slots_as_pairs().expect("(f32, bool) is a word pair");
+        for (l, pair) in pairs.iter_mut().enumerate() {
+            *pair = [MaybeUninit::new((l as f32 * 1.5).to_bits()), MaybeUninit::new(l as u32 % 3 & 1)];
+        }
+        // SAFETY: every slot written as above.
+        unsafe { out.mark_full() };
+        for l in 0..32u32 {
+            assert_eq!(out[l], AsValuePred::<f32>::decode(u64::from((l as f32 * 1.5).to_bits()), l % 3 & 1 == 1));
+        }
     }
 }
