@@ -804,6 +804,89 @@ fn direct_runs_start_a_known_form() {
     assert_eq!(warpkit::wide_runs(), wide_before);
 }
 
+// A thread keeps the block and registers of its runs of one warp for the next (`Executor::run`,
+// `run_with`, `run_partial`): each run on a warm thread gives what it gives on a fresh one, whatever ran
+// before it there (reports, shared memory, races, traces, partial warps, other targets).
+
+/// One run of each kind, its outcome printed.
+/// Each lane stores its square into a shared array, when told to, and reads its mirror lane's.
+async fn shared_squares(w: &Warp<'_>, store: bool) -> u32 {
+    let (s, l) = (w.shared_array::<u32, 32>(), w.lane_id() as usize);
+    if store {
+        s.store(l, (l * l) as u32);
+    }
+    w.syncwarp().await;
+    s.load(31 - l)
+}
+
+fn one_warp_runs() -> Vec<(&'static str, fn() -> String)> {
+    fn x() -> [u32; 32] {
+        core::array::from_fn(|l| l as u32 * 3 + 1)
+    }
+    vec![
+        ("known_sum", || format!("{:?}", Executor::new().races(false).run_with(&x(), known_sum))),
+        ("known_sum, an exited lane read", || {
+            let mut holed = x();
+            holed[5] = 0;
+            format!("{:?}", Executor::new().races(false).run_with(&holed, known_sum))
+        }),
+        ("per lane, an exited lane read", || {
+            let mut holed = x();
+            holed[9] = 0;
+            format!("{:?}", Executor::new().races(false).wide(false).run_with(&holed, known_sum))
+        }),
+        ("shared memory", || format!("{:?}", Executor::new().races(false).run_with(&[true; 32], shared_squares))),
+        ("shared memory read before it is written", || format!("{:?}", Executor::new().races(false).run_with(&[false; 32], shared_squares))),
+        ("a race", || {
+            let buf = GlobalBuffer::<u32>::zeroed(1);
+            format!("{:?}", Executor::new().races(true).run_with(&[buf.slice(); 32], racy))
+        }),
+        ("traced", || {
+            let tracer = warpkit::trace::Tracer::new();
+            let run = Executor::new().races(false).trace(&tracer).run_with(&x(), known_sum);
+            format!("{run:?} {}", tracer.trace().to_html())
+        }),
+        ("warp 5", || format!("{:?}", Executor::new().races(false).warp_index(5).run(async |w: &Warp<'_>| w.warp_index() as u32 + w.shfl_idx(w.lane_id(), 3).await))),
+        ("partial", || format!("{:?}", Executor::new().races(false).run_partial(0x00ff_00ff, async |w: &Warp<'_>| known_sum(w, w.lane_id() + 1).await))),
+        ("sm_60", || format!("{:?}", Executor::new().races(false).target(Target::SM_60).run_with(&x(), known_sum))),
+        ("a panic", || format!("{:?}", Executor::new().races(false).run(async |w: &Warp<'_>| if w.lane_id() == 7 { panic!("lane 7") } else { w.redux_add(1u32).await }))),
+        ("a run inside a lane", || {
+            format!(
+                "{:?}",
+                Executor::new().races(false).run(async |w: &Warp<'_>| {
+                    let inner = Executor::new().races(false).run_with(&[w.lane_id() + 1; 32], known_sum).map_or(0, |r| r[0]);
+                    inner + w.redux_add(1u32).await
+                })
+            )
+        }),
+    ]
+}
+
+#[test]
+fn a_warm_thread_runs_as_a_fresh_one() {
+    let runs = one_warp_runs();
+    let fresh: Vec<String> = runs.iter().map(|&(_, run)| std::thread::spawn(run).join().unwrap()).collect();
+    for (&(name, _), want) in runs.iter().zip(&fresh) {
+        assert_ne!(want.len(), 0, "{name}");
+    }
+    // Twice through on one thread (each run after every kind of run), then backwards.
+    let warm = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        for pass in 0..3 {
+            let order: Vec<usize> = if pass < 2 { (0..runs.len()).collect() } else { (0..runs.len()).rev().collect() };
+            for i in order {
+                out.push((pass, i, (runs[i].1)()));
+            }
+        }
+        out
+    })
+    .join()
+    .unwrap();
+    for (pass, i, got) in warm {
+        assert_eq!(got, fresh[i], "pass {pass}: {}", one_warp_runs()[i].0);
+    }
+}
+
 // A lane's code runs as that lane for memory accesses (the race detector names it), also in a
 // function the macro cannot see into.
 

@@ -32,6 +32,13 @@ impl BlockCtx {
     pub(crate) fn new(dynamic_shared: usize) -> BlockCtx {
         BlockCtx { arena: Arena::new(dynamic_shared), races: crate::race::BlockRaces::off(), cluster: crate::cluster::ClusterLink::default() }
     }
+
+    /// Whether a run left this block as `new(0)` made it, but for its cluster link (which
+    /// `ClusterLink::start` sets again for the next run): no shared memory used, no race
+    /// detection, no dependent launch triggered.
+    pub(crate) fn untouched(&self) -> bool {
+        self.arena.dynamic_bytes() == 0 && self.arena.untouched() && self.races.untouched()
+    }
 }
 
 /// What one barrier has seen since it last completed.

@@ -55,6 +55,59 @@ impl Deadline {
     }
 }
 
+/// The block and registers of a run of one warp (`run`, `run_with`, `run_partial`), kept by each
+/// thread for its next such run: made once (about 5 KiB of registers, and a block's shared memory
+/// and detector state), then made fresh again (`Regs::renew`) when the run that used them ended
+/// well and left the block as it found it (`BlockCtx::untouched`: no shared memory, no race
+/// detection); otherwise dropped, and the next run makes its own.
+struct Solo {
+    block: BlockCtx,
+    /// Points at `block`, in the same allocation (which does not move).
+    regs: Regs,
+}
+
+std::thread_local! {
+    static SOLO: core::cell::Cell<Option<Box<Solo>>> = const { core::cell::Cell::new(None) };
+}
+
+impl Solo {
+    /// The thread's kept block and registers, fresh for a warp at `warp`; or new ones, while
+    /// another run on this thread holds them (a run inside a kernel's lane).
+    #[inline]
+    fn take(warp: u64) -> Box<Solo> {
+        let pos = WarpPos::single(warp);
+        match SOLO.try_with(core::cell::Cell::take).ok().flatten() {
+            Some(solo) => {
+                solo.regs.renew(pos);
+                solo
+            }
+            None => Solo::new(pos),
+        }
+    }
+
+    #[inline(never)]
+    fn new(pos: WarpPos) -> Box<Solo> {
+        let mut solo = Box::<Solo>::new_uninit();
+        let p = solo.as_mut_ptr();
+        // SAFETY: both fields are written, the registers with the block's address in the box,
+        // which stays where it is for as long as the box lives (the invariant of `Regs::block`).
+        unsafe {
+            core::ptr::addr_of_mut!((*p).block).write(BlockCtx::new(0));
+            core::ptr::addr_of_mut!((*p).regs).write(Regs::new(pos, &*core::ptr::addr_of!((*p).block)));
+            solo.assume_init()
+        }
+    }
+
+    /// Keeps these for the thread's next run, if the run left the block untouched.
+    #[inline]
+    fn keep(self: Box<Solo>) {
+        if self.block.untouched() {
+            // Replaces (drops) any kept by a run inside this one.
+            let _ = SOLO.try_with(|s| s.set(Some(self)));
+        }
+    }
+}
+
 /// A time for the time limits, which are seconds long: on Linux the coarse monotonic clock
 /// (`CLOCK_MONOTONIC_COARSE`, a few milliseconds' resolution, read from the vDSO's page without
 /// a counter read: `clock_gettime` was 10% of an empty direct run's profile with `Instant::now`,
@@ -372,15 +425,27 @@ impl Executor {
     where
         K: AsyncFn(&Warp<'_>) -> R,
     {
-        let block = BlockCtx::new(0);
-        let regs = Regs::new(WarpPos::single(self.warp), &block);
-        block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
-        let handles = Handles::new(&regs);
-        let mut wide = crate::wide::Lanes::new();
-        match self.drive::<K, _, ()>(&regs, FULL, |l| kernel(handles.get(l)), Some((&[(); 32], &mut wide)))? {
-            Some(outs) => Ok(outs.into_array()),
-            None => Ok(wide.into_array()),
+        self.on_solo(|regs| {
+            let handles = Handles::new(regs);
+            let mut wide = crate::wide::Lanes::new();
+            match self.drive::<K, _, ()>(regs, FULL, |l| kernel(handles.get(l)), Some((&[(); 32], &mut wide)))? {
+                Some(outs) => Ok(outs.into_array()),
+                None => Ok(wide.into_array()),
+            }
+        })
+    }
+
+    /// Runs `run` on this thread's block and registers for one warp (`Solo`): set up for the
+    /// warp at `self.warp`, and kept for the thread's next run when `run` ended well.
+    #[inline(always)]
+    fn on_solo<T>(&self, run: impl FnOnce(&Regs) -> Result<T, WarpError>) -> Result<T, WarpError> {
+        let solo = Solo::take(self.warp);
+        solo.block.cluster.start(core::slice::from_ref(&solo.block), 0, core::slice::from_ref(&solo.regs));
+        let out = run(&solo.regs);
+        if out.is_ok() {
+            solo.keep();
         }
+        out
     }
 
     /// Runs `kernel` on all 32 lanes with lane `i` receiving `args[i]`: the shape of a
@@ -419,16 +484,15 @@ impl Executor {
         A: Copy,
         K: AsyncFn(&Warp<'_>, A) -> R,
     {
-        let block = BlockCtx::new(0);
-        let regs = Regs::new(WarpPos::single(self.warp), &block);
-        block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
-        let handles = Handles::new(&regs);
-        // A direct run leaves its results here, read once into the returned array.
-        let mut wide = crate::wide::Lanes::new();
-        match self.drive::<K, _, A>(&regs, FULL, |l| kernel(handles.get(l), args[l as usize]), Some((args, &mut wide)))? {
-            Some(outs) => Ok(outs.into_array()),
-            None => Ok(wide.into_array()),
-        }
+        self.on_solo(|regs| {
+            let handles = Handles::new(regs);
+            // A direct run leaves its results here, read once into the returned array.
+            let mut wide = crate::wide::Lanes::new();
+            match self.drive::<K, _, A>(regs, FULL, |l| kernel(handles.get(l), args[l as usize]), Some((args, &mut wide)))? {
+                Some(outs) => Ok(outs.into_array()),
+                None => Ok(wide.into_array()),
+            }
+        })
     }
 
     /// Runs `kernel` on the lanes of `launched` (a partial warp; the others are inactive from the
@@ -454,15 +518,14 @@ impl Executor {
     where
         K: AsyncFn(&Warp<'_>) -> R,
     {
-        let block = BlockCtx::new(0);
-        let regs = Regs::new(WarpPos::single(self.warp), &block);
-        block.cluster.start(core::slice::from_ref(&block), 0, core::slice::from_ref(&regs));
-        let handles = Handles::new(&regs);
-        let mut wide = crate::wide::Lanes::new();
-        match self.drive::<K, _, ()>(&regs, launched, |l| kernel(handles.get(l)), Some((&[(); 32], &mut wide)))? {
-            Some(outs) => Ok(outs.into_options()),
-            None => Ok(Outs::from_wide(wide).into_options()),
-        }
+        self.on_solo(|regs| {
+            let handles = Handles::new(regs);
+            let mut wide = crate::wide::Lanes::new();
+            match self.drive::<K, _, ()>(regs, launched, |l| kernel(handles.get(l)), Some((&[(); 32], &mut wide)))? {
+                Some(outs) => Ok(outs.into_options()),
+                None => Ok(Outs::from_wide(wide).into_options()),
+            }
+        })
     }
 
     /// The stack a run of lane futures of `future` bytes with results `R` needs: the 32 futures

@@ -290,6 +290,12 @@ mod host {
     }
 
     impl Table {
+        /// Whether no object was ever initialized here.
+        pub(crate) fn untouched(&self) -> bool {
+            // `map` holds objects only while `live` (set at each insertion, cleared with it).
+            !self.live.get()
+        }
+
         /// Forgets every object (a new block).
         pub(crate) fn reset(&self) {
             if self.live.get() {

@@ -306,6 +306,13 @@ impl BlockRaces {
         BlockRaces { run: RefCell::new(None), on: Cell::new(false), block: Cell::new(0), generation: Cell::new(0), threads: Cell::new(32), triggered: Cell::new(false) }
     }
 
+    /// Whether no run started detection here and no thread triggered a dependent launch: as
+    /// [`off`](Self::off) made it.
+    pub(crate) fn untouched(&self) -> bool {
+        // `run` is `Some` only while `on` (`start` sets both).
+        !self.on.get() && !self.triggered.get() && self.block.get() == 0 && self.generation.get() == 0 && self.threads.get() == 32
+    }
+
     /// The block of linear index `block` of `run` starts (`None`: no detection).
     pub(crate) fn start(&self, run: Option<&Arc<RunRaces>>, block: u64) {
         *self.run.borrow_mut() = run.cloned();
@@ -949,6 +956,12 @@ impl Shadow {
     /// until the detector records an access, and then only the pages accesses reach.
     pub(crate) const fn new(units: usize) -> Shadow {
         Shadow { units, pages: OnceLock::new(), generation: AtomicU32::new(0) }
+    }
+
+    /// Whether the detector never recorded an access here, and no block set a generation: as
+    /// [`new`](Self::new) made it.
+    pub(crate) fn untouched(&self) -> bool {
+        self.pages.get().is_none() && self.generation.load(Ordering::Relaxed) == 0
     }
 
     /// A block's shared memory starts a new generation (a new block in its slot).

@@ -216,6 +216,20 @@ mod host {
             self.written.get_or_init(|| (0..(STATIC_SHARED_LIMIT + self.dynamic).div_ceil(64)).map(|_| Cell::new(0)).collect())
         }
 
+        /// Whether no thread used this shared memory (nothing allocated, declared, initialized
+        /// or copied, no access recorded): as [`new`](Self::new) made it.
+        pub(crate) fn untouched(&self) -> bool {
+            let copies = self.copies.borrow();
+            self.words.get().is_none()
+                && self.written.get().is_none()
+                && self.statics.borrow().is_empty()
+                && self.static_end.get() == 0
+                && self.shadow.untouched()
+                && self.mbarriers.untouched()
+                && copies.pending.is_empty()
+                && copies.groups.is_empty()
+        }
+
         /// Forgets what the previous block wrote: shared memory is uninitialized for the next.
         pub(crate) fn reset(&self) {
             if let Some(w) = self.written.get() {

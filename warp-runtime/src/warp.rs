@@ -419,6 +419,20 @@ impl Regs {
         self.races.reset();
     }
 
+    /// Makes the registers as [`new`](Self::new) made them, for another run at `pos` (a
+    /// thread's next direct run, `Executor::run_with`): [`reset`](Self::reset), and what a run
+    /// leaves that a block slot's next block of the same launch keeps. (The operands, results,
+    /// unawaited requests and offers are read only for lanes that post them again, as after
+    /// `reset`; a run sets the target, tracing and forms before it starts, `WarpRun::new`.)
+    pub(crate) fn renew(&self, pos: WarpPos) {
+        self.reset(pos);
+        self.current.set(0);
+        self.step.set(0);
+        self.probing.set(false);
+        self.probed.set(None);
+        self.trace_events.borrow_mut().clear();
+    }
+
     /// The modelled target.
     #[inline(always)]
     pub(crate) fn target(&self) -> Target {
