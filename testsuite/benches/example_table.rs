@@ -221,7 +221,7 @@ fn bench(c: &mut Criterion) {
             cpu.2.slice().store(0, 0);
             compact::compact_grid_entry::run_cpu(&grid, &cpu).unwrap()
         };
-        let mut slots = Vec::with_capacity(N);
+        let slots = Vec::with_capacity(N);
         let reference = |(seq, slots): &mut (Vec<u32>, Vec<u32>)| {
             seq.clear();
             slots.clear();
