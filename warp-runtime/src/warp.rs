@@ -420,7 +420,8 @@ impl Regs {
     }
 
     /// Makes the registers as [`new`](Self::new) made them, for another run at `pos` (a
-    /// thread's next direct run, `Executor::run_with`): [`reset`](Self::reset), and what a run
+    /// thread's next run of one warp, `Executor::run`, `run_with`, `run_partial`, which keeps
+    /// them: `exec::Solo`): [`reset`](Self::reset), and what a run
     /// leaves that a block slot's next block of the same launch keeps. (The operands, results,
     /// unawaited requests and offers are read only for lanes that post them again, as after
     /// `reset`; a run sets the target, tracing and forms before it starts, `WarpRun::new`.)

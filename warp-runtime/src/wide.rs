@@ -1395,8 +1395,8 @@ impl Direct {
             k.next.set(k.next.get().wrapping_add(1));
             k.polls[i].set(poll);
             k.forms[i].set(Some(direct));
+            FORMS_LEARNED.with(|c| c.set(c.get() + 1));
         });
-        FORMS_LEARNED.with(|c| c.set(c.get() + 1));
     }
 
     /// Whether the launched lanes' arguments agree on the parameters the form takes for
