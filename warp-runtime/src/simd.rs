@@ -192,16 +192,60 @@ fn sources_avx2(mode: ShflMode, bval: u32, lane: core::arch::x86_64::__m256i) ->
 #[target_feature(enable = "avx2")]
 fn shfl_avx2(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
     use core::arch::x86_64::*;
+    let chunks = chunks_avx2(a);
     for k in 0..4 {
         let lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k));
         let idx = sources_avx2(mode, bval, lane);
-        // SAFETY: 8 indices, each below 32, gathering from `a`; a store of 8 `u32`s inside `d`;
-        // the function is only called on CPUs with AVX2.
-        unsafe {
-            let g = _mm256_i32gather_epi32::<4>(a.as_ptr() as *const i32, idx);
-            _mm256_storeu_si256(d.as_mut_ptr().add(8 * k as usize) as *mut _, g);
-        }
+        // SAFETY: a store of 8 `u32`s inside `d`; the function is only called on CPUs with AVX2.
+        unsafe { _mm256_storeu_si256(d.as_mut_ptr().add(8 * k as usize) as *mut _, select_avx2(&chunks, idx)) };
     }
+}
+
+/// The 32 registers as four vectors of eight (`load8_avx2`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn chunks_avx2(a: &[u32; 32]) -> [core::arch::x86_64::__m256i; 4] {
+    // SAFETY: four loads of 8 `u32`s inside `a`.
+    core::array::from_fn(|k| unsafe { load8_avx2(a.as_ptr().add(8 * k)) })
+}
+
+/// Eight `u32`s from `p`, loaded as two halves of 16 bytes: the forms write their values 16
+/// bytes at a time (the baseline x86-64 vector unit's width), and a load of 32 bytes from two
+/// such stores waits until they reach the cache, where a load of 16 bytes takes its value from
+/// the store (on the development machine's AMD EPYC, the wait was most of a form's shuffle).
+/// Each half is loaded by an `asm!` block, which the compiler cannot merge with the other (it
+/// made `_mm_loadu_si128`s of adjacent halves one load of 32 bytes).
+///
+/// # Safety
+/// `p` points to 8 readable `u32`s.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn load8_avx2(p: *const u32) -> core::arch::x86_64::__m256i {
+    use core::arch::x86_64::*;
+    let (lo, hi): (__m128i, __m128i);
+    // SAFETY: the caller's contract: two unaligned loads of 16 bytes inside the 32 at `p`, which
+    // change nothing else (AVX is enabled: the VEX encoding).
+    unsafe {
+        core::arch::asm!("vmovdqu {0}, xmmword ptr [{1}]", out(xmm_reg) lo, in(reg) p, options(pure, readonly, nostack, preserves_flags));
+        core::arch::asm!("vmovdqu {0}, xmmword ptr [{1} + 16]", out(xmm_reg) hi, in(reg) p, options(pure, readonly, nostack, preserves_flags));
+    }
+    _mm256_set_m128i(hi, lo)
+}
+
+/// Lane `i` of the result is register `idx[i] & 31` of `chunks` (see `chunks_avx2`): each of the
+/// four vectors permuted by the index's low three bits, then chosen by its bits 3 and 4 (shifted
+/// to the sign bit, which the blends read). No gather: a gather was most of a form's shuffle's
+/// time on the development machine's AMD EPYC.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn select_avx2(chunks: &[core::arch::x86_64::__m256i; 4], idx: core::arch::x86_64::__m256i) -> core::arch::x86_64::__m256i {
+    use core::arch::x86_64::*;
+    let p: [__m256; 4] = core::array::from_fn(|c| _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(chunks[c], idx)));
+    let bit3 = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(idx));
+    let bit4 = _mm256_castsi256_ps(_mm256_slli_epi32::<27>(idx));
+    let low = _mm256_blendv_ps(p[0], p[1], bit3);
+    let high = _mm256_blendv_ps(p[2], p[3], bit3);
+    _mm256_castps_si256(_mm256_blendv_ps(low, high, bit4))
 }
 
 #[cfg(target_arch = "aarch64")]
@@ -423,19 +467,18 @@ fn keyed_sources_avx2(mode: ShflMode, keys: &[u64; 32]) -> ([u32; 32], u32) {
     keyed_sources(mode, keys)
 }
 
-/// `d[lane] = a[src[lane]]` with AVX2 gathers.
+/// `d[lane] = a[src[lane] & 31]` with AVX2 permutes (`select_avx2`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn permute_avx2(a: &[u32; 32], src: &[u32; 32], d: &mut [MaybeUninit<u32>; 32]) {
     use core::arch::x86_64::*;
+    let chunks = chunks_avx2(a);
     for k in 0..4 {
-        // SAFETY: loads of 8 indices inside `src`, each below 32 (`segment_sources`' sources are
-        // lanes), gathering from `a`; a store of 8 `u32`s inside `d`; only called on CPUs with
-        // AVX2.
+        // SAFETY: a load of 8 indices inside `src`, a store of 8 `u32`s inside `d`; only called
+        // on CPUs with AVX2.
         unsafe {
-            let idx = _mm256_and_si256(_mm256_loadu_si256(src.as_ptr().add(8 * k) as *const _), _mm256_set1_epi32(31));
-            let g = _mm256_i32gather_epi32::<4>(a.as_ptr() as *const i32, idx);
-            _mm256_storeu_si256(d.as_mut_ptr().add(8 * k) as *mut _, g);
+            let idx = load8_avx2(src.as_ptr().add(8 * k));
+            _mm256_storeu_si256(d.as_mut_ptr().add(8 * k) as *mut _, select_avx2(&chunks, idx));
         }
     }
 }
@@ -504,7 +547,7 @@ fn nonzero_avx2(a: &[u32; 32]) -> u32 {
     for k in 0..4 {
         // SAFETY: a load of 8 `u32`s inside `a`; the function is only called on CPUs with AVX2.
         unsafe {
-            let v = _mm256_loadu_si256(a.as_ptr().add(8 * k) as *const _);
+            let v = load8_avx2(a.as_ptr().add(8 * k));
             let zero = _mm256_cmpeq_epi32(v, _mm256_setzero_si256());
             let z = _mm256_movemask_ps(_mm256_castsi256_ps(zero)) as u32;
             m |= (!z & 0xff) << (8 * k);
