@@ -802,6 +802,17 @@ fn direct_runs_start_a_known_form() {
     let wide_before = warpkit::wide_runs();
     assert_eq!(ex.wide(false).run_with(&x, known_sum), per_lane);
     assert_eq!(warpkit::wide_runs(), wide_before);
+    // Nor does a run with no lane launched (there is none to poll).
+    let starts = warpkit::direct_starts();
+    assert_eq!(ex.run_partial(0x0f0f_0f0f, known_count), ex.wide(false).run_partial(0x0f0f_0f0f, known_count));
+    assert_eq!(ex.run_partial(0, known_count), ex.wide(false).run_partial(0, known_count));
+    assert_eq!(warpkit::direct_starts() - starts, 1);
+}
+
+/// The launched lanes, counted.
+#[warp_kernel]
+fn known_count(w: &Warp) -> u32 {
+    w.redux_add(1u32)
 }
 
 // A thread keeps the block and registers of its runs of one warp for the next (`Executor::run`,

@@ -59,51 +59,90 @@ impl Deadline {
 /// thread for its next such run: made once (about 5 KiB of registers, and a block's shared memory
 /// and detector state), then made fresh again (`Regs::renew`) when the run that used them ended
 /// well and left the block as it found it (`BlockCtx::untouched`: no shared memory, no race
-/// detection); otherwise dropped, and the next run makes its own.
+/// detection); otherwise freed, and the next run makes its own.
+///
+/// Held through the raw pointer `Box::into_raw` gives (`Held`, `Kept`), never as a `Box` while it
+/// lives: moving a `Box` asserts unique access to what it holds, which (in Rust's aliasing model,
+/// as Miri checks it) would invalidate the registers' pointer to their block.
 struct Solo {
     block: BlockCtx,
     /// Points at `block`, in the same allocation (which does not move).
     regs: Regs,
 }
 
-std::thread_local! {
-    static SOLO: core::cell::Cell<Option<Box<Solo>>> = const { core::cell::Cell::new(None) };
+/// The `Solo` a thread keeps between runs (null: none), freed when the thread ends.
+struct Kept(core::cell::Cell<*mut Solo>);
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        drop(Held(self.0.replace(core::ptr::null_mut())));
+    }
 }
 
-impl Solo {
+std::thread_local! {
+    static SOLO: Kept = const { Kept(core::cell::Cell::new(core::ptr::null_mut())) };
+}
+
+/// A `Solo` a run holds (from `Box::into_raw`; null: none), freed when dropped unless kept.
+struct Held(*mut Solo);
+
+impl Held {
     /// The thread's kept block and registers, fresh for a warp at `warp`; or new ones, while
     /// another run on this thread holds them (a run inside a kernel's lane).
     #[inline]
-    fn take(warp: u64) -> Box<Solo> {
+    fn take(warp: u64) -> Held {
         let pos = WarpPos::single(warp);
-        match SOLO.try_with(core::cell::Cell::take).ok().flatten() {
-            Some(solo) => {
-                solo.regs.renew(pos);
-                solo
-            }
-            None => Solo::new(pos),
+        let kept = SOLO.try_with(|k| k.0.replace(core::ptr::null_mut())).unwrap_or(core::ptr::null_mut());
+        if kept.is_null() {
+            return Held::new(pos);
         }
+        let held = Held(kept);
+        held.get().regs.renew(pos);
+        held
     }
 
     #[inline(never)]
-    fn new(pos: WarpPos) -> Box<Solo> {
-        let mut solo = Box::<Solo>::new_uninit();
-        let p = solo.as_mut_ptr();
-        // SAFETY: both fields are written, the registers with the block's address in the box,
-        // which stays where it is for as long as the box lives (the invariant of `Regs::block`).
+    fn new(pos: WarpPos) -> Held {
+        let p = Box::into_raw(Box::<Solo>::new_uninit()) as *mut Solo;
+        // SAFETY: both fields are written before any reference to the whole is made, the
+        // registers with the block's address in the allocation, which stays where it is until
+        // `Held`'s drop frees it (the invariant of `Regs::block`).
         unsafe {
             core::ptr::addr_of_mut!((*p).block).write(BlockCtx::new(0));
             core::ptr::addr_of_mut!((*p).regs).write(Regs::new(pos, &*core::ptr::addr_of!((*p).block)));
-            solo.assume_init()
         }
+        Held(p)
     }
 
-    /// Keeps these for the thread's next run, if the run left the block untouched.
+    #[inline(always)]
+    fn get(&self) -> &Solo {
+        // SAFETY: a `Held` holds a live `Solo` from `new` (not null: `take` and `new` make none
+        // that is), used only through shared references (its state is in `Cell`s).
+        unsafe { &*self.0 }
+    }
+
+    /// Keeps these for the thread's next run, if the run left the block untouched; otherwise
+    /// (and where the thread's storage is gone) frees them.
     #[inline]
-    fn keep(self: Box<Solo>) {
-        if self.block.untouched() {
-            // Replaces (drops) any kept by a run inside this one.
-            let _ = SOLO.try_with(|s| s.set(Some(self)));
+    fn keep(self) {
+        if !self.get().block.untouched() {
+            return;
+        }
+        let p = core::mem::ManuallyDrop::new(self).0;
+        // Replaces (frees) any kept by a run inside this one.
+        match SOLO.try_with(|k| k.0.replace(p)) {
+            Ok(old) => drop(Held(old)),
+            Err(_) => drop(Held(p)),
+        }
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if !self.0.is_null() {
+            // SAFETY: from `Box::into_raw` in `new`, freed once: the pointer is not kept anywhere
+            // else (`keep` gives its `Held` up without dropping it).
+            drop(unsafe { Box::from_raw(self.0) });
         }
     }
 }
@@ -439,11 +478,12 @@ impl Executor {
     /// warp at `self.warp`, and kept for the thread's next run when `run` ended well.
     #[inline(always)]
     fn on_solo<T>(&self, run: impl FnOnce(&Regs) -> Result<T, WarpError>) -> Result<T, WarpError> {
-        let solo = Solo::take(self.warp);
+        let held = Held::take(self.warp);
+        let solo = held.get();
         solo.block.cluster.start(core::slice::from_ref(&solo.block), 0, core::slice::from_ref(&solo.regs));
         let out = run(&solo.regs);
         if out.is_ok() {
-            solo.keep();
+            held.keep();
         }
         out
     }

@@ -1110,7 +1110,8 @@ impl<'r> WarpRun<'r> {
         // The kernel's future, by its `poll`: a kernel this thread already ran directly starts
         // its form without a lane's poll (`Direct::known`), the decision otherwise the same.
         let poll = <F as Future>::poll as fn(Pin<&mut F>, &mut Context<'_>) -> Poll<F::Output> as *const ();
-        if let Some(direct) = crate::wide::Direct::known(poll) {
+        // (With no lane launched there is none to poll, and no form starts.)
+        if let Some(direct) = crate::wide::Direct::known(poll).filter(|_| self.runnable != 0) {
             if let Some((args, douts)) = take(&direct, self.launched) {
                 self.begin_step();
                 // SAFETY: as below.
