@@ -782,7 +782,7 @@ fn direct_runs_start_a_known_form() {
     for round in 0..3 {
         assert_eq!(ex.run_with(&x, known_sum), per_lane, "round {round}");
         assert_eq!(format!("{:?}", ex.run_with(&holed, known_sum).unwrap_err()), per_lane_err, "round {round}");
-        assert_eq!(format!("{:?}", ordered.run_with(&holed, known_sum).unwrap_err()), ordered_err, "round {round}: lanes in reverse");
+        assert_eq!(format!("{:?}", ordered.run_with(&holed, known_sum).unwrap_err()), ordered_err, "round {round}: a seeded lane order");
         // Partial warps: the form's lanes are the launched ones.
         let partial = ex.run_partial(0x0000_ffff, async |w: &Warp<'_>| known_sum(w, w.lane_id() + 1).await);
         let partial_per_lane = ex.wide(false).run_partial(0x0000_ffff, async |w: &Warp<'_>| known_sum(w, w.lane_id() + 1).await);

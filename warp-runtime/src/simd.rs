@@ -234,8 +234,8 @@ unsafe fn load8_avx2(p: *const u32) -> core::arch::x86_64::__m256i {
 
 /// Lane `i` of the result is register `idx[i] & 31` of `chunks` (see `chunks_avx2`): each of the
 /// four vectors permuted by the index's low three bits, then chosen by its bits 3 and 4 (shifted
-/// to the sign bit, which the blends read). No gather: a gather was most of a form's shuffle's
-/// time on the development machine's AMD EPYC.
+/// to the sign bit, which the blends read). Not a gather, whose loads of operands just written
+/// were most of a form's shuffle's time (see `load8_avx2`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn select_avx2(chunks: &[core::arch::x86_64::__m256i; 4], idx: core::arch::x86_64::__m256i) -> core::arch::x86_64::__m256i {

@@ -1150,8 +1150,8 @@ impl<'r> WarpRun<'r> {
     /// runs that form for every lane from the arguments and into the results `take` points to,
     /// instead of the lanes' futures (`Ok(None)`: every lane returned). Otherwise the step goes
     /// on as any first step (after a probe, from the first lane again). A form that a lane
-    /// offered (not probed) is remembered by the kernel's future's `poll` at `learn`, unless
-    /// that is null (`Direct::learn`).
+    /// offered is remembered by the kernel's future's `poll` at `learn`, unless that is null
+    /// (`Direct::learn`; only a run without probes gives one).
     ///
     /// # Safety
     /// The pointers `take` gives are a `*const [A; 32]` and a `*mut Lanes<R>` for which the
@@ -1187,7 +1187,7 @@ impl<'r> WarpRun<'r> {
                     // Suspended at its offer (or returned at its probe), having run nothing of
                     // the kernel.
                     futs.drop_lane(lane);
-                    if !learn.is_null() && probed.is_none() {
+                    if !learn.is_null() {
                         crate::wide::Direct::learn(learn, direct);
                     }
                     // SAFETY: the caller's contract.
