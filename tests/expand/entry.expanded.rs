@@ -78,10 +78,6 @@ pub async fn warp_sums(
                 ::warpkit::__private::wide::B::None,
                 &mut __wk_9_result,
             )?;
-            let s = match __wk.uniform(&__wk_9_result) {
-                ::core::option::Option::Some(__wk_v) => __wk_v,
-                ::core::option::Option::None => return ::core::result::Result::Ok(()),
-            };
             if __wk.dense() {
                 __wk_2_out.assert_full();
                 __wk_3_scale.assert_full();
@@ -90,6 +86,7 @@ pub async fn warp_sums(
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
+                    let s = __wk_9_result[__wk_l];
                     {
                         let __wk_r = if __wk_4_i[__wk_l] < __wk_2_out[__wk_l].len() {
                             __wk_2_out[__wk_l]
@@ -106,6 +103,7 @@ pub async fn warp_sums(
                 '__wk_lanes: for __wk_l in __wk.lanes() {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
+                    let s = __wk_9_result[__wk_l];
                     {
                         let __wk_r = if __wk_4_i[__wk_l] < __wk_2_out[__wk_l].len() {
                             __wk_2_out[__wk_l]
@@ -130,7 +128,7 @@ pub async fn warp_sums(
                 __warpkit_args,
                 __warpkit_kernel,
                 ::warpkit::__private::wide::Needs {
-                    whole_warp: true,
+                    whole_warp: false,
                     same_shape: false,
                     same_params: 0u64,
                     returns_early: false,

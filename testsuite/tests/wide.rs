@@ -26,6 +26,9 @@ mod bitonic_sort;
 #[allow(dead_code)]
 #[path = "../../examples/radix_rank.rs"]
 mod radix_rank;
+#[allow(dead_code)]
+#[path = "../../examples/search.rs"]
+mod search;
 
 // ---- kernels the form supports, each with something per lane between its instructions.
 
@@ -354,6 +357,20 @@ proptest! {
         let _ = ex.run(async |w: &Warp<'_>| bitonic_sort::sort_u32(w, x[w.lane_id() as usize]).await);
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| scan::prefix_sum_u32(w, x[w.lane_id() as usize]).await);
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| bitonic_sort::sort_u32(w, x[w.lane_id() as usize]).await);
+        // The search over values that repeat (a match in some steps, none in others), whole and
+        // partial warps, lanes that return before the call (the entry's shape), a step of 3.
+        let hay = GlobalBuffer::<u32>::from_slice(&x.iter().chain(x.iter()).map(|v| v % 97).collect::<Vec<u32>>());
+        let h = hay.slice();
+        let _ = ex.run(async |w: &Warp<'_>| search::find_first(w, h, x[0] % 97).await);
+        let _ = ex.run(async |w: &Warp<'_>| search::find_first(w, h, 97).await);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| search::find_first(w, h, x[last as usize] % 97).await);
+        let _ = ex.run(async |w: &Warp<'_>| if heads >> w.lane_id() & 1 == 1 { None } else { Some(search::find_first(w, h, x[1] % 97).await) });
+        let _ = ex.run(async |w: &Warp<'_>| counts_to_len(w, h, 3).await);
+        let _ = ex.run(async |w: &Warp<'_>| counts_to_len(w, h, 1 + x[2] as usize % 40).await);
+        let scratch = GlobalBuffer::<u32>::from_slice(&x.iter().map(|v| v % 97).collect::<Vec<u32>>());
+        let s = scratch.slice();
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| counts_from(w, s, x[3] as usize % 8, 1 + x[4] as usize % 9).await);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| counts_from(w, s, 1, usize::MAX).await);
     }
 }
 
@@ -422,6 +439,23 @@ fn supported_kernels_run_warp_wide() {
     let (b, e) = (bins.slice(), exchange.slice());
     // `radix_sort`, its 7 `radix_rank` calls and their `exclusive_sum` calls.
     assert_eq!(settled(&|| drop(ex.run_with(&x, async |w: &Warp<'_>, k| radix_rank::radix_sort(w, k, b, e).await))), 15, "radix_sort");
+    // The example's search loops to its slice's length by the warp's lane count (a uniform
+    // `let` of a ballot's `count_ones`) and returns at its first match: warp-wide, the slice
+    // taken for uniform (every lane passed the same).
+    let hay = GlobalBuffer::<u32>::from_slice(&(0..200).collect::<Vec<u32>>());
+    let h = hay.slice();
+    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| search::find_first(w, h, 77).await))), 1, "find_first");
+    assert_eq!(wide(&|| drop(ex.run_partial(0xfff, async |w: &Warp<'_>| search::find_first(w, h, 500).await))), 1, "find_first, 12 lanes");
+    // Each lane its own slice (two halves): declined, per lane.
+    let (lo, hi) = (h.subslice(0, 100), h.subslice(100, 100));
+    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| search::find_first(w, if w.lane_id() < 16 { lo } else { hi }, 150).await))), 0, "find_first on two slices");
+    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| counts_to_len(w, h, 3).await))), 1, "counts_to_len");
+    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| claims_to_len(w, h, 3).await))), 0, "claims_to_len: an atomic and an early exit");
+    assert_eq!(wide(&|| drop(ex.run_partial(0xf0f0, async |w: &Warp<'_>| counts_from(w, h, 2, 5).await))), 1, "counts_from");
+    // Lanes that pass different starts: declined, per lane.
+    assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| counts_from(w, h, w.lane_id() as usize % 2, 5).await))), 0, "counts_from, two starts");
+    let out = ex.run(async |w: &Warp<'_>| counts_from(w, h, 1, usize::MAX).await);
+    assert!(matches!(&out, Err(WarpError::LanePanicked { .. })), "{out:?}");
     // Off: never.
     assert_eq!(wide(&|| drop(Executor::new().wide(false).run_with(&x, mixed))), 0);
     // Only some of the live lanes call it (the others vote among themselves): declined, per lane.
@@ -443,6 +477,70 @@ fn counted_loads(w: &Warp, x: u32, data: GlobalSlice<'_, u32>) -> u32 {
         j += 1;
     }
     acc
+}
+
+/// A `while` loop to a slice's length by a step fixed before it (a parameter), leaving early on
+/// a vote of loaded values: its plain loads cannot wait for another warp (that would be a data
+/// race), so the kernel has a form.
+#[warp_kernel]
+fn counts_to_len(w: &Warp, data: GlobalSlice<'_, u32>, step: usize) -> (u32, usize) {
+    let lane = w.lane_id() as usize;
+    let mut i = 0;
+    let mut acc = 0u32;
+    while i < data.len() {
+        let v = if i + lane < data.len() { data.load(i + lane) } else { 0 };
+        acc = acc.wrapping_add(w.shfl_xor(v, 1));
+        let found = w.any(v > 150);
+        if found {
+            return (acc, i);
+        }
+        i += step;
+    }
+    (acc, i)
+}
+
+/// A count from a parameter by a parameter (both taken for uniform), whose turns the warp's
+/// lane count bounds (a uniform `let` of a ballot's `count_ones`): an overflowing step panics
+/// in the first lane to reach it, after the lanes before it ran their code, as per lane.
+#[warp_kernel]
+fn counts_from(w: &Warp, data: GlobalSlice<'_, u32>, start: usize, step: usize) -> (u32, usize, u32) {
+    let lanes = w.ballot(true).count_ones();
+    let turns = lanes.min(5).max(1);
+    let lane = w.lane_id() as usize;
+    let mut i = start;
+    let mut acc = 0u32;
+    let mut k = 0;
+    while i < data.len() {
+        let v = if i + lane < data.len() { data.load(i + lane) } else { 0 };
+        acc = acc.wrapping_add(w.shfl_xor(v, 1));
+        if k == turns || v == 96 {
+            acc ^= 0x55;
+        }
+        // Each lane reads the count before the step (which the first lane computes).
+        acc = acc.wrapping_add(i as u32);
+        k += 1;
+        i += step;
+    }
+    (acc, i, lanes)
+}
+
+/// The same loop with an atomic in it: an exit taken on an atomic's value may wait for another
+/// warp, so the kernel keeps the per-lane form.
+#[warp_kernel]
+fn claims_to_len(w: &Warp, data: GlobalSlice<'_, u32>, step: usize) -> (u32, usize) {
+    let lane = w.lane_id() as usize;
+    let mut i = 0;
+    let mut acc = 0u32;
+    while i < data.len() {
+        let v = if i + lane < data.len() { data.atomic_add(i + lane, 0) } else { 0 };
+        acc = acc.wrapping_add(w.shfl_xor(v, 1));
+        let found = w.any(v > 150);
+        if found {
+            return (acc, i);
+        }
+        i += step;
+    }
+    (acc, i)
 }
 
 /// A `while` loop whose count changes only when a load says so: it may wait for another warp's

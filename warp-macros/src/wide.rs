@@ -132,9 +132,10 @@ fn cta_barrier(method: &str) -> bool {
 /// with a warp-wide form, no load pauses on sm_70 and later in either form (`pauses_lockstep`),
 /// so both interleave the lanes' accesses alike, and every loop around a load ends soon. The same
 /// holds for atomics (`lockstep_atomic`).
-fn spins(block: &Block, accesses: &HashSet<usize>) -> bool {
+fn spins(block: &Block, accesses: &HashSet<usize>, fixed: &HashSet<String>) -> bool {
     struct Loops<'s> {
         accesses: &'s HashSet<usize>,
+        fixed: &'s HashSet<String>,
         /// For each loop the visit is in: whether it is short.
         loops: Vec<bool>,
         spins: bool,
@@ -149,7 +150,7 @@ fn spins(block: &Block, accesses: &HashSet<usize>) -> bool {
             }
             let short = match e {
                 Expr::ForLoop(f) => Some(short_sequence(&f.expr)),
-                Expr::While(w) => Some(counted(w)),
+                Expr::While(w) => Some(counted(w, self.fixed, !holds_atomic(&w.body, self.accesses))),
                 Expr::Loop(_) => Some(false),
                 _ => None,
             };
@@ -163,9 +164,25 @@ fn spins(block: &Block, accesses: &HashSet<usize>) -> bool {
             }
         }
     }
-    let mut l = Loops { accesses, loops: Vec::new(), spins: false };
+    let mut l = Loops { accesses, fixed, loops: Vec::new(), spins: false };
     syn::visit::Visit::visit_block(&mut l, block);
     l.spins
+}
+
+/// Whether `block` holds an atomic of `accesses`.
+fn holds_atomic(block: &Block, accesses: &HashSet<usize>) -> bool {
+    struct Find<'s>(&'s HashSet<usize>, bool);
+    impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            if self.0.contains(&(e as *const Expr as usize)) && matches!(e, Expr::MethodCall(m) if crate::intrinsics::is_atomic(&m.method.to_string())) {
+                self.1 = true;
+            }
+            syn::visit::visit_expr(self, e);
+        }
+    }
+    let mut f = Find(accesses, false);
+    syn::visit::Visit::visit_block(&mut f, block);
+    f.1
 }
 
 /// Whether a name is a constant's by the naming convention (`RADIX_BITS`).
@@ -177,17 +194,25 @@ fn constant_name(name: &str) -> bool {
 const SHORT_LOOP: u128 = 64;
 
 /// Whether a `while` loop counts its turns without reading memory, so that whether and when it
-/// ends does not depend on another warp's writes (`while shift < 32 { .. shift += RADIX_BITS; }`):
-/// - its condition is built from names, literals, parentheses, unary and binary operators only;
+/// ends does not depend on another warp's writes (`while shift < 32 { .. shift += RADIX_BITS; }`,
+/// `while base < data.len() { .. base += lanes; }`):
+/// - its condition is built from names, literals, parentheses, unary and binary operators, and
+///   lengths of `fixed` names (`data.len()`: `GlobalSlice` parameters, whose length no code
+///   changes) only;
 /// - its body changes those names only by statements of its own top level that add or subtract
-///   a non-zero literal or an upper-case constant (which every turn runs);
-/// - nowhere else does the body assign them (also through a pattern or a destructuring), borrow
-///   them mutably, call a method on them, name them in a macro or a closure, or bind a pattern
-///   of that name (a shadow) or by `ref mut`;
-/// - and it never leaves the loop early or skips a turn's count (`break`, `continue`, `return`,
-///   `?`, `.await`): one taken on a loaded value would make the loop wait on memory.
-fn counted(w: &syn::ExprWhile) -> bool {
-    fn names(e: &Expr, out: &mut Vec<String>) -> bool {
+///   a non-zero literal, an upper-case constant, or a name that the body never changes (which
+///   every turn runs);
+/// - nowhere else does the body assign them or those steps (also through a pattern or a
+///   destructuring), borrow them mutably, call a method on them, name them in a macro or a
+///   closure, or bind a pattern of that name (a shadow) or by `ref mut`;
+/// - it never skips a turn's count (`continue`, `.await`);
+/// - and it leaves early (`break`, `return`, `?`) only when `exits`: when its body makes no
+///   atomic. An exit taken on a loaded value would make the loop wait on memory; a plain load
+///   that sees another warp's write while that warp may still write is a data race (the PTX
+///   memory model gives it no value), so only an atomic can be waited on (a search that returns
+///   at its first match, whose loads no one writes, ends within its count).
+fn counted(w: &syn::ExprWhile, fixed: &HashSet<String>, exits: bool) -> bool {
+    fn names(e: &Expr, fixed: &HashSet<String>, out: &mut Vec<String>) -> bool {
         match e {
             Expr::Path(p) if p.qself.is_none() => {
                 if let Some(i) = p.path.get_ident() {
@@ -196,22 +221,34 @@ fn counted(w: &syn::ExprWhile) -> bool {
                 true
             }
             Expr::Lit(_) => true,
-            Expr::Paren(p) => names(&p.expr, out),
-            Expr::Unary(u) => names(&u.expr, out),
-            Expr::Binary(b) if !is_compound(&b.op) => names(&b.left, out) && names(&b.right, out),
+            Expr::Paren(p) => names(&p.expr, fixed, out),
+            Expr::Unary(u) => names(&u.expr, fixed, out),
+            Expr::Binary(b) if !is_compound(&b.op) => names(&b.left, fixed, out) && names(&b.right, fixed, out),
+            Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() && m.turbofish.is_none() => {
+                matches!(&*m.receiver, Expr::Path(p) if p.path.get_ident().is_some_and(|i| fixed.contains(&i.to_string())))
+            }
             _ => false,
         }
     }
-    fn step(e: &Expr) -> bool {
+    /// A step: a non-zero literal, a constant, or a name (pushed to `names`, which the body
+    /// must not change).
+    fn step(e: &Expr, names: &mut Vec<String>) -> bool {
         match e {
             Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u128>().is_ok_and(|v| v != 0),
-            Expr::Paren(p) => step(&p.expr),
-            Expr::Path(p) => p.path.segments.last().is_some_and(|s| constant_name(&s.ident.to_string())),
+            Expr::Paren(p) => step(&p.expr, names),
+            Expr::Path(p) if p.qself.is_none() => match p.path.get_ident() {
+                Some(i) if !constant_name(&i.to_string()) => {
+                    names.push(i.to_string());
+                    true
+                }
+                _ => p.path.segments.last().is_some_and(|s| constant_name(&s.ident.to_string())),
+            },
             _ => false,
         }
     }
     struct Changes<'n> {
         names: &'n [String],
+        exits: bool,
         ok: bool,
         depth: usize,
     }
@@ -232,9 +269,10 @@ fn counted(w: &syn::ExprWhile) -> bool {
                 Expr::MethodCall(m) if self.mentions(m.receiver.to_token_stream()) => self.ok = false,
                 Expr::Macro(m) if self.mentions(m.mac.tokens.clone()) => self.ok = false,
                 Expr::Closure(c) if self.mentions(c.body.to_token_stream()) => self.ok = false,
-                Expr::Return(_) | Expr::Try(_) | Expr::Await(_) | Expr::Async(_) => self.ok = false,
+                Expr::Return(_) | Expr::Try(_) if !self.exits => self.ok = false,
+                Expr::Await(_) | Expr::Async(_) => self.ok = false,
                 // A `break` or `continue` of this loop (unlabeled at its own depth, or labeled).
-                Expr::Break(b) if b.label.is_some() || self.depth == 0 => self.ok = false,
+                Expr::Break(b) if !self.exits && (b.label.is_some() || self.depth == 0) => self.ok = false,
                 Expr::Continue(c) if c.label.is_some() || self.depth == 0 => self.ok = false,
                 Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
                     self.depth += 1;
@@ -259,19 +297,26 @@ fn counted(w: &syn::ExprWhile) -> bool {
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
-    let mut cond = Vec::new();
-    if w.label.is_some() || !names(&w.cond, &mut cond) {
+    let mut watched = Vec::new();
+    if w.label.is_some() || !names(&w.cond, fixed, &mut watched) {
         return false;
     }
-    let mut c = Changes { names: &cond, ok: true, depth: 0 };
-    for s in &w.body.stmts {
-        match s {
-            // The count: a top-level `name += step;` or `name -= step;`.
-            Stmt::Expr(Expr::Binary(b), _)
+    // The counts: top-level `name += step;` or `name -= step;` (their steps' names watched too).
+    let counts: Vec<bool> = w
+        .body
+        .stmts
+        .iter()
+        .map(|s| {
+            matches!(s, Stmt::Expr(Expr::Binary(b), _)
                 if matches!(b.op, syn::BinOp::AddAssign(_) | syn::BinOp::SubAssign(_))
-                    && step(&b.right)
-                    && matches!(&*b.left, Expr::Path(p) if p.path.get_ident().is_some()) => {}
-            _ => syn::visit::Visit::visit_stmt(&mut c, s),
+                    && step(&b.right, &mut watched)
+                    && matches!(&*b.left, Expr::Path(p) if p.path.get_ident().is_some()))
+        })
+        .collect();
+    let mut c = Changes { names: &watched, exits, ok: true, depth: 0 };
+    for (s, count) in w.body.stmts.iter().zip(counts) {
+        if !count {
+            syn::visit::Visit::visit_stmt(&mut c, s);
         }
     }
     c.ok
@@ -315,7 +360,21 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
     if item.sig.receiver().is_some() || item.sig.asyncness.is_some() || item.sig.constness.is_some() {
         return None;
     }
-    if spins(&item.block, &support.accesses) {
+    // `GlobalSlice` parameters not declared `mut`: their length is fixed (see `counted`).
+    let fixed: HashSet<String> = item
+        .sig
+        .inputs
+        .iter()
+        .skip(1)
+        .filter_map(|arg| match arg {
+            FnArg::Typed(pt) => match &*pt.pat {
+                Pat::Ident(p) if p.mutability.is_none() && p.by_ref.is_none() && global_slice(&pt.ty) => Some(p.ident.to_string()),
+                _ => None,
+            },
+            FnArg::Receiver(_) => None,
+        })
+        .collect();
+    if spins(&item.block, &support.accesses, &fixed) {
         return None;
     }
     let handle = &support.handle;
@@ -370,10 +429,11 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
     let krate = crate::krate::facade_at(Span::call_site());
     // Parameters of a primitive integer, `bool` or `char` type may be taken for uniform (the
     // offer then checks that every lane passed the same value).
-    let candidates: HashSet<String> = names.iter().zip(&types).filter(|(_, t)| primitive(t)).map(|(n, _)| n.to_string()).collect();
+    let candidates: HashSet<String> = names.iter().zip(&types).filter(|(_, t)| primitive(t) || global_slice(t)).map(|(n, _)| n.to_string()).collect();
     let mut tainted = HashSet::new();
     let mut uniform_params: HashSet<String> = HashSet::new();
     let mut escaped: HashSet<usize> = HashSet::new();
+    let mut reasons = std::collections::HashMap::new();
     let changed = changed_names(&item.block);
     let (body, whole_warp) = loop {
         let mut g = Gen::new(points, &support.calls, &support.barriers, handle.clone(), krate.clone(), tainted.clone());
@@ -382,9 +442,21 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         g.candidates = candidates.iter().filter(|c| !tainted.contains(*c)).cloned().collect();
         g.uniform_params = uniform_params.iter().filter(|c| !tainted.contains(*c)).cloned().collect();
         g.escaped = escaped.clone();
+        g.reasons = reasons.clone();
         g.push_scope();
         let params = g.params(&names);
+        for (n, t) in names.iter().zip(&types) {
+            let n = n.to_string();
+            if g.uniform_params.contains(&n) {
+                if primitive(t) {
+                    g.copy_binds.extend(g.binding(&n));
+                } else if fixed.contains(&n) {
+                    g.slice_binds.extend(g.binding(&n));
+                }
+            }
+        }
         let block = g.fn_block(&item.block, unit);
+        reasons = core::mem::take(&mut g.reasons);
         // Names found changed by lane code are per-lane: generate again (a pass that gave up
         // may have given up because it took one of them for uniform).
         if g.tainted.len() > tainted.len() {
@@ -402,6 +474,16 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
                 return None;
             }
             uniform_params.extend(g.wanted);
+            tainted.retain(|t| !g.untaint.contains(t));
+            continue;
+        }
+        // Votes' results that no uniform code reads, when none does: per-lane variables, and
+        // the form needs no whole-warp handles (see `uniform_used`). When one is read, one value
+        // for the warp costs the rest nothing more.
+        let used = g.vote_lets.iter().any(|n| g.uniform_used.borrow().contains(n));
+        let unused: Vec<String> = g.vote_lets.iter().filter(|n| !tainted.contains(*n)).cloned().collect();
+        if !used && !unused.is_empty() {
+            tainted.extend(unused);
             continue;
         }
         uniform_params = g.uniform_params;
@@ -434,16 +516,29 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
     let same_args = if uniform_params.is_empty() {
         quote!(::core::option::Option::None)
     } else {
+        // A primitive by `==`; a `GlobalSlice` by what it views (`SameProbe`: a type of that
+        // name that is not warpkit's is never the same, and the form is declined).
+        let same = |a: TokenStream, b: TokenStream, ty: &Type| {
+            if global_slice(ty) {
+                quote!({
+                    use #krate::__private::wide::{SameNo as _, SameYes as _};
+                    (&#krate::__private::wide::SameProbe(&#a, &#b)).same()
+                })
+            } else {
+                quote!(#a == #b)
+            }
+        };
         let checks: Vec<TokenStream> = if names.len() == 1 {
-            vec![quote!(*__wk_a == *__wk_b)]
+            vec![same(quote!(*__wk_a), quote!(*__wk_b), &types[0])]
         } else {
             names
                 .iter()
+                .zip(&types)
                 .enumerate()
-                .filter(|(_, n)| uniform_params.contains(&n.to_string()))
-                .map(|(i, _)| {
+                .filter(|(_, (n, _))| uniform_params.contains(&n.to_string()))
+                .map(|(i, (_, ty))| {
                     let i = syn::Index::from(i);
-                    quote!(__wk_a.#i == __wk_b.#i)
+                    same(quote!(__wk_a.#i), quote!(__wk_b.#i), ty)
                 })
                 .collect()
         };
@@ -724,6 +819,12 @@ fn primitive(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| PRIMITIVES.contains(&i.to_string().as_str())))
 }
 
+/// Whether a type is warpkit's `GlobalSlice<'_, T>` (by its name, as `primitive` takes `u32`):
+/// a parameter the form may take for uniform, compared by what it views (`wide::SameProbe`).
+fn global_slice(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "GlobalSlice"))
+}
+
 /// Whether a type names an `impl Trait` (which a closure's signature cannot name), at any depth.
 fn mentions_impl(ty: &Type) -> bool {
     fn any_impl(ts: TokenStream) -> bool {
@@ -797,6 +898,19 @@ struct Gen<'p> {
     candidates: HashSet<String>,
     uniform_params: HashSet<String>,
     wanted: HashSet<String>,
+    /// For each name that lane code assigned from parameters read per lane (`i += step;`), or
+    /// that a per-lane `let` bound from them (`let mut i = start;`), those parameters (kept over
+    /// passes): a loop or branch that then reads the name per lane wants them for uniform, and
+    /// a name tainted by the assignment uniform again (`untaint`).
+    reasons: std::collections::HashMap<String, Vec<String>>,
+    /// Tainted names a loop or branch wanted uniform again, their reasons taken for uniform.
+    untaint: HashSet<String>,
+    /// The uniform names that uniform code read (a condition, an iterable, a uniform `let` or
+    /// assignment, a call's argument, a shuffle's `b`), and the `let`s of votes' results: when
+    /// only lane code reads them, they are made per-lane variables in the next pass (a value
+    /// for the warp needs whole-warp handles, which the offer would then check for nothing).
+    uniform_used: core::cell::RefCell<HashSet<String>>,
+    vote_lets: Vec<String>,
     handle: syn::Ident,
     /// Whether lanes' code keeps references to its handle: each lane's then lives in an array
     /// as long as the form.
@@ -836,6 +950,16 @@ struct Gen<'p> {
     deferred_names: Vec<String>,
     /// The uniform names the current stretch's lane code read so far.
     uniform_reads: Vec<String>,
+    /// Uniform bindings (scope, index in it) whose values are known to be primitives
+    /// (primitive parameters, votes' results, `let`s of literals, casts, arithmetic and integer
+    /// methods of such): an assignment that may panic after lane code that read the name
+    /// computes the new value in the first lane and stores it after the stretch
+    /// (`uniform_statement_of`), and lane code calling an integer method on one does not change
+    /// it.
+    copy_binds: HashSet<(usize, usize)>,
+    /// Uniform bindings of `GlobalSlice` parameters not declared `mut`: no method changes them
+    /// (none of `GlobalSlice`'s takes `&mut self`, and a trait's would need a `mut` binding).
+    slice_binds: HashSet<(usize, usize)>,
 }
 
 /// What [`Gen::order`] found so far in an expression.
@@ -920,7 +1044,7 @@ fn mutating(e: &Expr) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, calls: &'p [usize], barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, calls, call_uniform: vec![0; calls.len()], call_tiles: vec![false; calls.len()], tiles: HashSet::new(), call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, stretch: 0, escaped: HashSet::new(), escapes: Vec::new(), hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), renamed_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new() }
+        Gen { points, calls, call_uniform: vec![0; calls.len()], call_tiles: vec![false; calls.len()], tiles: HashSet::new(), call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, stretch: 0, escaped: HashSet::new(), escapes: Vec::new(), hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), renamed_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new(), copy_binds: HashSet::new(), slice_binds: HashSet::new(), reasons: Default::default(), untaint: HashSet::new(), uniform_used: Default::default(), vote_lets: Vec::new() }
     }
 
     fn push_scope(&mut self) {
@@ -928,6 +1052,21 @@ impl<'p> Gen<'p> {
     }
     fn pop_scope(&mut self) {
         self.scopes.pop();
+        let depth = self.scopes.len();
+        self.copy_binds.retain(|&(s, _)| s < depth);
+        self.slice_binds.retain(|&(s, _)| s < depth);
+    }
+    /// The innermost binding of `name`: its scope and its index there.
+    fn binding(&self, name: &str) -> Option<(usize, usize)> {
+        self.scopes.iter().enumerate().rev().find_map(|(i, s)| s.iter().rposition(|(n, _)| n == name).map(|j| (i, j)))
+    }
+    /// Whether `name`'s innermost binding is uniform and known to be a primitive.
+    fn copy_name(&self, name: &str) -> bool {
+        matches!(self.resolve(name), Some(Bind::Uniform)) && self.binding(name).is_some_and(|b| self.copy_binds.contains(&b))
+    }
+    /// Whether `name`'s innermost binding is a uniform `GlobalSlice` parameter no code changes.
+    fn slice_name(&self, name: &str) -> bool {
+        matches!(self.resolve(name), Some(Bind::Uniform)) && self.binding(name).is_some_and(|b| self.slice_binds.contains(&b))
     }
     fn bind(&mut self, name: &str, b: Bind) {
         if let Some(s) = self.scopes.last_mut() {
@@ -1003,6 +1142,16 @@ impl<'p> Gen<'p> {
     fn want_uniform(&mut self, e: &Expr) {
         let mut names = Vec::new();
         idents_in(e.to_token_stream(), &mut names);
+        for n in &names {
+            // A name per lane because its `let`, or lane code that assigned it, read parameters
+            // per lane: with those taken for uniform, the `let` or the assignment is uniform too.
+            if let Some(params) = self.reasons.get(n).filter(|_| matches!(self.resolve(n), Some(Bind::Wide(_)))) {
+                self.wanted.extend(params.iter().cloned());
+                if self.tainted.contains(n) {
+                    self.untaint.insert(n.clone());
+                }
+            }
+        }
         names.retain(|n| self.candidates.contains(n) && matches!(self.resolve(n), Some(Bind::Wide(_))));
         self.wanted.extend(names);
     }
@@ -1130,6 +1279,23 @@ impl<'p> Gen<'p> {
                 None => quote!(#value;),
             };
             self.deferred.push(quote!(__wk.enter_first(); #tokens));
+            self.deferred_names.push(name.to_string());
+            return;
+        }
+        if pat.is_none() && self.uniform_reads.iter().any(|r| r == name) && self.copy_name(name) && !reads.iter().any(|r| self.deferred_names.contains(r)) {
+            // An assignment that may panic, after lane code that read the name (`base += lanes;`
+            // after a lane's `return (base + k, ..)`): the first lane that gets to it computes
+            // the new value (a panic is that lane's, before the later lanes run anything, as
+            // per lane), which the name takes after the stretch's loop (the later lanes read the
+            // value they would have read per lane). The rest of the stretch must not read it.
+            let once = self.fresh("once");
+            let ident = match name.strip_prefix("r#") {
+                Some(raw) => syn::Ident::new_raw(raw, Span::call_site()),
+                None => syn::Ident::new(name, Span::call_site()),
+            };
+            self.hoisted.push(quote!(let mut #once = ::core::option::Option::None;));
+            self.pending.push(quote!(if #once.is_none() { #once = ::core::option::Option::Some({ let mut #ident = #ident; #value; #ident }); }));
+            self.deferred.push(quote!(if let ::core::option::Option::Some(__wk_v) = #once { #ident = __wk_v; }));
             self.deferred_names.push(name.to_string());
             return;
         }
@@ -1927,6 +2093,9 @@ impl<'p> Gen<'p> {
                             };
                         });
                         self.bind(&name, Bind::Uniform);
+                        // A vote's or reduction's result: a primitive.
+                        self.copy_binds.extend(self.binding(&name));
+                        self.vote_lets.push(name.clone());
                         self.whole_warp = true;
                     }
                     return;
@@ -1967,8 +2136,12 @@ impl<'p> Gen<'p> {
                 }
                 let may_panic = !plain_uniform(self, e);
                 let hoistable = !may_panic && !names_a_value(e);
+                let copy = self.copy_known(e);
                 self.uniform_statement_of(&name, Some(pat), quote!(#e), may_panic, hoistable);
                 self.bind(&name, Bind::Uniform);
+                if copy {
+                    self.copy_binds.extend(self.binding(&name));
+                }
                 return;
             }
         }
@@ -1981,6 +2154,16 @@ impl<'p> Gen<'p> {
         if matches!(inner, Expr::Reference(_)) || makes_a_type(inner) {
             self.ok = false;
             return;
+        }
+        // A `let` per lane because it reads parameters per lane (`let mut i = start;`): a loop
+        // or branch that reads it wants them for uniform.
+        if let Some(name) = plain_ident(&local.pat) {
+            let mut reads = Vec::new();
+            idents_in(init.expr.to_token_stream(), &mut reads);
+            reads.retain(|n| self.candidates.contains(n) && matches!(self.resolve(n), Some(Bind::Wide(_))));
+            if !reads.is_empty() {
+                self.reasons.entry(name).or_default().extend(reads);
+            }
         }
         let e = match self.moved_value(&init.expr) {
             Some(moved) => moved,
@@ -2040,6 +2223,16 @@ impl<'p> Gen<'p> {
                     let may_panic = assignment_may_panic(self, e);
                     self.uniform_statement(&name, None, quote!(#e), may_panic);
                     return;
+                }
+                if matches!(self.resolve(&name), Some(Bind::Uniform)) {
+                    // Lane code changes it (tainted): note the parameters read per lane that
+                    // made it so.
+                    let mut reads = Vec::new();
+                    idents_in(rhs.to_token_stream(), &mut reads);
+                    reads.retain(|n| self.candidates.contains(n) && matches!(self.resolve(n), Some(Bind::Wide(_))));
+                    if !reads.is_empty() {
+                        self.reasons.entry(name).or_default().extend(reads);
+                    }
                 }
             }
             let e2 = self.lane_expr(e);
@@ -2160,7 +2353,10 @@ impl<'p> Gen<'p> {
             Expr::Lit(_) => true,
             Expr::Path(p) if p.qself.is_none() => match p.path.get_ident() {
                 Some(ident) => match self.resolve(&ident.to_string()) {
-                    Some(Bind::Uniform) => true,
+                    Some(Bind::Uniform) => {
+                        self.uniform_used.borrow_mut().insert(ident.to_string());
+                        true
+                    }
                     Some(_) => false,
                     // A constant (by the naming convention), not a function or a unit value.
                     None => constant_name(&ident.to_string()),
@@ -2184,6 +2380,41 @@ impl<'p> Gen<'p> {
                 self.handle_read.set(self.handle_read.get() || warp || shape);
                 self.same_shape.set(self.same_shape.get() || shape);
                 warp || shape
+            }
+            // A pure method of an integer on uniform values (`members.count_ones()`), or the
+            // length of a `GlobalSlice` parameter taken for uniform (`data.len()`).
+            Expr::MethodCall(m) if m.attrs.is_empty() && m.turbofish.is_none() && !self.on_own_handle(m) => {
+                let method = m.method.to_string();
+                let receiver = if LENGTH_METHODS.contains(&method.as_str()) {
+                    let slice = matches!(unparen(&m.receiver), Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.slice_name(&i.to_string())));
+                    if slice {
+                        self.uniform_used.borrow_mut().extend(root_ident(&m.receiver));
+                    }
+                    slice
+                } else {
+                    INTEGER_METHODS.contains(&method.as_str()) && self.uniform(&m.receiver)
+                };
+                receiver && m.args.iter().all(|a| self.uniform(a))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `e`'s value is known to be `Copy` (a primitive): a literal, a cast, a name of
+    /// [`copy_names`](Self::copy_names), arithmetic and integer methods of such, a length.
+    fn copy_known(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Lit(l) => matches!(l.lit, syn::Lit::Int(_) | syn::Lit::Float(_) | syn::Lit::Bool(_) | syn::Lit::Char(_) | syn::Lit::Byte(_)),
+            Expr::Cast(_) => true,
+            Expr::Path(p) => p.path.get_ident().is_some_and(|i| self.copy_name(&i.to_string())),
+            Expr::Paren(p) => self.copy_known(&p.expr),
+            Expr::Group(g) => self.copy_known(&g.expr),
+            Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)) && self.copy_known(&u.expr),
+            Expr::Binary(b) => self.copy_known(&b.left) && self.copy_known(&b.right),
+            Expr::MethodCall(m) => {
+                let method = m.method.to_string();
+                let slice = matches!(unparen(&m.receiver), Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.slice_name(&i.to_string())));
+                (LENGTH_METHODS.contains(&method.as_str()) && slice) || (INTEGER_METHODS.contains(&method.as_str()) && self.copy_known(&m.receiver))
             }
             _ => false,
         }
@@ -2496,7 +2727,17 @@ impl VisitMut for LaneRewrite<'_, '_> {
             Expr::Match(m) if m.arms.iter().any(|a| binds_ref(&a.pat, true)) => self.taint(&m.expr),
             Expr::Let(l) if binds_ref(&l.pat, true) => self.taint(&l.expr),
             Expr::MethodCall(m) => {
-                self.taint(&m.receiver);
+                // Not a receiver that the method cannot change: an integer method of a
+                // primitive, any method of a `GlobalSlice` parameter.
+                let keeps = matches!(&*m.receiver, Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
+                    let (n, method) = (i.to_string(), m.method.to_string());
+                    !self.local(&n)
+                        && (self.g.slice_name(&n)
+                            || (self.g.copy_name(&n) && (INTEGER_METHODS.contains(&method.as_str()) || LENGTH_METHODS.contains(&method.as_str()))))
+                }));
+                if !keeps {
+                    self.taint(&m.receiver);
+                }
                 // `v.push(v.len())` with `v` per lane: `v[l].push(v[l].len())` borrows the
                 // `Lanes` mutably and then reads it.
                 if let Some(name) = root_ident(&m.receiver) {
@@ -2834,7 +3075,8 @@ fn plain_uniform(g: &Gen<'_>, e: &Expr) -> bool {
     match e {
         Expr::Lit(_) => true,
         // A uniform name, or a query of the kernel's handle (a register read).
-        Expr::Path(_) | Expr::MethodCall(_) => g.uniform(e),
+        Expr::Path(_) => g.uniform(e),
+        Expr::MethodCall(m) => g.on_own_handle(m) && g.uniform(e),
         // A field of a query's value (`w.ctaid().x`).
         Expr::Field(f) if matches!(unparen(&f.base), Expr::MethodCall(_)) => plain_uniform(g, &f.base),
         Expr::Paren(p) => plain_uniform(g, &p.expr),
@@ -2854,6 +3096,34 @@ const WARP_QUERIES: &[&str] = &[
 /// Handle queries of the group's shape: uniform in a form whose offer checks that every lane's
 /// handle has the same segment width and the same number of lanes.
 const SHAPE_QUERIES: &[&str] = &["width", "size"];
+
+/// Methods of the primitive integers that depend only on their receiver and arguments: on
+/// uniform values, their result is uniform (`let lanes = members.count_ones();`). A user's type
+/// with a method of one of these names is taken at its word, as its operators are.
+const INTEGER_METHODS: &[&str] = &[
+    "count_ones",
+    "count_zeros",
+    "leading_zeros",
+    "trailing_zeros",
+    "leading_ones",
+    "trailing_ones",
+    "is_power_of_two",
+    "rotate_left",
+    "rotate_right",
+    "reverse_bits",
+    "swap_bytes",
+    "wrapping_add",
+    "wrapping_sub",
+    "wrapping_mul",
+    "wrapping_shl",
+    "wrapping_shr",
+    "min",
+    "max",
+];
+
+/// Lengths: uniform of a `GlobalSlice` parameter taken for uniform (whose length no code
+/// changes), not of any uniform name (a constant's `len` may read what another warp changes).
+const LENGTH_METHODS: &[&str] = &["len", "is_empty"];
 
 /// Handle methods that return plain values (no borrow of the handle).
 const QUERIES: &[&str] = &[

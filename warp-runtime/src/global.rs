@@ -424,6 +424,14 @@ mod host {
             }
         }
 
+        /// Whether `other` views the same elements of the same buffer: what two lanes passing
+        /// the same slice pass (a warp-wide form that takes the parameter for uniform checks it,
+        /// `wide::SameProbe`).
+        #[inline(always)]
+        pub(crate) fn same_view(&self, other: &Self) -> bool {
+            core::ptr::eq(self.cells, other.cells) && core::ptr::eq(self.shadow, other.shadow) && self.base == other.base
+        }
+
         /// The race detector's location of elements `i..i + n` (checked by the caller).
         #[inline(always)]
         pub(crate) fn race_loc(&self, i: usize, n: usize) -> crate::race::Loc<'g> {

@@ -523,6 +523,35 @@ pub trait CopyNo {
 
 impl<T> CopyNo for &TypeOf<T> {}
 
+/// Two lanes' arguments for a `GlobalSlice` parameter that a form takes for uniform:
+/// `(&SameProbe(&a, &b)).same()` is whether they view the same elements of the same buffer
+/// ([`SameYes`]), and `false` for a type of that name that is not warpkit's ([`SameNo`]: the
+/// form is then declined).
+pub struct SameProbe<'a, T>(pub &'a T, pub &'a T);
+
+/// See [`SameProbe`].
+pub trait SameYes {
+    /// Whether the two arguments view the same elements.
+    fn same(&self) -> bool;
+}
+
+impl<T: crate::global::GlobalValue> SameYes for SameProbe<'_, crate::global::GlobalSlice<'_, T>> {
+    #[inline(always)]
+    fn same(&self) -> bool {
+        self.0.same_view(self.1)
+    }
+}
+
+/// See [`SameProbe`].
+pub trait SameNo {
+    /// `false`: not known to be the same.
+    fn same(&self) -> bool {
+        false
+    }
+}
+
+impl<T> SameNo for &SameProbe<'_, T> {}
+
 /// A kernel's offer of its warp-wide form, awaited at the top of its host `async fn` (only
 /// when [`wanted`]): `Ok(result)` when the form ran, `Err(args)` (the arguments, given back)
 /// when the lane must run the per-lane body. `kernel` names the kernel (`module::name`), for a
