@@ -352,3 +352,158 @@ fn a_destructuring_assignment_makes_its_names_per_lane() {
     let x = xs();
     let _ = both().run_with(&x, destructure_uniform);
 }
+
+// ---- The review of 1709149 (loops to a slice's length, name steps, early exits): each case
+// here hung (a) or differed (b) before the fix in the commit that added it.
+
+/// Runs `f` on a thread of its own and says whether it returned within `limit`: a kernel that
+/// spins inside one lane's code never returns to the engine, so no time limit can end it.
+fn ends_within<R: Send + 'static>(limit: Duration, f: impl FnOnce() -> R + Send + 'static) -> Option<R> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || drop(tx.send(f())));
+    rx.recv_timeout(limit).ok()
+}
+
+/// (a) A step that is a name (zero here), the loop leaving on a flag another lane sets, and no
+/// warp instruction in the loop: per lane, its loads pause and lane 3 sets the flag; with a
+/// form (no pauses) lane 0 would spin in its own code for ever.
+#[warp_kernel]
+fn flag_by_name_step(w: &Warp, data: GlobalSlice<'_, u32>, step: usize) -> usize {
+    if w.lane_id() == 3 {
+        data.store(0, 7);
+    }
+    let mut i = 0;
+    while i < data.len() {
+        if data.load(0) == 7 {
+            break;
+        }
+        i += step;
+    }
+    i
+}
+
+/// (a) The same with `i += i` (zero from zero): a step the count itself changes.
+#[warp_kernel]
+fn flag_by_self_step(w: &Warp, data: GlobalSlice<'_, u32>) -> usize {
+    if w.lane_id() == 3 {
+        data.store(0, 7);
+    }
+    let mut i = 0;
+    while i < data.len() {
+        if data.load(0) == 7 {
+            break;
+        }
+        i += i;
+    }
+    i
+}
+
+/// (a) A slice parameter's name bound again (a `Vec` the loop grows until a flag is set): its
+/// `len` is not the parameter's.
+#[warp_kernel]
+fn flag_by_shadowed_len(w: &Warp, data: GlobalSlice<'_, u32>, flag: GlobalSlice<'_, u32>) -> usize {
+    if w.lane_id() == 3 {
+        flag.store(0, 1);
+    }
+    let mut data: Vec<u32> = vec![data.load(0)];
+    let mut i = 0;
+    while i < data.len() {
+        if flag.load(0) == 0 {
+            data.push(0);
+        }
+        i += 1;
+    }
+    i
+}
+
+#[test]
+fn loops_that_wait_on_another_lane_keep_the_per_lane_form() {
+    let limit = Duration::from_secs(60);
+    let run = |k: u32| {
+        ends_within(limit, move || {
+            let buf = GlobalBuffer::<u32>::zeroed(64);
+            let flag = GlobalBuffer::<u32>::zeroed(4);
+            let (d, f) = (buf.slice(), flag.slice());
+            let ex = Executor::new().races(false);
+            let before = warpkit::wide_runs();
+            let out = match k {
+                0 => ex.run(async |w: &Warp<'_>| flag_by_name_step(w, d, 0).await),
+                1 => ex.run(async |w: &Warp<'_>| flag_by_self_step(w, d).await),
+                _ => ex.run(async |w: &Warp<'_>| flag_by_shadowed_len(w, d, f).await),
+            };
+            (out.map(|o| o.to_vec()), warpkit::wide_runs() - before)
+        })
+    };
+    for (k, name) in ["a name step", "a step the count changes", "a shadowed slice"].iter().enumerate() {
+        let Some((out, forms)) = run(k as u32) else { panic!("{name}: the run did not end within {limit:?}") };
+        assert_eq!(forms, 0, "{name}: per lane");
+        let out = out.unwrap_or_else(|e| panic!("{name}: {e}"));
+        // Lanes 0-2 spin until lane 3 sets the flag (their loads pause): every lane ends.
+        assert_eq!(out.len(), 32, "{name}");
+    }
+}
+
+/// A name step of zero in a loop whose turns reach an instruction: warp-wide, and the time limit
+/// ends it both ways (each turn goes through the engine).
+#[warp_kernel]
+fn vote_by_name_step(w: &Warp, data: GlobalSlice<'_, u32>, step: usize) -> usize {
+    let lane = w.lane_id() as usize;
+    let mut i = 0;
+    while i < data.len() {
+        let found = w.any(data.load(lane) == 7);
+        if found {
+            return i;
+        }
+        i += step;
+    }
+    i
+}
+
+#[test]
+fn a_zero_name_step_ends_at_the_time_limit() {
+    let buf = GlobalBuffer::<u32>::zeroed(64);
+    let d = buf.slice();
+    let ex = Executor::new().races(false).time_limit(Some(Duration::from_millis(300)));
+    assert_eq!(wide(|| drop(ex.run(async |w: &Warp<'_>| vote_by_name_step(w, d, 1).await))), 1, "warp-wide");
+    for wide in [false, true] {
+        let out = ends_within(Duration::from_secs(60), move || {
+            let buf = GlobalBuffer::<u32>::zeroed(64);
+            let d = buf.slice();
+            let r = ex.wide(wide).run(async |w: &Warp<'_>| vote_by_name_step(w, d, 0).await);
+            r.map(|o| o.to_vec())
+        });
+        // (The reports' details say what each form saw: the per-lane steps, or a warp-wide run.)
+        let out = out.expect("the time limit ends a loop whose turns reach an instruction");
+        assert!(matches!(&out, Err(WarpError::TimeLimit { .. })), "wide {wide}: {out:?}");
+    }
+}
+
+// (b) A user's trait with a method of an integer method's name on a `bool`: lane code that calls
+// it changes the variable, which must then be per lane (an integer's own method cannot).
+trait Flip {
+    fn count_ones(&mut self) -> u32;
+}
+
+impl Flip for bool {
+    fn count_ones(&mut self) -> u32 {
+        *self = !*self;
+        *self as u32
+    }
+}
+
+#[warp_kernel]
+fn flips(w: &Warp, x: u32) -> u32 {
+    let mut b = true;
+    let v = w.shfl_xor(x, 1);
+    let c = b.count_ones() + v;
+    w.redux_add(c) + b as u32
+}
+
+#[test]
+fn a_trait_method_on_a_bool_changes_it_per_lane() {
+    let x = xs();
+    let out = both().races(false).run_with(&x, flips).unwrap();
+    // Each lane flips its own `b` once: 0 + its neighbour's x, summed; then + 0.
+    let sum: u32 = (0..32).map(|l| x[l ^ 1]).sum();
+    assert_eq!(out, [sum; 32]);
+}

@@ -132,9 +132,10 @@ fn cta_barrier(method: &str) -> bool {
 /// with a warp-wide form, no load pauses on sm_70 and later in either form (`pauses_lockstep`),
 /// so both interleave the lanes' accesses alike, and every loop around a load ends soon. The same
 /// holds for atomics (`lockstep_atomic`).
-fn spins(block: &Block, accesses: &HashSet<usize>, fixed: &HashSet<String>) -> bool {
+fn spins(block: &Block, accesses: &HashSet<usize>, points: &HashSet<usize>, fixed: &HashSet<String>) -> bool {
     struct Loops<'s> {
         accesses: &'s HashSet<usize>,
+        points: &'s HashSet<usize>,
         fixed: &'s HashSet<String>,
         /// For each loop the visit is in: whether it is short.
         loops: Vec<bool>,
@@ -150,7 +151,13 @@ fn spins(block: &Block, accesses: &HashSet<usize>, fixed: &HashSet<String>) -> b
             }
             let short = match e {
                 Expr::ForLoop(f) => Some(short_sequence(&f.expr)),
-                Expr::While(w) => Some(counted(w, self.fixed, !holds_atomic(&w.body, self.accesses))),
+                Expr::While(w) => {
+                    // A loop whose every turn reaches a warp instruction (or a call of a warp
+                    // function) goes through the engine each turn, in both forms: its time
+                    // limit is checked, and every lane has run its turn before the next.
+                    let turns_in_engine = holds(&w.body, self.points);
+                    Some(counted(w, self.fixed, turns_in_engine, turns_in_engine && !holds_atomic(&w.body, self.accesses)))
+                }
                 Expr::Loop(_) => Some(false),
                 _ => None,
             };
@@ -164,9 +171,39 @@ fn spins(block: &Block, accesses: &HashSet<usize>, fixed: &HashSet<String>) -> b
             }
         }
     }
-    let mut l = Loops { accesses, fixed, loops: Vec::new(), spins: false };
+    let mut l = Loops { accesses, points, fixed, loops: Vec::new(), spins: false };
     syn::visit::Visit::visit_block(&mut l, block);
     l.spins
+}
+
+/// Every name a pattern of `block` binds (`let`, `for`, closures' parameters, `match` arms,
+/// `if let`), at any depth.
+fn bound_names(block: &Block) -> HashSet<String> {
+    struct Names(HashSet<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Names {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.insert(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut n = Names(HashSet::new());
+    syn::visit::Visit::visit_block(&mut n, block);
+    n.0
+}
+
+/// Whether `block` holds an expression of `at` (addresses).
+fn holds(block: &Block, at: &HashSet<usize>) -> bool {
+    struct Find<'s>(&'s HashSet<usize>, bool);
+    impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            self.1 |= self.0.contains(&(e as *const Expr as usize));
+            syn::visit::visit_expr(self, e);
+        }
+    }
+    let mut f = Find(at, false);
+    syn::visit::Visit::visit_block(&mut f, block);
+    f.1
 }
 
 /// Whether `block` holds an atomic of `accesses`.
@@ -200,18 +237,22 @@ const SHORT_LOOP: u128 = 64;
 ///   lengths of `fixed` names (`data.len()`: `GlobalSlice` parameters, whose length no code
 ///   changes) only;
 /// - its body changes those names only by statements of its own top level that add or subtract
-///   a non-zero literal, an upper-case constant, or a name that the body never changes (which
+///   a non-zero literal, an upper-case constant, or, when `names_step` (every turn reaches a
+///   warp instruction: a zero step then loops until the time limit, which the engine checks at
+///   each turn, rather than spinning in one lane's code), a name that the body never changes (which
 ///   every turn runs);
 /// - nowhere else does the body assign them or those steps (also through a pattern or a
 ///   destructuring), borrow them mutably, call a method on them, name them in a macro or a
 ///   closure, or bind a pattern of that name (a shadow) or by `ref mut`;
 /// - it never skips a turn's count (`continue`, `.await`);
-/// - and it leaves early (`break`, `return`, `?`) only when `exits`: when its body makes no
-///   atomic. An exit taken on a loaded value would make the loop wait on memory; a plain load
-///   that sees another warp's write while that warp may still write is a data race (the PTX
-///   memory model gives it no value), so only an atomic can be waited on (a search that returns
-///   at its first match, whose loads no one writes, ends within its count).
-fn counted(w: &syn::ExprWhile, fixed: &HashSet<String>, exits: bool) -> bool {
+/// - and it leaves early (`break`, `return`, `?`) only when `exits`: when every turn reaches a
+///   warp instruction and its body makes no atomic. An exit taken on a loaded value would make
+///   the loop wait on memory: a flag that another lane of the warp sets is seen at the next turn
+///   (every lane ran this one, in both forms), and one of another warp or block is seen where a
+///   launch lets that warp run, which a form does not do inside its run (a search that returns
+///   at its first match ends within its count either way; a loop waiting for another warp ends
+///   at its count or its time limit, not when the other warp writes).
+fn counted(w: &syn::ExprWhile, fixed: &HashSet<String>, names_step: bool, exits: bool) -> bool {
     fn names(e: &Expr, fixed: &HashSet<String>, out: &mut Vec<String>) -> bool {
         match e {
             Expr::Path(p) if p.qself.is_none() => {
@@ -232,14 +273,14 @@ fn counted(w: &syn::ExprWhile, fixed: &HashSet<String>, exits: bool) -> bool {
     }
     /// A step: a non-zero literal, a constant, or a name (pushed to `names`, which the body
     /// must not change).
-    fn step(e: &Expr, names: &mut Vec<String>) -> bool {
+    fn step(e: &Expr, names_step: bool, names: &mut Vec<String>) -> bool {
         match e {
             Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u128>().is_ok_and(|v| v != 0),
-            Expr::Paren(p) => step(&p.expr, names),
+            Expr::Paren(p) => step(&p.expr, names_step, names),
             Expr::Path(p) if p.qself.is_none() => match p.path.get_ident() {
                 Some(i) if !constant_name(&i.to_string()) => {
                     names.push(i.to_string());
-                    true
+                    names_step
                 }
                 _ => p.path.segments.last().is_some_and(|s| constant_name(&s.ident.to_string())),
             },
@@ -302,17 +343,36 @@ fn counted(w: &syn::ExprWhile, fixed: &HashSet<String>, exits: bool) -> bool {
         return false;
     }
     // The counts: top-level `name += step;` or `name -= step;` (their steps' names watched too).
+    let mut steps = Vec::new();
+    let mut counted_names = Vec::new();
     let counts: Vec<bool> = w
         .body
         .stmts
         .iter()
-        .map(|s| {
-            matches!(s, Stmt::Expr(Expr::Binary(b), _)
+        .map(|s| match s {
+            Stmt::Expr(Expr::Binary(b), _)
                 if matches!(b.op, syn::BinOp::AddAssign(_) | syn::BinOp::SubAssign(_))
-                    && step(&b.right, &mut watched)
-                    && matches!(&*b.left, Expr::Path(p) if p.path.get_ident().is_some()))
+                    && step(&b.right, names_step, &mut steps) =>
+            {
+                match &*b.left {
+                    Expr::Path(p) => match p.path.get_ident() {
+                        Some(i) => {
+                            counted_names.push(i.to_string());
+                            true
+                        }
+                        None => false,
+                    },
+                    _ => false,
+                }
+            }
+            _ => false,
         })
         .collect();
+    // A step's name is never counted itself (`i += i;`, `i += j; j -= 1;`).
+    if steps.iter().any(|s| counted_names.contains(s)) {
+        return false;
+    }
+    watched.extend(steps);
     let mut c = Changes { names: &watched, exits, ok: true, depth: 0 };
     for (s, count) in w.body.stmts.iter().zip(counts) {
         if !count {
@@ -374,7 +434,11 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
             FnArg::Receiver(_) => None,
         })
         .collect();
-    if spins(&item.block, &support.accesses, &fixed) {
+    // Not a name the body binds again (a shadow's `len` is another value's).
+    let rebound = bound_names(&item.block);
+    let fixed: HashSet<String> = fixed.into_iter().filter(|n| !rebound.contains(n)).collect();
+    let warp_points: HashSet<usize> = points.difference(&support.accesses).copied().collect();
+    if spins(&item.block, &support.accesses, &warp_points, &fixed) {
         return None;
     }
     let handle = &support.handle;
@@ -448,7 +512,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         for (n, t) in names.iter().zip(&types) {
             let n = n.to_string();
             if g.uniform_params.contains(&n) {
-                if primitive(t) {
+                if integer(t) {
                     g.copy_binds.extend(g.binding(&n));
                 } else if fixed.contains(&n) {
                     g.slice_binds.extend(g.binding(&n));
@@ -814,6 +878,12 @@ fn binds_ref(pat: &Pat, mutable: bool) -> bool {
 
 /// Whether a parameter's type is a primitive integer, `bool` or `char`: `Copy` and `Eq`, one
 /// value per bit pattern (so equal values are the same value).
+/// Whether a type is a primitive integer's.
+fn integer(ty: &Type) -> bool {
+    const INTEGERS: &[&str] = &["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize"];
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| INTEGERS.contains(&i.to_string().as_str())))
+}
+
 fn primitive(ty: &Type) -> bool {
     const PRIMITIVES: &[&str] = &["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "bool", "char"];
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| PRIMITIVES.contains(&i.to_string().as_str())))
@@ -950,9 +1020,9 @@ struct Gen<'p> {
     deferred_names: Vec<String>,
     /// The uniform names the current stretch's lane code read so far.
     uniform_reads: Vec<String>,
-    /// Uniform bindings (scope, index in it) whose values are known to be primitives
-    /// (primitive parameters, votes' results, `let`s of literals, casts, arithmetic and integer
-    /// methods of such): an assignment that may panic after lane code that read the name
+    /// Uniform bindings (scope, index in it) whose values are known to be primitive integers
+    /// (integer parameters, ballots and reductions, `let`s of integer literals, casts to
+    /// integers, arithmetic and integer methods of such): an assignment that may panic after lane code that read the name
     /// computes the new value in the first lane and stores it after the stretch
     /// (`uniform_statement_of`), and lane code calling an integer method on one does not change
     /// it.
@@ -2093,8 +2163,13 @@ impl<'p> Gen<'p> {
                             };
                         });
                         self.bind(&name, Bind::Uniform);
-                        // A vote's or reduction's result: a primitive.
-                        self.copy_binds.extend(self.binding(&name));
+                        // A ballot's or an integer reduction's result (`all`, `any` and `uni`
+                        // give a `bool`, `redux_min` and `redux_max` may give an `f32`).
+                        if let Expr::MethodCall(m) = &*init.expr {
+                            if matches!(m.method.to_string().as_str(), "ballot" | "redux_add" | "redux_and" | "redux_or" | "redux_xor") {
+                                self.copy_binds.extend(self.binding(&name));
+                            }
+                        }
                         self.vote_lets.push(name.clone());
                         self.whole_warp = true;
                     }
@@ -2400,17 +2475,27 @@ impl<'p> Gen<'p> {
         }
     }
 
-    /// Whether `e`'s value is known to be `Copy` (a primitive): a literal, a cast, a name of
-    /// [`copy_names`](Self::copy_names), arithmetic and integer methods of such, a length.
+    /// Whether `e`'s value is known to be a primitive integer (on which the methods of
+    /// [`INTEGER_METHODS`] are the inherent ones): an integer literal, a cast to an integer
+    /// type, a name of [`copy_binds`](Self::copy_binds), arithmetic and integer methods of
+    /// such, a `GlobalSlice` parameter's length.
     fn copy_known(&self, e: &Expr) -> bool {
         match e {
-            Expr::Lit(l) => matches!(l.lit, syn::Lit::Int(_) | syn::Lit::Float(_) | syn::Lit::Bool(_) | syn::Lit::Char(_) | syn::Lit::Byte(_)),
-            Expr::Cast(_) => true,
+            // An integer literal with no float suffix (`1.0` is a float literal).
+            Expr::Lit(l) => matches!(&l.lit, syn::Lit::Int(i) if !matches!(i.suffix(), "f32" | "f64")),
+            Expr::Cast(c) => integer(&c.ty),
             Expr::Path(p) => p.path.get_ident().is_some_and(|i| self.copy_name(&i.to_string())),
             Expr::Paren(p) => self.copy_known(&p.expr),
             Expr::Group(g) => self.copy_known(&g.expr),
-            Expr::Unary(u) => !matches!(u.op, syn::UnOp::Deref(_)) && self.copy_known(&u.expr),
-            Expr::Binary(b) => self.copy_known(&b.left) && self.copy_known(&b.right),
+            Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_) | syn::UnOp::Not(_)) && self.copy_known(&u.expr),
+            // Arithmetic and bit operations of integers (not comparisons, whose value is a
+            // `bool`, on which a user's trait may have a method of an integer method's name).
+            Expr::Binary(b) => {
+                use syn::BinOp::*;
+                matches!(b.op, Add(_) | Sub(_) | Mul(_) | Div(_) | Rem(_) | BitAnd(_) | BitOr(_) | BitXor(_) | Shl(_) | Shr(_))
+                    && self.copy_known(&b.left)
+                    && self.copy_known(&b.right)
+            }
             Expr::MethodCall(m) => {
                 let method = m.method.to_string();
                 let slice = matches!(unparen(&m.receiver), Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.slice_name(&i.to_string())));
@@ -3107,7 +3192,6 @@ const INTEGER_METHODS: &[&str] = &[
     "trailing_zeros",
     "leading_ones",
     "trailing_ones",
-    "is_power_of_two",
     "rotate_left",
     "rotate_right",
     "reverse_bits",
