@@ -507,3 +507,41 @@ fn a_trait_method_on_a_bool_changes_it_per_lane() {
     let sum: u32 = (0..32).map(|l| x[l ^ 1]).sum();
     assert_eq!(out, [sum; 32]);
 }
+
+/// The loop of `flag_by_name_step` with a warp instruction that only some turns reach: a turn
+/// that skips it never goes through the engine, so the kernel keeps the per-lane form.
+#[warp_kernel]
+fn flag_by_name_step_sometimes_synced(w: &Warp, data: GlobalSlice<'_, u32>, step: usize) -> usize {
+    if w.lane_id() == 3 {
+        data.store(0, 7);
+    }
+    let mut i = 0;
+    while i < data.len() {
+        if data.load(0) == 7 {
+            return i;
+        }
+        if i == 5 {
+            w.syncwarp();
+        }
+        i += step;
+    }
+    i
+}
+
+#[test]
+fn a_loop_whose_turns_may_skip_its_instruction_keeps_the_per_lane_form() {
+    // Forms on and off: with a form, the per-lane body would not pause at its loads either, and
+    // lane 0 would spin before lane 3 sets the flag.
+    for wide in [true, false] {
+        let out = ends_within(Duration::from_secs(60), move || {
+            let buf = GlobalBuffer::<u32>::zeroed(64);
+            let d = buf.slice();
+            let before = warpkit::wide_runs();
+            let out = Executor::new().wide(wide).races(false).run(async |w: &Warp<'_>| flag_by_name_step_sometimes_synced(w, d, 0).await);
+            (out.map(|o| o.to_vec()), warpkit::wide_runs() - before)
+        });
+        let (out, forms) = out.unwrap_or_else(|| panic!("wide {wide}: the run ends (lane 3 sets the flag)"));
+        assert_eq!(forms, 0, "wide {wide}");
+        assert_eq!(out.unwrap(), vec![0; 32], "wide {wide}");
+    }
+}

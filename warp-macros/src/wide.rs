@@ -152,10 +152,11 @@ fn spins(block: &Block, accesses: &HashSet<usize>, points: &HashSet<usize>, fixe
             let short = match e {
                 Expr::ForLoop(f) => Some(short_sequence(&f.expr)),
                 Expr::While(w) => {
-                    // A loop whose every turn reaches a warp instruction (or a call of a warp
-                    // function) goes through the engine each turn, in both forms: its time
-                    // limit is checked, and every lane has run its turn before the next.
-                    let turns_in_engine = holds(&w.body, self.points);
+                    // A loop whose every turn reaches a warp instruction or barrier (in a
+                    // statement of its own that no branch skips) goes through the engine each
+                    // turn, in both forms: its time limit is checked, and every lane has run its
+                    // turn before the next.
+                    let turns_in_engine = w.body.stmts.iter().any(|s| reaches_stmt(s, self.points));
                     Some(counted(w, self.fixed, turns_in_engine, turns_in_engine && !holds_atomic(&w.body, self.accesses)))
                 }
                 Expr::Loop(_) => Some(false),
@@ -192,18 +193,47 @@ fn bound_names(block: &Block) -> HashSet<String> {
     n.0
 }
 
-/// Whether `block` holds an expression of `at` (addresses).
-fn holds(block: &Block, at: &HashSet<usize>) -> bool {
-    struct Find<'s>(&'s HashSet<usize>, bool);
-    impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
-        fn visit_expr(&mut self, e: &'ast Expr) {
-            self.1 |= self.0.contains(&(e as *const Expr as usize));
-            syn::visit::visit_expr(self, e);
-        }
+/// Whether running `s` always evaluates an expression of `points` (addresses), unless it leaves
+/// early: a warp instruction or call in it that no branch, short-circuit, loop or closure may
+/// skip.
+fn reaches_stmt(s: &Stmt, points: &HashSet<usize>) -> bool {
+    match s {
+        Stmt::Local(l) => l.init.as_ref().is_some_and(|i| reaches(&i.expr, points)),
+        Stmt::Expr(e, _) => reaches(e, points),
+        Stmt::Item(_) | Stmt::Macro(_) => false,
     }
-    let mut f = Find(at, false);
-    syn::visit::Visit::visit_block(&mut f, block);
-    f.1
+}
+
+/// See [`reaches_stmt`].
+fn reaches(e: &Expr, points: &HashSet<usize>) -> bool {
+    if points.contains(&(e as *const Expr as usize)) {
+        return true;
+    }
+    let r = |x: &Expr| reaches(x, points);
+    match e {
+        Expr::MethodCall(m) => r(&m.receiver) || m.args.iter().any(r),
+        Expr::Call(c) => r(&c.func) || c.args.iter().any(r),
+        // `a && w.any(..)` may skip its right side.
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => r(&b.left),
+        Expr::Binary(b) => r(&b.left) || r(&b.right),
+        Expr::Unary(u) => r(&u.expr),
+        Expr::Cast(c) => r(&c.expr),
+        Expr::Paren(p) => r(&p.expr),
+        Expr::Group(g) => r(&g.expr),
+        Expr::Reference(x) => r(&x.expr),
+        Expr::Field(f) => r(&f.base),
+        Expr::Index(i) => r(&i.expr) || r(&i.index),
+        Expr::Tuple(t) => t.elems.iter().any(r),
+        Expr::Array(a) => a.elems.iter().any(r),
+        Expr::Assign(a) => r(&a.left) || r(&a.right),
+        Expr::Let(l) => r(&l.expr),
+        // Only what always runs: a branch's condition, a match's scrutinee.
+        Expr::If(i) => r(&i.cond),
+        Expr::Match(m) => r(&m.expr),
+        Expr::Block(b) if b.label.is_none() => b.block.stmts.iter().any(|s| reaches_stmt(s, points)),
+        Expr::Unsafe(u) => u.block.stmts.iter().any(|s| reaches_stmt(s, points)),
+        _ => false,
+    }
 }
 
 /// Whether `block` holds an atomic of `accesses`.
@@ -437,7 +467,9 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
     // Not a name the body binds again (a shadow's `len` is another value's).
     let rebound = bound_names(&item.block);
     let fixed: HashSet<String> = fixed.into_iter().filter(|n| !rebound.contains(n)).collect();
-    let warp_points: HashSet<usize> = points.difference(&support.accesses).copied().collect();
+    // Warp instructions and barriers: each checks the run's time limit (not calls: a callee may
+    // return before its instructions).
+    let warp_points: HashSet<usize> = points.iter().filter(|p| !support.accesses.contains(p) && !support.calls.contains(p)).copied().collect();
     if spins(&item.block, &support.accesses, &warp_points, &fixed) {
         return None;
     }
