@@ -523,8 +523,8 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         return None;
     }
     let krate = crate::krate::facade_at(Span::call_site());
-    // Parameters of a primitive integer, `bool` or `char` type may be taken for uniform (the
-    // offer then checks that every lane passed the same value).
+    // Parameters of a primitive integer, `bool`, `char` or `GlobalSlice` type may be taken for
+    // uniform (the offer then checks that every lane passed the same value, or slice).
     let candidates: HashSet<String> = names.iter().zip(&types).filter(|(_, t)| primitive(t) || global_slice(t)).map(|(n, _)| n.to_string()).collect();
     let mut tainted = HashSet::new();
     let mut uniform_params: HashSet<String> = HashSet::new();
@@ -908,14 +908,14 @@ fn binds_ref(pat: &Pat, mutable: bool) -> bool {
     f.0
 }
 
-/// Whether a parameter's type is a primitive integer, `bool` or `char`: `Copy` and `Eq`, one
-/// value per bit pattern (so equal values are the same value).
 /// Whether a type is a primitive integer's.
 fn integer(ty: &Type) -> bool {
     const INTEGERS: &[&str] = &["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize"];
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| INTEGERS.contains(&i.to_string().as_str())))
 }
 
+/// Whether a parameter's type is a primitive integer, `bool` or `char`: `Copy` and `Eq`, one
+/// value per bit pattern (so equal values are the same value).
 fn primitive(ty: &Type) -> bool {
     const PRIMITIVES: &[&str] = &["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "bool", "char"];
     matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| PRIMITIVES.contains(&i.to_string().as_str())))
@@ -1054,10 +1054,10 @@ struct Gen<'p> {
     uniform_reads: Vec<String>,
     /// Uniform bindings (scope, index in it) whose values are known to be primitive integers
     /// (integer parameters, ballots and reductions, `let`s of integer literals, casts to
-    /// integers, arithmetic and integer methods of such): an assignment that may panic after lane code that read the name
-    /// computes the new value in the first lane and stores it after the stretch
-    /// (`uniform_statement_of`), and lane code calling an integer method on one does not change
-    /// it.
+    /// integers, arithmetic and integer methods of such): an assignment that may panic after
+    /// lane code that read the name computes the new value in the first lane and stores it after
+    /// the stretch (`uniform_statement_of`), and lane code calling an integer method on one does
+    /// not change it.
     copy_binds: HashSet<(usize, usize)>,
     /// Uniform bindings of `GlobalSlice` parameters not declared `mut`: no method changes them
     /// (none of `GlobalSlice`'s takes `&mut self`, and a trait's would need a `mut` binding).
@@ -1162,7 +1162,7 @@ impl<'p> Gen<'p> {
     fn binding(&self, name: &str) -> Option<(usize, usize)> {
         self.scopes.iter().enumerate().rev().find_map(|(i, s)| s.iter().rposition(|(n, _)| n == name).map(|j| (i, j)))
     }
-    /// Whether `name`'s innermost binding is uniform and known to be a primitive.
+    /// Whether `name`'s innermost binding is uniform and known to be an integer.
     fn copy_name(&self, name: &str) -> bool {
         matches!(self.resolve(name), Some(Bind::Uniform)) && self.binding(name).is_some_and(|b| self.copy_binds.contains(&b))
     }
@@ -2499,7 +2499,8 @@ impl<'p> Gen<'p> {
                     }
                     slice
                 } else {
-                    INTEGER_METHODS.contains(&method.as_str()) && self.uniform(&m.receiver)
+                    // Of a value known to be an integer: the method is the integer's own.
+                    INTEGER_METHODS.contains(&method.as_str()) && self.copy_known(&m.receiver) && self.uniform(&m.receiver)
                 };
                 receiver && m.args.iter().all(|a| self.uniform(a))
             }
@@ -2844,13 +2845,11 @@ impl VisitMut for LaneRewrite<'_, '_> {
             Expr::Match(m) if m.arms.iter().any(|a| binds_ref(&a.pat, true)) => self.taint(&m.expr),
             Expr::Let(l) if binds_ref(&l.pat, true) => self.taint(&l.expr),
             Expr::MethodCall(m) => {
-                // Not a receiver that the method cannot change: an integer method of a
-                // primitive, any method of a `GlobalSlice` parameter.
+                // Not a receiver that the method cannot change: an integer method of an integer,
+                // any method of a `GlobalSlice` parameter.
                 let keeps = matches!(&*m.receiver, Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
                     let (n, method) = (i.to_string(), m.method.to_string());
-                    !self.local(&n)
-                        && (self.g.slice_name(&n)
-                            || (self.g.copy_name(&n) && (INTEGER_METHODS.contains(&method.as_str()) || LENGTH_METHODS.contains(&method.as_str()))))
+                    !self.local(&n) && (self.g.slice_name(&n) || (self.g.copy_name(&n) && INTEGER_METHODS.contains(&method.as_str())))
                 }));
                 if !keeps {
                     self.taint(&m.receiver);
@@ -3215,8 +3214,8 @@ const WARP_QUERIES: &[&str] = &[
 const SHAPE_QUERIES: &[&str] = &["width", "size"];
 
 /// Methods of the primitive integers that depend only on their receiver and arguments: on
-/// uniform values, their result is uniform (`let lanes = members.count_ones();`). A user's type
-/// with a method of one of these names is taken at its word, as its operators are.
+/// uniform values known to be integers (`Gen::copy_known`, where these are the inherent
+/// methods), their result is uniform (`let lanes = members.count_ones();`).
 const INTEGER_METHODS: &[&str] = &[
     "count_ones",
     "count_zeros",
