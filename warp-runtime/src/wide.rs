@@ -1618,6 +1618,29 @@ pub trait WideInstr<T> {
     fn key(&self, w: &Warp<'_>, b: u32) -> u64;
     /// Operand `a` of a value.
     fn bits(value: &T) -> u64;
+    /// The request words of a whole warp whose handles are all the whole warp's, from lane 0's
+    /// (`key0`, which `key` made with `bs[0]`) and each lane's `b`: `Some` where `key` takes
+    /// nothing from such a handle that differs between lanes and puts `b`'s bits it keeps at bit
+    /// 12 (the crate's shuffles), so that the 32 words are made in one loop the compiler
+    /// vectorizes; `None` (the default) makes each with `key`.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn keys_of_warp(&self, _key0: u64, _bs: &[u32; 32]) -> Option<[u64; 32]> {
+        None
+    }
+}
+
+/// `key0` with the `width` bits from bit 12 replaced by each lane's `bs[l]` (see
+/// [`WideInstr::keys_of_warp`]).
+#[inline(always)]
+fn keys_with_b(key0: u64, bs: &[u32; 32], width: u32) -> [u64; 32] {
+    let m = (1u64 << width) - 1;
+    let base = key0 & !(m << 12);
+    let mut keys = [0u64; 32];
+    for (k, &b) in keys.iter_mut().zip(bs) {
+        *k = base | (b as u64 & m) << 12;
+    }
+    keys
 }
 
 /// The shuffles on the handle's own membermask and segment, by their result's decoding.
@@ -1637,6 +1660,12 @@ macro_rules! shfl_own {
             #[inline(always)]
             fn bits(value: &T) -> u64 {
                 value.to_bits()
+            }
+            /// `b[4:0]` at bit 12; the rest from the handle's base, the same in every
+            /// whole-warp handle.
+            #[inline(always)]
+            fn keys_of_warp(&self, key0: u64, bs: &[u32; 32]) -> Option<[u64; 32]> {
+                Some(keys_with_b(key0, bs, 5))
             }
         }
     };
@@ -1668,6 +1697,12 @@ impl<T: WarpValue> WideInstr<T> for Shfl {
     #[inline(always)]
     fn bits(value: &T) -> u64 {
         value.to_bits()
+    }
+    /// The packed `b` and `c` ([`shfl_bc`]'s 15 bits) land at bits 12..27 as `pack` puts them;
+    /// the rest is the opcode and the membermask, the same in every whole-warp handle.
+    #[inline(always)]
+    fn keys_of_warp(&self, key0: u64, bcs: &[u32; 32]) -> Option<[u64; 32]> {
+        Some(keys_with_b(key0, bcs, 15))
     }
 }
 
@@ -2059,7 +2094,12 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                 None => bs,
                 Some(c) => {
                     let cs = c.all();
-                    core::array::from_fn(|l| shfl_bc(bs[l], cs[l]))
+                    // A plain loop: `array::from_fn` was not vectorized here.
+                    let mut all = [0u32; 32];
+                    for ((x, &b), &c) in all.iter_mut().zip(&bs).zip(&cs) {
+                        *x = shfl_bc(b, c);
+                    }
+                    all
                 }
             };
             if all_equal(&all) {
@@ -2173,7 +2213,14 @@ impl<'c, 'r> WideCtx<'c, 'r> {
             if let (Op::Shfl { mode, .. }, B::Lanes(words), true) = (op, b, self.full_warp) {
                 if crate::warp::mask_of(key0) == FULL && op.synchronizing() && op.supported_on(run.target) {
                     let words = words.live_full();
-                    let keys: [u64; 32] = core::array::from_fn(|l| instr.key(&handle(l as u32), words[l]));
+                    // Lane 0's word and the others' `b` (every handle the whole warp's).
+                    let keys: [u64; 32] = match instr.keys_of_warp(key0, words) {
+                        Some(keys) => {
+                            debug_assert!(keys.iter().enumerate().all(|(l, &k)| k == instr.key(&handle(l as u32), words[l])), "keys_of_warp disagrees with key");
+                            keys
+                        }
+                        None => core::array::from_fn(|l| instr.key(&handle(l as u32), words[l])),
+                    };
                     // Values of one register: on the vector units (`simd::shfl32_keyed`).
                     let simd = run.simd;
                     if matches!(op, Op::Shfl { words: 1, .. }) && shfl_words::<I, T>(a, out, |src, d| Some(crate::simd::shfl32_keyed_into(simd, mode, src, &keys, d))) {
