@@ -157,7 +157,9 @@ fn spins(block: &Block, accesses: &HashSet<usize>, points: &HashSet<usize>, fixe
                     // turn, in both forms: its time limit is checked, and every lane has run its
                     // turn before the next.
                     let turns_in_engine = w.body.stmts.iter().any(|s| reaches_stmt(s, self.points));
-                    Some(counted(w, self.fixed, turns_in_engine, turns_in_engine && !holds_atomic(&w.body, self.accesses)))
+                    let accesses = self.accesses;
+                    let atomic = finds(e, true, |x| accesses.contains(&(x as *const Expr as usize)) && matches!(x, Expr::MethodCall(m) if crate::intrinsics::is_atomic(&m.method.to_string())));
+                    Some(counted(w, self.fixed, turns_in_engine, turns_in_engine && !atomic))
                 }
                 Expr::Loop(_) => Some(false),
                 _ => None,
@@ -234,22 +236,6 @@ fn reaches(e: &Expr, points: &HashSet<usize>) -> bool {
         Expr::Unsafe(u) => u.block.stmts.iter().any(|s| reaches_stmt(s, points)),
         _ => false,
     }
-}
-
-/// Whether `block` holds an atomic of `accesses`.
-fn holds_atomic(block: &Block, accesses: &HashSet<usize>) -> bool {
-    struct Find<'s>(&'s HashSet<usize>, bool);
-    impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
-        fn visit_expr(&mut self, e: &'ast Expr) {
-            if self.0.contains(&(e as *const Expr as usize)) && matches!(e, Expr::MethodCall(m) if crate::intrinsics::is_atomic(&m.method.to_string())) {
-                self.1 = true;
-            }
-            syn::visit::visit_expr(self, e);
-        }
-    }
-    let mut f = Find(accesses, false);
-    syn::visit::Visit::visit_block(&mut f, block);
-    f.1
 }
 
 /// Whether a name is a constant's by the naming convention (`RADIX_BITS`).
@@ -1254,8 +1240,29 @@ impl<'p> Gen<'p> {
                 }
             }
         }
-        names.retain(|n| self.candidates.contains(n) && matches!(self.resolve(n), Some(Bind::Wide(_))));
+        names.retain(|n| self.candidate_per_lane(n));
         self.wanted.extend(names);
+    }
+
+    /// A parameter that could be taken for uniform, read per lane in this pass.
+    fn candidate_per_lane(&self, name: &str) -> bool {
+        self.candidates.contains(name) && matches!(self.resolve(name), Some(Bind::Wide(_)))
+    }
+
+    /// `name` is per lane because `e` (its `let`'s value, or an assignment's right side in lane
+    /// code) reads parameters per lane: notes them, for `want_uniform`.
+    fn note_reasons(&mut self, name: String, e: &Expr) {
+        let mut reads = Vec::new();
+        idents_in(e.to_token_stream(), &mut reads);
+        reads.retain(|n| self.candidate_per_lane(n));
+        if !reads.is_empty() {
+            self.reasons.entry(name).or_default().extend(reads);
+        }
+    }
+
+    /// Whether `e` names a uniform `GlobalSlice` parameter that no code changes (`slice_name`).
+    fn slice_receiver(&self, e: &Expr) -> bool {
+        matches!(unparen(e), Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.slice_name(&i.to_string())))
     }
 
     fn lanes_ty(&self) -> TokenStream {
@@ -2265,12 +2272,7 @@ impl<'p> Gen<'p> {
         // A `let` per lane because it reads parameters per lane (`let mut i = start;`): a loop
         // or branch that reads it wants them for uniform.
         if let Some(name) = plain_ident(&local.pat) {
-            let mut reads = Vec::new();
-            idents_in(init.expr.to_token_stream(), &mut reads);
-            reads.retain(|n| self.candidates.contains(n) && matches!(self.resolve(n), Some(Bind::Wide(_))));
-            if !reads.is_empty() {
-                self.reasons.entry(name).or_default().extend(reads);
-            }
+            self.note_reasons(name, &init.expr);
         }
         let e = match self.moved_value(&init.expr) {
             Some(moved) => moved,
@@ -2334,12 +2336,7 @@ impl<'p> Gen<'p> {
                 if matches!(self.resolve(&name), Some(Bind::Uniform)) {
                     // Lane code changes it (tainted): note the parameters read per lane that
                     // made it so.
-                    let mut reads = Vec::new();
-                    idents_in(rhs.to_token_stream(), &mut reads);
-                    reads.retain(|n| self.candidates.contains(n) && matches!(self.resolve(n), Some(Bind::Wide(_))));
-                    if !reads.is_empty() {
-                        self.reasons.entry(name).or_default().extend(reads);
-                    }
+                    self.note_reasons(name, rhs);
                 }
             }
             let e2 = self.lane_expr(e);
@@ -2493,7 +2490,7 @@ impl<'p> Gen<'p> {
             Expr::MethodCall(m) if m.attrs.is_empty() && m.turbofish.is_none() && !self.on_own_handle(m) => {
                 let method = m.method.to_string();
                 let receiver = if LENGTH_METHODS.contains(&method.as_str()) {
-                    let slice = matches!(unparen(&m.receiver), Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.slice_name(&i.to_string())));
+                    let slice = self.slice_receiver(&m.receiver);
                     if slice {
                         self.uniform_used.borrow_mut().extend(root_ident(&m.receiver));
                     }
@@ -2531,7 +2528,7 @@ impl<'p> Gen<'p> {
             }
             Expr::MethodCall(m) => {
                 let method = m.method.to_string();
-                let slice = matches!(unparen(&m.receiver), Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.slice_name(&i.to_string())));
+                let slice = self.slice_receiver(&m.receiver);
                 (LENGTH_METHODS.contains(&method.as_str()) && slice) || (INTEGER_METHODS.contains(&method.as_str()) && self.copy_known(&m.receiver))
             }
             _ => false,
