@@ -371,6 +371,12 @@ proptest! {
         let s = scratch.slice();
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| counts_from(w, s, x[3] as usize % 8, 1 + x[4] as usize % 9).await);
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| counts_from(w, s, 1, usize::MAX).await);
+        let stored = GlobalBuffer::<u32>::zeroed(32);
+        let o = stored.slice();
+        let _ = ex.run(async |w: &Warp<'_>| stores_a_sum_of_a_load(w, s, o).await);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| stores_a_sum_of_a_load(w, s, o).await);
+        let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| stores_a_sum_of_a_mut_load(w, s, o).await);
+        let _ = ex.run_with(&x, reads_then_loads);
     }
 }
 
@@ -456,12 +462,55 @@ fn supported_kernels_run_warp_wide() {
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| counts_from(w, h, w.lane_id() as usize % 2, 5).await))), 0, "counts_from, two starts");
     let out = ex.run(async |w: &Warp<'_>| counts_from(w, h, 1, usize::MAX).await);
     assert!(matches!(&out, Err(WarpError::LanePanicked { .. })), "{out:?}");
+    // A load as a call's argument in a store's: the kernel's form and its callee's.
+    let out = GlobalBuffer::<u32>::zeroed(32);
+    let o = out.slice();
+    assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| stores_a_sum_of_a_load(w, d, o).await))), 2, "stores_a_sum_of_a_load");
+    assert_eq!(out.to_vec(), vec![32; 32], "stores_a_sum_of_a_load's sums");
+    assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| stores_a_sum_of_a_mut_load(w, d, o).await))), 1, "stores_a_sum_of_a_mut_load: the callee's form only");
+    assert_eq!(settled(&|| drop(ex.run_with(&x, reads_then_loads))), 1, "reads_then_loads: the callee's form only");
     // Off: never.
     assert_eq!(wide(&|| drop(Executor::new().wide(false).run_with(&x, mixed))), 0);
     // Only some of the live lanes call it (the others vote among themselves): declined, per lane.
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| if w.lane_id() < 16 { mixed(w, 1).await } else { (w.group(0xffff_0000).ballot(true).await, 0) }))), 0);
     // The lanes that did not call it have returned: the callers are every live lane.
     assert_eq!(wide(&|| drop(ex.run(async |w: &Warp<'_>| if w.lane_id() < 16 { mixed(w, 1).await } else { (0, 0) }))), 1);
+}
+
+/// A call whose argument is a load, inside a store's arguments (an entry's "load, call, store"
+/// in one statement): the form issues the call ahead of reading the store's slice and index,
+/// which a load of a `GlobalSlice` parameter cannot change. Returns what it stored.
+#[warp_kernel]
+fn stores_a_sum_of_a_load(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) -> u32 {
+    let i = w.lane_id() as usize;
+    out.store(i, inner_sum(w, input.load(i)));
+    out.load(i)
+}
+
+/// The same with a `mut` parameter, which the body could rebind: the load is then not known to
+/// leave the earlier reads alone, and the kernel keeps the per-lane form (its callee's form runs).
+#[warp_kernel]
+fn stores_a_sum_of_a_mut_load(w: &Warp, mut input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) -> u32 {
+    let i = w.lane_id() as usize;
+    out.store(i, inner_sum(w, input.load(i)));
+    input = out;
+    input.load(i)
+}
+
+/// A `load` method of another type, which changes the value read before the call: per lane.
+struct Counter(u32);
+
+impl Counter {
+    fn load(&mut self, by: u32) -> u32 {
+        self.0 += by;
+        self.0
+    }
+}
+
+#[warp_kernel]
+fn reads_then_loads(w: &Warp, x: u32) -> u32 {
+    let mut c = Counter(x);
+    c.0 + inner_sum(w, c.load(1))
 }
 
 /// Loads in a `while` loop that counts its turns (`j += 1` at its top level): how many it takes

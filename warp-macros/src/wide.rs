@@ -525,6 +525,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         g.uniform_params = uniform_params.iter().filter(|c| !tainted.contains(*c)).cloned().collect();
         g.escaped = escaped.clone();
         g.reasons = reasons.clone();
+        g.fixed = fixed.clone();
         g.push_scope();
         let params = g.params(&names);
         for (n, t) in names.iter().zip(&types) {
@@ -1048,6 +1049,8 @@ struct Gen<'p> {
     /// Uniform bindings of `GlobalSlice` parameters not declared `mut`: no method changes them
     /// (none of `GlobalSlice`'s takes `&mut self`, and a trait's would need a `mut` binding).
     slice_binds: HashSet<(usize, usize)>,
+    /// `GlobalSlice` parameters not declared `mut` that the body never binds again (`prologue`).
+    fixed: HashSet<String>,
 }
 
 /// What [`Gen::order`] found so far in an expression.
@@ -1110,13 +1113,17 @@ fn simple_read(e: &Expr) -> bool {
     }
 }
 
-/// Whether evaluating `e` may change a variable: an assignment, a `&mut`, or code that runs.
-fn mutating(e: &Expr) -> bool {
-    struct M(bool);
-    impl<'ast> syn::visit::Visit<'ast> for M {
+/// Whether evaluating `e` may change a variable: an assignment, a `&mut`, or code that runs,
+/// other than a load or the length of one of `fixed` (`GlobalSlice` parameters that the body
+/// never binds again: the inherent `load`, `len` and `is_empty`, which method resolution picks
+/// before any trait's, take `&self` and change no variable).
+fn mutating(e: &Expr, fixed: &HashSet<String>) -> bool {
+    struct M<'f>(bool, &'f HashSet<String>);
+    impl<'ast> syn::visit::Visit<'ast> for M<'_> {
         fn visit_expr(&mut self, e: &'ast Expr) {
             match e {
                 Expr::Assign(_) | Expr::Macro(_) | Expr::Call(_) | Expr::Closure(_) | Expr::Block(_) | Expr::Unsafe(_) => self.0 = true,
+                Expr::MethodCall(m) if m.turbofish.is_none() && matches!(m.method.to_string().as_str(), "load" | "len" | "is_empty") && matches!(&*m.receiver, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| self.1.contains(&i.to_string()))) => {}
                 Expr::MethodCall(_) => self.0 = true,
                 Expr::Binary(b) if is_compound(&b.op) => self.0 = true,
                 Expr::Reference(r) if r.mutability.is_some() => self.0 = true,
@@ -1125,14 +1132,14 @@ fn mutating(e: &Expr) -> bool {
             syn::visit::visit_expr(self, e);
         }
     }
-    let mut m = M(false);
+    let mut m = M(false, fixed);
     syn::visit::Visit::visit_expr(&mut m, e);
     m.0
 }
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, calls: &'p [usize], barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, calls, call_uniform: vec![0; calls.len()], call_tiles: vec![false; calls.len()], tiles: HashSet::new(), call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, stretch: 0, escaped: HashSet::new(), escapes: Vec::new(), hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), renamed_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new(), copy_binds: HashSet::new(), slice_binds: HashSet::new(), reasons: Default::default(), untaint: HashSet::new(), uniform_used: Default::default(), vote_lets: Vec::new() }
+        Gen { points, calls, call_uniform: vec![0; calls.len()], call_tiles: vec![false; calls.len()], tiles: HashSet::new(), call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, stretch: 0, escaped: HashSet::new(), escapes: Vec::new(), hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), renamed_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new(), copy_binds: HashSet::new(), slice_binds: HashSet::new(), reasons: Default::default(), untaint: HashSet::new(), uniform_used: Default::default(), vote_lets: Vec::new(), fixed: HashSet::new() }
     }
 
     fn push_scope(&mut self) {
@@ -2072,7 +2079,7 @@ impl<'p> Gen<'p> {
                     return;
                 }
             };
-            if o.dirty || (o.reads && operands.iter().any(|a| mutating(a))) {
+            if o.dirty || (o.reads && operands.iter().any(|a| mutating(a, &self.fixed))) {
                 o.ok = false;
                 return;
             }
