@@ -7,6 +7,11 @@
 //!   sequential Rust is printed.
 //! - `empty`: a kernel that only returns its argument, per lane: the cost of a run itself
 //!   (registers, block, lane futures), the floor under any kernel started through `run_with`.
+//! - `grid`: the same sum in an entry kernel (load, sum, store) over 4,096 warps on one CPU
+//!   thread, through its type (`run_cpu`), per warp, against sequential Rust over the same
+//!   4,096 warps: what a warp costs where a launch's fixed cost is shared, as in the issue's
+//!   first measurements (which summed 4,096 warps). Not the target's measure, which is one
+//!   warp per `run_with`.
 //!
 //! Each figure is checked against sequential Rust first, and each warp-wide row asserts that the
 //! run took the warp-wide path.
@@ -15,6 +20,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use warpkit::prelude::*;
+use warpkit::{EntryKernel, GlobalBuffer};
 
 mod common;
 use common::{random_u32, Recorder};
@@ -27,6 +33,16 @@ fn warp_sum(w: &Warp, x: u32) -> u32 {
     }
     v
 }
+
+/// `out[i]` = the sum over `input[i]`'s warp, in every lane.
+#[warp_kernel(entry)]
+fn warp_sum_entry(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
+    let i = w.global_id() as usize;
+    out.store(i, warp_sum(w, input.load(i)));
+}
+
+/// Warps in the `grid` rows.
+const GRID_WARPS: usize = 4096;
 
 /// No instruction: what running a kernel costs, with and without the warp-wide form.
 #[warp_kernel]
@@ -70,6 +86,28 @@ fn bench(c: &mut Criterion) {
     g.bench("warp_sum/sequential", || sequential(black_box(&data)));
     g.bench("empty/per_lane", || per_lane.run_with(black_box(&data), identity).unwrap());
     g.bench("empty/wide", || wide.run_with(black_box(&data), identity).unwrap());
+
+    // The grid rows: the sum of each warp of 4,096, in every lane, stored (`warp_sum_entry`).
+    let input = random_u32(32 * GRID_WARPS, 16);
+    let grid = Grid::new(input.len() as u64);
+    let cpu = (GlobalBuffer::from_slice(&input), GlobalBuffer::<u32>::zeroed(input.len()));
+    let mut seq = vec![0u32; input.len()];
+    let reference = |seq: &mut Vec<u32>| {
+        for (chunk, out) in input.chunks_exact(32).zip(seq.chunks_exact_mut(32)) {
+            out.copy_from_slice(&sequential(black_box(chunk.try_into().unwrap())));
+        }
+        seq[0]
+    };
+    // The first launch's first warp learns that the call's callee has a form; from then on each
+    // warp runs the entry's form, which runs the callee's: two forms a warp.
+    warp_sum_entry::run_cpu(&grid, &cpu).unwrap();
+    let before = warpkit::wide_runs();
+    warp_sum_entry::run_cpu(&grid, &cpu).unwrap();
+    assert_eq!(warpkit::wide_runs(), before + 2 * GRID_WARPS as u64, "every warp of the grid runs warp-wide");
+    reference(&mut seq);
+    assert!(cpu.1.to_vec() == seq, "the grid's sums differ from sequential Rust's");
+    g.bench("grid/wide", || warp_sum_entry::run_cpu(&grid, &cpu).unwrap());
+    g.bench("grid/sequential", || reference(&mut seq));
     g.finish();
 
     let ns = |id: &str| rec.ns("wide", id);
@@ -85,6 +123,10 @@ fn bench(c: &mut Criterion) {
         println!("| a kernel without instructions, per lane (the cost of a run) | {e:.0} | {:.0}x |", e / s);
         if let Some(ew) = ns("empty/wide") {
             println!("| a kernel without instructions, warp-wide | {ew:.0} | {:.0}x |", ew / s);
+        }
+        if let (Some(gw), Some(gs)) = (ns("grid/wide"), ns("grid/sequential")) {
+            let (gw, gs) = (gw / GRID_WARPS as f64, gs / GRID_WARPS as f64);
+            println!("| grid of {GRID_WARPS} warps, entry kernel (load, sum, store), warp-wide, per warp | {gw:.0} | {:.0}x its own sequential ({gs:.1} ns) |", gw / gs);
         }
         println!("warp_sum: warp-wide {w:.0} ns/warp, {:.2}x the per-lane executor's {p:.0}; targets 50 ns (SIMD), 150 ns (portable)", w / p);
     }

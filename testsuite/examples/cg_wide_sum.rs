@@ -1,5 +1,6 @@
 //! 10,000 direct runs of the `wide` bench's `#[warp_kernel]` 5-step `shfl_down` sum through
-//! `Executor::run_with` (warp-wide), then 10,000 of a kernel without instructions: a fixed
+//! `Executor::run_with` (warp-wide); with the argument `empty`, 10,000 of a kernel without
+//! instructions; with `portable`, the sum on the portable code (`Executor::simd(false)`). A fixed
 //! workload for counting instructions with `valgrind --tool=callgrind` (repeatable, unlike wall
 //! time on a shared machine). `cargo build --release -p warpkit-testsuite --example cg_wide_sum`.
 use warpkit::prelude::*;
@@ -20,8 +21,8 @@ fn identity(_w: &Warp, x: u32) -> u32 {
 
 fn main() {
     let data: [u32; 32] = core::array::from_fn(|l| l as u32 * 7);
-    let exec = Executor::new().races(false).wide(true);
     let which = std::env::args().nth(1).unwrap_or_default();
+    let exec = Executor::new().races(false).wide(true).simd(which != "portable");
     let before = warpkit::wide_runs();
     let mut acc = 0u32;
     for _ in 0..10_000 {

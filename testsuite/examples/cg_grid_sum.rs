@@ -1,0 +1,54 @@
+//! A fixed workload for counting instructions per warp of a grid launch with `valgrind
+//! --tool=callgrind`: `cg_grid_sum sum|copy LAUNCHES` launches an entry kernel LAUNCHES times over
+//! 4,096 warps on one CPU thread, through its type (`run_cpu`). `sum` loads, sums the warp's
+//! values (the `wide` bench's 5-step `shfl_down` sum, a call) and stores in one statement; `copy`
+//! only loads and stores, the floor under it. Run it with 1 and with 3 launches: the difference
+//! of the two totals, divided by 2 and by 4,096, is a warp's cost.
+//! `cargo build --release -p warpkit-testsuite --example cg_grid_sum`.
+use warpkit::prelude::*;
+use warpkit::{EntryKernel, GlobalBuffer};
+
+#[warp_kernel]
+fn warp_sum(w: &Warp, x: u32) -> u32 {
+    let mut v = x;
+    for offset in [16, 8, 4, 2, 1] {
+        v = v.wrapping_add(w.shfl_down(v, offset));
+    }
+    v
+}
+
+/// `out[i]` = the sum over `input[i]`'s warp.
+#[warp_kernel(entry)]
+fn warp_sum_entry(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
+    let i = w.global_id() as usize;
+    out.store(i, warp_sum(w, input.load(i)));
+}
+
+/// `out[i]` = `input[i]`.
+#[warp_kernel(entry)]
+fn copy_entry(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
+    let i = w.global_id() as usize;
+    out.store(i, input.load(i));
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let (which, n) = match (args.next(), args.next().and_then(|n| n.parse::<usize>().ok())) {
+        (Some(w), Some(n)) if w == "sum" || w == "copy" => (w, n),
+        _ => {
+            eprintln!("usage: cg_grid_sum sum|copy LAUNCHES");
+            std::process::exit(2);
+        }
+    };
+    let input: Vec<u32> = (0..32 * 4096u32).collect();
+    let grid = Grid::new(input.len() as u64);
+    let cpu = (GlobalBuffer::from_slice(&input), GlobalBuffer::<u32>::zeroed(input.len()));
+    for _ in 0..n {
+        if which == "sum" {
+            warp_sum_entry::run_cpu(&grid, &cpu).unwrap();
+        } else {
+            copy_entry::run_cpu(&grid, &cpu).unwrap();
+        }
+    }
+    println!("{}", cpu.1.to_vec()[5]);
+}
