@@ -377,6 +377,7 @@ proptest! {
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| stores_a_sum_of_a_load(w, s, o).await);
         let _ = ex.run_partial(partial(n), async |w: &Warp<'_>| stores_a_sum_of_a_mut_load(w, s, o).await);
         let _ = ex.run_with(&x, reads_then_loads);
+        let _ = ex.run(async |w: &Warp<'_>| shadows_a_slice_in_a_macro(w, s, x[w.lane_id() as usize]).await);
     }
 }
 
@@ -469,6 +470,7 @@ fn supported_kernels_run_warp_wide() {
     assert_eq!(out.to_vec(), vec![32; 32], "stores_a_sum_of_a_load's sums");
     assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| stores_a_sum_of_a_mut_load(w, d, o).await))), 1, "stores_a_sum_of_a_mut_load: the callee's form only");
     assert_eq!(settled(&|| drop(ex.run_with(&x, reads_then_loads))), 1, "reads_then_loads: the callee's form only");
+    assert_eq!(settled(&|| drop(ex.run(async |w: &Warp<'_>| shadows_a_slice_in_a_macro(w, d, 1).await))), 1, "shadows_a_slice_in_a_macro: the callee's form only");
     // Off: never.
     assert_eq!(wide(&|| drop(Executor::new().wide(false).run_with(&x, mixed))), 0);
     // Only some of the live lanes call it (the others vote among themselves): declined, per lane.
@@ -511,6 +513,22 @@ impl Counter {
 fn reads_then_loads(w: &Warp, x: u32) -> u32 {
     let mut c = Counter(x);
     c.0 + inner_sum(w, c.load(1))
+}
+
+/// Binds `$name` to a `Counter` (in the caller's scope: the name comes from the call site).
+macro_rules! counter_named {
+    ($name:ident, $v:expr) => {
+        let mut $name = Counter($v);
+    };
+}
+
+/// A macro binds the `GlobalSlice` parameter's name again, to a `Counter` whose `load` changes
+/// the value read before it: the macro sees no `let` of it, but must not take it for the slice.
+#[warp_kernel]
+fn shadows_a_slice_in_a_macro(w: &Warp, input: GlobalSlice<'_, u32>, x: u32) -> u32 {
+    let _ = input.len();
+    counter_named!(input, x);
+    input.0 + inner_sum(w, input.load(1))
 }
 
 /// Loads in a `while` loop that counts its turns (`j += 1` at its top level): how many it takes
