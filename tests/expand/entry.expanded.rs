@@ -837,7 +837,10 @@ pub async fn odd_counts(
             '__wk_lanes: for __wk_l in 0..32u32 {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
-                __wk_6_returned.take(__wk_l);
+                {
+                    use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
+                    __wk_6_returned.arg(__wk_l).value()
+                };
                 {
                     let __wk_r = ();
                     __wk_2_counts.drop_lane(__wk_l);
@@ -849,7 +852,10 @@ pub async fn odd_counts(
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
-                __wk_6_returned.take(__wk_l);
+                {
+                    use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
+                    __wk_6_returned.arg(__wk_l).value()
+                };
                 {
                     let __wk_r = ();
                     __wk_2_counts.drop_lane(__wk_l);

@@ -227,7 +227,10 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
                 {
-                    let __wk_r = (__wk_5_returned.take(__wk_l)) / (w.size());
+                    let __wk_r = ({
+                        use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
+                        __wk_5_returned.arg(__wk_l).value()
+                    }) / (w.size());
                     __wk_1_x.drop_lane(__wk_l);
                     __wk.ret(__wk_outs, __wk_l, __wk_r);
                 }
@@ -237,7 +240,10 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
                 {
-                    let __wk_r = (__wk_5_returned.take(__wk_l)) / (w.size());
+                    let __wk_r = ({
+                        use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
+                        __wk_5_returned.arg(__wk_l).value()
+                    }) / (w.size());
                     __wk_1_x.drop_lane(__wk_l);
                     __wk.ret(__wk_outs, __wk_l, __wk_r);
                 }
@@ -709,8 +715,14 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
                 __wk.enter(__wk_l);
                 let w = &__wk.handle(__wk_l);
                 {
-                    let __wk_r = (__wk_6_returned.take(__wk_l))
-                        + (__wk_11_returned.take(__wk_l));
+                    let __wk_r = ({
+                        use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
+                        __wk_6_returned.arg(__wk_l).value()
+                    })
+                        + ({
+                            use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
+                            __wk_11_returned.arg(__wk_l).value()
+                        });
                     __wk_2_t.drop_lane(__wk_l);
                     __wk_1_x.drop_lane(__wk_l);
                     __wk.ret(__wk_outs, __wk_l, __wk_r);
@@ -721,8 +733,14 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
                 __wk.enter(__wk_l);
                 let w = &__wk.handle(__wk_l);
                 {
-                    let __wk_r = (__wk_6_returned.take(__wk_l))
-                        + (__wk_11_returned.take(__wk_l));
+                    let __wk_r = ({
+                        use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
+                        __wk_6_returned.arg(__wk_l).value()
+                    })
+                        + ({
+                            use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
+                            __wk_11_returned.arg(__wk_l).value()
+                        });
                     __wk_2_t.drop_lane(__wk_l);
                     __wk_1_x.drop_lane(__wk_l);
                     __wk.ret(__wk_outs, __wk_l, __wk_r);

@@ -1968,7 +1968,9 @@ impl<'p> Gen<'p> {
             self.used.push(t.to_string());
             let t = syn::Ident::new(&t.to_string(), span);
             if self.call_results.contains(&at) {
-                return quote_spanned!(span=> #t.take(__wk_l));
+                // Moved out, or copied when `Copy` (no bit to clear: `LaneArg`).
+                let krate = self.krate.clone();
+                return quote_spanned!(span=> { use #krate::__private::wide::{ArgCopy as _, ArgMove as _}; #t.arg(__wk_l).value() });
             }
             return quote_spanned!(span=> #t[__wk_l]);
         }
