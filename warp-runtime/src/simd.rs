@@ -453,6 +453,63 @@ fn has_avx2(simd: Simd) -> bool {
     }
 }
 
+/// Each lane's result of a shuffle with its predicate, as two words: `d[l]`, then `l`'s bit of
+/// `pred` (0 or 1), at `simd`'s level (AVX2 interleaves eight lanes at a time; the plain loop
+/// was compiled for the baseline x86-64 vector unit).
+#[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+pub(crate) fn pairs_into(simd: Simd, d: &[u32; 32], pred: u32, pairs: &mut [[MaybeUninit<u32>; 2]; 32]) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2(simd) {
+        // SAFETY: `has_avx2` holds.
+        return unsafe { pairs_avx2(d, pred, pairs) };
+    }
+    pairs_portable(d, pred, pairs)
+}
+
+/// [`pairs_into`], plainly.
+#[inline(always)]
+fn pairs_portable(d: &[u32; 32], pred: u32, pairs: &mut [[MaybeUninit<u32>; 2]; 32]) {
+    // Each lane's bit by a constant (no shift by the lane, which the baseline x86-64 vector
+    // unit has no instruction for).
+    const BIT: [u32; 32] = {
+        let mut bit = [0u32; 32];
+        let mut l = 0;
+        while l < 32 {
+            bit[l] = 1 << l;
+            l += 1;
+        }
+        bit
+    };
+    for (l, pair) in pairs.iter_mut().enumerate() {
+        *pair = [MaybeUninit::new(d[l]), MaybeUninit::new(u32::from(pred & BIT[l] != 0))];
+    }
+}
+
+/// [`pairs_into`] on AVX2: for each eight lanes, the predicate words from the mask's byte (each
+/// lane's bit tested against its own), interleaved with the values (`unpacklo`/`unpackhi` within
+/// each 128-bit half, then the halves put in order).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn pairs_avx2(d: &[u32; 32], pred: u32, pairs: &mut [[MaybeUninit<u32>; 2]; 32]) {
+    use core::arch::x86_64::*;
+    let bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    for k in 0..4 {
+        // SAFETY: a load of 8 `u32`s inside `d`.
+        let v = unsafe { load8_avx2(d.as_ptr().add(8 * k)) };
+        let m = _mm256_and_si256(_mm256_set1_epi32((pred >> (8 * k)) as i32), bits);
+        let p = _mm256_srli_epi32::<31>(_mm256_cmpeq_epi32(m, bits));
+        let (lo, hi) = (_mm256_unpacklo_epi32(v, p), _mm256_unpackhi_epi32(v, p));
+        let out = pairs.as_mut_ptr() as *mut u32;
+        // SAFETY: two stores of 8 `u32`s (lanes 8k..8k+4 and 8k+4..8k+8, two words each) inside
+        // `pairs`.
+        unsafe {
+            _mm256_storeu_si256(out.add(16 * k) as *mut __m256i, _mm256_permute2x128_si256::<0x20>(lo, hi));
+            _mm256_storeu_si256(out.add(16 * k + 8) as *mut __m256i, _mm256_permute2x128_si256::<0x31>(lo, hi));
+        }
+    }
+}
+
 /// [`segment_sources`] compiled for AVX2 (its loops' shifts and compares in vector registers).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
@@ -654,6 +711,21 @@ mod tests {
             });
             let cell = core::cell::Cell::new(keys);
             prop_assert_eq!(nonzero64(&cell), nonzero64_portable(&cell));
+        }
+    }
+
+    proptest! {
+        /// Each level's result pairs are the plain loop's: the value, then the lane's bit.
+        #[test]
+        fn pairs_match_the_plain_loop(d in prop::array::uniform32(any::<u32>()), pred in any::<u32>()) {
+            let expected: [[u32; 2]; 32] = core::array::from_fn(|l| [d[l], pred >> l & 1]);
+            for simd in Simd::available() {
+                let mut pairs = [[MaybeUninit::<u32>::uninit(); 2]; 32];
+                pairs_into(simd, &d, pred, &mut pairs);
+                // SAFETY: `pairs_into` writes every word.
+                let got: [[u32; 2]; 32] = pairs.map(|p| p.map(|w| unsafe { w.assume_init() }));
+                prop_assert_eq!(got, expected, "{:?}", simd);
+            }
         }
     }
 

@@ -1762,6 +1762,7 @@ fn operand_words<'x, I: WideInstr<T>, T>(a: &'x [T; 32], copy: &'x mut [u32; 32]
 /// call of `shfl`, which inlines.
 #[inline(always)]
 fn shfl_words<I: WideInstr<T>, T>(
+    simd: crate::simd::Simd,
     a: &[T; 32],
     out: &mut Lanes<<I::Out as Decode>::Output>,
     shfl: impl Fn(&[u32; 32], &mut [MaybeUninit<u32>; 32]) -> Option<u32>,
@@ -1772,23 +1773,11 @@ fn shfl_words<I: WideInstr<T>, T>(
     if decodes_word_pair::<I::Out>() {
         if let Some(pairs) = out.slots_as_pairs() {
             // Results `(value, predicate)` (`shfl` with its predicate): each lane's pair written
-            // as two words, a loop the compiler vectorizes (decoding each pair did not).
+            // as two words, on the vector units (decoding each pair was not vectorized).
             let Some(pred) = shfl(src, &mut d) else { return false };
-            // Each lane's bit of the mask by a constant (no shift by the lane, which the
-            // baseline x86-64 vector unit has no instruction for).
-            const BIT: [u32; 32] = {
-                let mut bit = [0u32; 32];
-                let mut l = 0;
-                while l < 32 {
-                    bit[l] = 1 << l;
-                    l += 1;
-                }
-                bit
-            };
-            for (l, pair) in pairs.iter_mut().enumerate() {
-                // SAFETY: `shfl` wrote every register of `d` when it gave the mask.
-                *pair = [MaybeUninit::new(unsafe { d[l].assume_init() }), MaybeUninit::new(u32::from(pred & BIT[l] != 0))];
-            }
+            // SAFETY: `shfl` wrote every register of `d` when it gave the mask.
+            let d = unsafe { &*(&d as *const [MaybeUninit<u32>; 32] as *const [u32; 32]) };
+            crate::simd::pairs_into(simd, d, pred, pairs);
             // SAFETY: every slot was just written with a value's register and a predicate of 0
             // or 1 where the pair's `bool` is (`is_word_pair`): a valid `(T, bool)`.
             unsafe { out.mark_full() };
@@ -2167,7 +2156,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                 match op {
                     Op::Shfl { mode, words: 1 } => {
                         let (b, c) = (crate::warp::b_of(key0), crate::warp::c_of(key0));
-                        if shfl_words::<I, T>(a, out, |src, d| crate::simd::shfl32_into(simd, mode, src, b, c, d)) {
+                        if shfl_words::<I, T>(simd, a, out, |src, d| crate::simd::shfl32_into(simd, mode, src, b, c, d)) {
                             regs.issued_by_all(None, site);
                             return Ok(());
                         }
@@ -2223,7 +2212,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                     };
                     // Values of one register: on the vector units (`simd::shfl32_keyed`).
                     let simd = run.simd;
-                    if matches!(op, Op::Shfl { words: 1, .. }) && shfl_words::<I, T>(a, out, |src, d| Some(crate::simd::shfl32_keyed_into(simd, mode, src, &keys, d))) {
+                    if matches!(op, Op::Shfl { words: 1, .. }) && shfl_words::<I, T>(simd, a, out, |src, d| Some(crate::simd::shfl32_keyed_into(simd, mode, src, &keys, d))) {
                         regs.issued_by_all(None, site);
                         return Ok(());
                     }
@@ -2249,7 +2238,7 @@ impl<'c, 'r> WideCtx<'c, 'r> {
                     let bw = crate::warp::b_of(key0);
                     // Values of one register: on the vector units (`simd::shfl32_segments`).
                     let simd = run.simd;
-                    if matches!(op, Op::Shfl { words: 1, .. }) && shfl_words::<I, T>(a, out, |src, d| crate::simd::shfl32_segments_into(simd, mode, src, bw, c, d)) {
+                    if matches!(op, Op::Shfl { words: 1, .. }) && shfl_words::<I, T>(simd, a, out, |src, d| crate::simd::shfl32_segments_into(simd, mode, src, bw, c, d)) {
                         regs.issued_by_all(None, site);
                         return Ok(());
                     }
