@@ -233,6 +233,22 @@ fn difference(keys: &Cell<[u64; 32]>) -> u64 {
     cells.iter().fold(0, |d, k| d | (k.get() ^ first))
 }
 
+/// Every lane's `cells` set to `value`, in place.
+#[inline(always)]
+fn fill(cells: &Cell<[u64; 32]>, value: u64) {
+    let cells: &Cell<[u64]> = cells;
+    cells.as_slice_of_cells().iter().for_each(|c| c.set(value));
+}
+
+/// The call paths of the lanes that call a warp function together, from before the call
+/// ([`Regs::enter_calls`]).
+pub(crate) enum Callers {
+    /// Every lane's, the same.
+    One(u64),
+    /// Each lane's.
+    Each([u64; 32]),
+}
+
 /// The lanes whose key is not zero: those with a request posted (read after every step).
 #[inline(always)]
 fn nonzero(keys: &Cell<[u64; 32]>) -> u32 {
@@ -603,26 +619,30 @@ impl Regs {
     /// last call when `last`): each one's path before the call, to give back with
     /// [`leave_calls`](Self::leave_calls).
     #[inline]
-    pub(crate) fn enter_calls(&self, lanes: u32, site: Site, last: bool) -> [u64; 32] {
-        let before = self.path.get();
-        let first = before[lanes.trailing_zeros() as usize & 31];
-        if lanes == u32::MAX && before.iter().all(|&p| p == first) {
-            // The whole warp from one path (the usual case): one new path for all.
-            self.path.set([path_then(first, site, last); 32]);
-            return before;
+    pub(crate) fn enter_calls(&self, lanes: u32, site: Site, last: bool) -> Callers {
+        if lanes == u32::MAX && difference(&self.path) == 0 {
+            // The whole warp from one path (the usual case): one new path for all, compared and
+            // written in place (copies of the 32 paths were a call's largest part).
+            let first = at(&self.path, 0).get();
+            fill(&self.path, path_then(first, site, last));
+            return Callers::One(first);
         }
+        let before = self.path.get();
         let mut after = before;
         for l in crate::semantics::lanes(lanes) {
             after[l as usize] = path_then(before[l as usize], site, last);
         }
         self.path.set(after);
-        before
+        Callers::Each(before)
     }
     /// The lanes [`enter_calls`](Self::enter_calls) entered return from the warp function, to
     /// the paths it gave (no other lane's path changed meanwhile: the others have exited).
     #[inline]
-    pub(crate) fn leave_calls(&self, before: &[u64; 32]) {
-        self.path.set(*before);
+    pub(crate) fn leave_calls(&self, before: &Callers) {
+        match before {
+            Callers::One(path) => fill(&self.path, *path),
+            Callers::Each(paths) => self.path.set(*paths),
+        }
     }
     /// Lane `lane` returns from a warp function to its caller, whose path is `caller`.
     #[inline(always)]
