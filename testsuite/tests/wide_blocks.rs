@@ -640,3 +640,49 @@ fn a_panic_before_a_barrier_the_form_posts_at_once() {
     let (r, _) = grid_both(&Grid::blocks(2, 64), Executor::new(), async |w: &Warp<'_>| panics_before_sync(w, 1000 + w.thread_rank()).await);
     assert!(r.is_err());
 }
+
+// ---- a barrier after a form's calls, met by a warp that ran per lane.
+
+#[warp_kernel]
+fn pair_total(w: &Warp, x: u32) -> u32 {
+    x.wrapping_add(w.shfl_xor(x, 1))
+}
+
+/// Calls a warp function in its form (`enter_calls`/`leave_calls` around it), then shuffles
+/// when `bias` (taken for uniform: the branch holds an instruction) says so.
+#[warp_kernel]
+fn biased_total(w: &Warp, x: u32, bias: u32) -> u32 {
+    let mut s = pair_total(w, x);
+    if bias > 3 {
+        s = s.wrapping_add(w.shfl_xor(s, 2));
+    }
+    s.wrapping_add(bias)
+}
+
+/// One warp runs `biased_total` warp-wide (its lanes pass one `bias`), the other per lane (its
+/// lanes pass two, and the offer is declined); then both meet at one barrier, which compares
+/// their lanes' call paths: the form's calls must leave the paths as they found them.
+#[test]
+fn a_barrier_after_a_forms_calls_meets_a_warp_that_ran_per_lane() {
+    let d = data(64);
+    let grid = Grid::blocks(1, 64);
+    let kernel = async |w: &Warp<'_>| {
+        let bias = if w.warp_in_block() == 0 { 4 } else { 4 + w.lane_id() % 2 };
+        let s = biased_total(w, d[w.global_id() as usize], bias).await;
+        w.sync_threads().await;
+        s
+    };
+    // A caller runs per lane until its call sites have seen their callees' forms run.
+    for _ in 0..3 {
+        let _ = grid_both(&grid, Executor::new(), kernel);
+    }
+    let (out, runs) = grid_both(&grid, Executor::new(), kernel);
+    let out = out.expect("the warps meet at the barrier");
+    assert_eq!(runs, 3, "warp 0's biased_total and pair_total forms, and warp 1's pair_total's");
+    for (t, s) in out.iter().enumerate() {
+        let (warp, lane) = (t / 32, t % 32);
+        let bias = if warp == 0 { 4 } else { 4 + lane as u32 % 2 };
+        let pair = |l: usize| d[32 * warp + l].wrapping_add(d[32 * warp + (l ^ 1)]);
+        assert_eq!(*s, pair(lane).wrapping_add(pair(lane ^ 2)).wrapping_add(bias), "thread {t}");
+    }
+}
