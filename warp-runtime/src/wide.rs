@@ -2327,29 +2327,33 @@ impl<'c, 'r> WideCtx<'c, 'r> {
         // What `WideCtx::new` makes, with the caller's handles, whose shape the caller knows
         // (comparing 32 handles again cost 1.5% of the reduce example's instructions).
         WIDE_RUNS.with(|c| c.set(c.get() + 1));
-        let mut ctx = WideCtx {
-            run: self.run,
-            current: self.current,
-            exited: self.exited,
-            offered: live,
-            offers: [core::ptr::null(); 32],
-            deadline: self.deadline,
-            hs: Some(hs),
-            own: &own,
-            pending: None,
-            full_warp,
-            tiles: tile,
-            body: learned.body,
+        // Dropped at the end of this block, where it is (`drop(ctx)` moved its 300-odd bytes
+        // into the call first).
+        let result = {
+            let mut ctx = WideCtx {
+                run: self.run,
+                current: self.current,
+                exited: self.exited,
+                offered: live,
+                offers: [core::ptr::null(); 32],
+                deadline: self.deadline,
+                hs: Some(hs),
+                own: &own,
+                pending: None,
+                full_warp,
+                tiles: tile,
+                body: learned.body,
+            };
+            // SAFETY: the learned body is a `WideBody` (its kind does not suspend: `calls_ready`)
+            // of these `A` and `F::Output` (checked above).
+            let body = unsafe { core::mem::transmute::<*const (), WideBody<A, F::Output>>(learned.body) };
+            let result = body(&mut ctx, args, out);
+            // The lanes that returned from the callee go on in the caller (the callee's context,
+            // dropped, gave the run back with the registers naming its last lane: lane code runs
+            // next, in the lanes the caller enters).
+            ctx.exited = self.exited;
+            result
         };
-        // SAFETY: the learned body is a `WideBody` (its kind does not suspend: `calls_ready`)
-        // of these `A` and `F::Output` (checked above).
-        let body = unsafe { core::mem::transmute::<*const (), WideBody<A, F::Output>>(learned.body) };
-        let result = body(&mut ctx, args, out);
-        // The lanes that returned from the callee go on in the caller (the callee's context,
-        // dropped, gave the run back with the registers naming its last lane: lane code runs
-        // next, in the lanes the caller enters).
-        ctx.exited = self.exited;
-        drop(ctx);
         result?;
         self.current.resume();
         regs.leave_calls(&callers);
