@@ -25,21 +25,9 @@ use warpkit::{EntryKernel, GlobalBuffer};
 mod common;
 use common::{random_u32, Recorder};
 
-#[warp_kernel]
-fn warp_sum(w: &Warp, x: u32) -> u32 {
-    let mut v = x;
-    for offset in [16, 8, 4, 2, 1] {
-        v = v.wrapping_add(w.shfl_down(v, offset));
-    }
-    v
-}
-
-/// `out[i]` = the sum over `input[i]`'s warp, in every lane.
-#[warp_kernel(entry)]
-fn warp_sum_entry(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
-    let i = w.global_id() as usize;
-    out.store(i, warp_sum(w, input.load(i)));
-}
+#[path = "kernels/warp_sum.rs"]
+mod kernels;
+use kernels::{warp_sum, warp_sum_entry};
 
 /// Warps in the `grid` rows.
 const GRID_WARPS: usize = 4096;

@@ -9,21 +9,9 @@
 use warpkit::prelude::*;
 use warpkit::{EntryKernel, GlobalBuffer};
 
-#[warp_kernel]
-fn warp_sum(w: &Warp, x: u32) -> u32 {
-    let mut v = x;
-    for offset in [16, 8, 4, 2, 1] {
-        v = v.wrapping_add(w.shfl_down(v, offset));
-    }
-    v
-}
-
-/// `out[i]` = the sum over `input[i]`'s warp.
-#[warp_kernel(entry)]
-fn warp_sum_entry(w: &Warp, input: GlobalSlice<'_, u32>, out: GlobalSlice<'_, u32>) {
-    let i = w.global_id() as usize;
-    out.store(i, warp_sum(w, input.load(i)));
-}
+#[path = "../benches/kernels/warp_sum.rs"]
+mod kernels;
+use kernels::warp_sum_entry;
 
 /// `warp_sum_entry` with the sum written inline.
 #[warp_kernel(entry)]

@@ -5,14 +5,10 @@
 //! time on a shared machine). `cargo build --release -p warpkit-testsuite --example cg_wide_sum`.
 use warpkit::prelude::*;
 
-#[warp_kernel]
-fn warp_sum(w: &Warp, x: u32) -> u32 {
-    let mut v = x;
-    for offset in [16, 8, 4, 2, 1] {
-        v = v.wrapping_add(w.shfl_down(v, offset));
-    }
-    v
-}
+#[allow(dead_code)]
+#[path = "../benches/kernels/warp_sum.rs"]
+mod kernels;
+use kernels::warp_sum;
 
 #[warp_kernel]
 fn identity(_w: &Warp, x: u32) -> u32 {
