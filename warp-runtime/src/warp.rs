@@ -622,7 +622,7 @@ impl Regs {
     pub(crate) fn enter_calls(&self, lanes: u32, site: Site, last: bool) -> Callers {
         if lanes == u32::MAX && difference(&self.path) == 0 {
             // The whole warp from one path (the usual case): one new path for all, compared and
-            // written in place (copies of the 32 paths were a call's largest part).
+            // written in place (copying the 32 paths out and back took two to three memcpys).
             let first = at(&self.path, 0).get();
             fill(&self.path, path_then(first, site, last));
             return Callers::One(first);
