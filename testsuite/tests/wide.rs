@@ -531,6 +531,96 @@ fn shadows_a_slice_in_a_macro(w: &Warp, input: GlobalSlice<'_, u32>, x: u32) -> 
     input.0 + inner_sum(w, input.load(1))
 }
 
+// ---- cases from the review of 5568158 (each took a form and differed from the per-lane executor).
+
+thread_local! {
+    static TICKS: core::cell::Cell<u32> = const { core::cell::Cell::new(0) };
+}
+
+/// A field read that runs code: `Deref` to the ticks so far.
+struct Ticks;
+
+struct TickCount {
+    now: u32,
+}
+
+impl core::ops::Deref for Ticks {
+    type Target = TickCount;
+    fn deref(&self) -> &TickCount {
+        Box::leak(Box::new(TickCount { now: TICKS.with(|t| t.get()) }))
+    }
+}
+
+const TICKS_NOW: Ticks = Ticks;
+
+/// In a module of its own: a trait's `load` by value on `GlobalSlice`, in scope, is what every
+/// `input.load(i)` of the file would call (method resolution picks it before the inherent one).
+mod ticking {
+    use super::*;
+
+    /// A trait's `load` by value, which method resolution picks before `GlobalSlice`'s own.
+    trait TickingLoad {
+        fn load(self, i: usize) -> u32;
+    }
+
+    impl TickingLoad for GlobalSlice<'_, u32> {
+        fn load(self, i: usize) -> u32 {
+            TICKS.with(|t| t.set(t.get() + 1));
+            i as u32
+        }
+    }
+
+    /// Reads the ticks through a field, then calls with a load that ticks: per lane each lane reads
+    /// the ticks of the lanes before it.
+    #[warp_kernel]
+    pub fn ticks_then_loads(w: &Warp, input: GlobalSlice<'_, u32>) -> u32 {
+        let i = w.lane_id() as usize;
+        TICKS_NOW.now + inner_sum(w, input.load(i))
+    }
+}
+
+/// A type alias named `GlobalSlice` that is not warpkit's: its `load` changes the field read
+/// before it.
+mod aliased {
+    pub type GlobalSlice<'a> = &'a mut super::Counter;
+}
+
+#[warp_kernel]
+fn aliased_load(w: &Warp, c: aliased::GlobalSlice<'_>) -> u32 {
+    c.0 + inner_sum(w, c.load(1))
+}
+
+/// `run` per lane and warp-wide, the ticks reset before each: equal results, and the count of
+/// warp-wide runs (after the call sites settled).
+fn ticks_agree(run: &dyn Fn(Executor) -> Result<[u32; 32], WarpError>) -> u64 {
+    let ex = Executor::new().races(false);
+    for _ in 0..4 {
+        let _ = run(ex.wide(true));
+    }
+    TICKS.with(|t| t.set(0));
+    let per_lane = run(ex.wide(false)).unwrap();
+    TICKS.with(|t| t.set(0));
+    let before = warpkit::wide_runs();
+    let wide = run(ex.wide(true)).unwrap();
+    let runs = warpkit::wide_runs() - before;
+    assert_eq!(per_lane, wide, "the warp-wide values differ from the per-lane executor's");
+    runs
+}
+
+#[test]
+fn a_load_ahead_of_reads_that_run_code_keeps_the_per_lane_form() {
+    let buf = GlobalBuffer::<u32>::zeroed(32);
+    let s = buf.slice();
+    assert_eq!(ticks_agree(&|ex| ex.run(async |w: &Warp<'_>| ticking::ticks_then_loads(w, s).await)), 1, "ticks_then_loads: the callee's form only");
+    let aliased = |ex: Executor| {
+        ex.run(async |w: &Warp<'_>| {
+            let mut c = Counter(w.lane_id() * 10);
+            aliased_load(w, &mut c).await
+        })
+    };
+    assert_eq!(ticks_agree(&aliased), 1, "aliased_load: the callee's form only");
+}
+
 /// Loads in a `while` loop that counts its turns (`j += 1` at its top level): how many it takes
 /// does not depend on memory, so the kernel has a form.
 #[warp_kernel]

@@ -1060,12 +1060,15 @@ struct Order<'e> {
     reads: bool,
     /// Something other than a literal or a read was evaluated before the next instruction.
     dirty: bool,
+    /// One of those reads was more than a bare name (a field, which may run a `Deref`, or a
+    /// reference).
+    read_places: bool,
     ok: bool,
 }
 
 impl Default for Order<'_> {
     fn default() -> Self {
-        Order { points: Vec::new(), reads: false, dirty: false, ok: true }
+        Order { points: Vec::new(), reads: false, dirty: false, read_places: false, ok: true }
     }
 }
 
@@ -1115,8 +1118,8 @@ fn simple_read(e: &Expr) -> bool {
 
 /// Whether evaluating `e` may change a variable: an assignment, a `&mut`, or code that runs,
 /// other than a load or the length of one of `fixed` (`GlobalSlice` parameters that the body
-/// never binds again: the inherent `load`, `len` and `is_empty`, which method resolution picks
-/// before any trait's, take `&self` and change no variable).
+/// never binds again: a method of a non-`mut` binding, called on it by name, cannot assign a
+/// local; what else it may change is for `Gen::order` to weigh).
 fn mutating(e: &Expr, fixed: &HashSet<String>) -> bool {
     struct M<'f>(bool, &'f HashSet<String>);
     impl<'ast> syn::visit::Visit<'ast> for M<'_> {
@@ -2081,23 +2084,34 @@ impl<'p> Gen<'p> {
                     return;
                 }
             };
-            if o.dirty || (o.reads && operands.iter().any(|a| mutating(a, &self.fixed))) {
+            // A load or length of a `GlobalSlice` parameter in the operands (`mutating`'s
+            // `fixed`) may run ahead of earlier reads only when those are bare names: the value
+            // of a local changes by assignment, and no method changes one through `&self` or by
+            // value; a field may be a `Deref`'s code, which a method by value (a trait's `load`,
+            // which method resolution picks before the inherent one) may affect, and a type of
+            // that name need not be warpkit's.
+            let none = HashSet::new();
+            let fixed = if o.read_places { &none } else { &self.fixed };
+            if o.dirty || (o.reads && operands.iter().any(|a| mutating(a, fixed))) {
                 o.ok = false;
                 return;
             }
             // The operands run in the instruction's own stretch, in order.
-            let (dirty, reads) = (o.dirty, o.reads);
+            let (dirty, reads, read_places) = (o.dirty, o.reads, o.read_places);
             for a in operands {
                 self.order(a, o);
             }
-            (o.dirty, o.reads) = (dirty, reads);
+            (o.dirty, o.reads, o.read_places) = (dirty, reads, read_places);
             o.points.push(e);
             return;
         }
         if !self.has_point(e) {
             match e {
                 Expr::Lit(_) => {}
-                _ if simple_read(e) => o.reads = true,
+                _ if simple_read(e) => {
+                    o.reads = true;
+                    o.read_places |= !matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some());
+                }
                 _ => o.dirty = true,
             }
             return;
