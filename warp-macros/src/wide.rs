@@ -282,7 +282,7 @@ fn counted(w: &syn::ExprWhile, fixed: &HashSet<String>, names_step: bool, exits:
             Expr::Unary(u) => names(&u.expr, fixed, out),
             Expr::Binary(b) if !is_compound(&b.op) => names(&b.left, fixed, out) && names(&b.right, fixed, out),
             Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() && m.turbofish.is_none() => {
-                matches!(&*m.receiver, Expr::Path(p) if p.path.get_ident().is_some_and(|i| fixed.contains(&i.to_string())))
+                name_of(&m.receiver).is_some_and(|n| fixed.contains(&n))
             }
             _ => false,
         }
@@ -1126,7 +1126,7 @@ fn mutating(e: &Expr, fixed: &HashSet<String>) -> bool {
         fn visit_expr(&mut self, e: &'ast Expr) {
             match e {
                 Expr::Assign(_) | Expr::Macro(_) | Expr::Call(_) | Expr::Closure(_) | Expr::Block(_) | Expr::Unsafe(_) => self.0 = true,
-                Expr::MethodCall(m) if m.turbofish.is_none() && matches!(m.method.to_string().as_str(), "load" | "len" | "is_empty") && matches!(&*m.receiver, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some_and(|i| self.1.contains(&i.to_string()))) => {}
+                Expr::MethodCall(m) if m.turbofish.is_none() && matches!(m.method.to_string().as_str(), "load" | "len" | "is_empty") && name_of(&m.receiver).is_some_and(|n| self.1.contains(&n)) => {}
                 Expr::MethodCall(_) => self.0 = true,
                 Expr::Binary(b) if is_compound(&b.op) => self.0 = true,
                 Expr::Reference(r) if r.mutability.is_some() => self.0 = true,
@@ -1272,7 +1272,7 @@ impl<'p> Gen<'p> {
 
     /// Whether `e` names a uniform `GlobalSlice` parameter that no code changes (`slice_name`).
     fn slice_receiver(&self, e: &Expr) -> bool {
-        matches!(unparen(e), Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.slice_name(&i.to_string())))
+        name_of(unparen(e)).is_some_and(|n| self.slice_name(&n))
     }
 
     fn lanes_ty(&self) -> TokenStream {
@@ -2110,7 +2110,7 @@ impl<'p> Gen<'p> {
                 Expr::Lit(_) => {}
                 _ if simple_read(e) => {
                     o.reads = true;
-                    o.read_places |= !matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some());
+                    o.read_places |= name_of(e).is_none();
                 }
                 _ => o.dirty = true,
             }
@@ -3050,10 +3050,18 @@ fn assignment(e: &Expr) -> Option<(String, &Expr)> {
     }
 }
 
+/// The name `e` is, when it is one bare identifier (`x`, not `a::x`, `<T>::x` or `x.f`).
+fn name_of(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    }
+}
+
 /// The variable an assignment target or receiver starts from (`x` of `x.a[i]`).
 fn root_ident(e: &Expr) -> Option<String> {
     match e {
-        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        Expr::Path(_) => name_of(e),
         Expr::Field(f) => root_ident(&f.base),
         Expr::Index(i) => root_ident(&i.expr),
         Expr::Paren(p) => root_ident(&p.expr),
