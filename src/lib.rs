@@ -172,6 +172,17 @@ pub mod __private {
     /// `#[warp_kernel(entry)]`'s host type of the kernel.
     pub use crate::__entry as entry;
 
+    /// Its argument, unchanged. The macro's per-lane expansion of an awaited call, load or
+    /// atomic (a `match` that binds its value, in the macro's context) is wrapped in a call of
+    /// this spanned as the user's expression, so that the operation it is an operand of keeps
+    /// the user's span: a panic there (`x.load(i) / d`) is reported at the expression, not at
+    /// the `#[warp_kernel]` attribute (rustc reports a panic in code that spans a macro's context
+    /// at the macro's call site).
+    #[inline(always)]
+    pub fn at<T>(value: T) -> T {
+        value
+    }
+
     /// The result of a call that receives a warp handle: on the host, a `#[warp_kernel]`
     /// function's future. The macro wraps each such call in [`WarpCall::into_future`] so that
     /// passing the handle to a plain function is reported as such, and so that the callee's

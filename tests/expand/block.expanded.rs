@@ -10,15 +10,17 @@ pub async fn block_total(w: &Warp<'_>, x: u32, total: GlobalSlice<'_, u32>) -> u
         v = v.wrapping_add(w.shfl_xor(v, offset).await);
     }
     if w.lane_id() == 0 {
-        match partials.store(w.warp_in_block() as usize, v) {
-            __warpkit_v => {
-                if ::warpkit::__private::pauses_lockstep() {
-                    ::warpkit::__private::pause_store(__warpkit_v).await
-                } else {
-                    __warpkit_v
+        ::warpkit::__private::at(
+            match partials.store(w.warp_in_block() as usize, v) {
+                __warpkit_v => {
+                    if ::warpkit::__private::pauses_lockstep() {
+                        ::warpkit::__private::pause_store(__warpkit_v).await
+                    } else {
+                        __warpkit_v
+                    }
                 }
-            }
-        };
+            },
+        );
     }
     w.sync_threads().await;
     let mut sum = 0u32;
@@ -26,23 +28,29 @@ pub async fn block_total(w: &Warp<'_>, x: u32, total: GlobalSlice<'_, u32>) -> u
     while k < w.block_size().div_ceil(32) {
         sum = sum
             .wrapping_add(
-                match partials.load(k as usize) {
-                    __warpkit_v => {
-                        if ::warpkit::__private::pauses_load() {
-                            ::warpkit::__private::pause(__warpkit_v).await
-                        } else {
-                            __warpkit_v
+                ::warpkit::__private::at(
+                    match partials.load(k as usize) {
+                        __warpkit_v => {
+                            if ::warpkit::__private::pauses_load() {
+                                ::warpkit::__private::pause(__warpkit_v).await
+                            } else {
+                                __warpkit_v
+                            }
                         }
-                    }
-                },
+                    },
+                ),
             );
         k += 1;
     }
     if w.thread_rank() == 0 {
-        match total.atomic_add(0, sum) {
-            __warpkit_call => ::warpkit::__private::MemCall::into_future(__warpkit_call),
-        }
-            .await;
+        ::warpkit::__private::at(
+            match total.atomic_add(0, sum) {
+                __warpkit_call => {
+                    ::warpkit::__private::MemCall::into_future(__warpkit_call)
+                }
+            }
+                .await,
+        );
     }
     sum
 }

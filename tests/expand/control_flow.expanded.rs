@@ -43,10 +43,14 @@ pub struct Reducer;
 impl Reducer {
     #[cfg(not(target_arch = "nvptx64"))]
     pub async fn reduce(&self, w: &Warp<'_>, x: u32) -> u32 {
-        match Self::leader(w, w.redux_add(x).await) {
-            __warpkit_call => ::warpkit::__private::WarpCall::into_future(__warpkit_call),
-        }
-            .await
+        ::warpkit::__private::at(
+            match Self::leader(w, w.redux_add(x).await) {
+                __warpkit_call => {
+                    ::warpkit::__private::WarpCall::into_future(__warpkit_call)
+                }
+            }
+                .await,
+        )
     }
     #[cfg(target_arch = "nvptx64")]
     pub fn reduce(&self, w: &Warp, x: u32) -> u32 {

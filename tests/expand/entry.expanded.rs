@@ -144,31 +144,37 @@ pub async fn warp_sums(
         __warpkit_args
     };
     let i = w.global_id() as usize;
-    let s = match if i < input.len() {
-        match input.load(i) {
-            __warpkit_v => {
-                if ::warpkit::__private::pauses_lockstep() {
-                    ::warpkit::__private::pause(__warpkit_v).await
-                } else {
-                    __warpkit_v
-                }
-            }
-        }
-    } else {
-        0
-    } {
-        __warpkit_value => w.redux_add(__warpkit_value).await,
-    };
+    let s = ::warpkit::__private::at(
+        match if i < input.len() {
+            ::warpkit::__private::at(
+                match input.load(i) {
+                    __warpkit_v => {
+                        if ::warpkit::__private::pauses_lockstep() {
+                            ::warpkit::__private::pause(__warpkit_v).await
+                        } else {
+                            __warpkit_v
+                        }
+                    }
+                },
+            )
+        } else {
+            0
+        } {
+            __warpkit_value => w.redux_add(__warpkit_value).await,
+        },
+    );
     if i < out.len() {
-        match out.store(i, s * scale) {
-            __warpkit_v => {
-                if ::warpkit::__private::pauses_lockstep() {
-                    ::warpkit::__private::pause_store(__warpkit_v).await
-                } else {
-                    __warpkit_v
+        ::warpkit::__private::at(
+            match out.store(i, s * scale) {
+                __warpkit_v => {
+                    if ::warpkit::__private::pauses_lockstep() {
+                        ::warpkit::__private::pause_store(__warpkit_v).await
+                    } else {
+                        __warpkit_v
+                    }
                 }
-            }
-        };
+            },
+        );
     }
 }
 #[cfg(target_arch = "nvptx64")]
@@ -426,33 +432,39 @@ pub async fn warp_totals(
         false => __warpkit_args,
     };
     let i = w.global_id() as usize;
-    let t = match warp_total(
-        w,
-        match input.load(i) {
+    let t = ::warpkit::__private::at(
+        match warp_total(
+            w,
+            ::warpkit::__private::at(
+                match input.load(i) {
+                    __warpkit_v => {
+                        if ::warpkit::__private::pauses_lockstep() {
+                            ::warpkit::__private::pause(__warpkit_v).await
+                        } else {
+                            __warpkit_v
+                        }
+                    }
+                },
+            ),
+        ) {
+            __warpkit_call => {
+                ::warpkit::__private::WarpCall::into_future(__warpkit_call)
+                    .learning(&__warpkit_calls_0, __warpkit_key)
+            }
+        }
+            .await,
+    );
+    ::warpkit::__private::at(
+        match out.store(i, t) {
             __warpkit_v => {
                 if ::warpkit::__private::pauses_lockstep() {
-                    ::warpkit::__private::pause(__warpkit_v).await
+                    ::warpkit::__private::pause_store(__warpkit_v).await
                 } else {
                     __warpkit_v
                 }
             }
         },
-    ) {
-        __warpkit_call => {
-            ::warpkit::__private::WarpCall::into_future(__warpkit_call)
-                .learning(&__warpkit_calls_0, __warpkit_key)
-        }
-    }
-        .await;
-    match out.store(i, t) {
-        __warpkit_v => {
-            if ::warpkit::__private::pauses_lockstep() {
-                ::warpkit::__private::pause_store(__warpkit_v).await
-            } else {
-                __warpkit_v
-            }
-        }
-    };
+    );
 }
 #[cfg(target_arch = "nvptx64")]
 /// A wrapper entry kernel: it loads, calls one warp function and stores. Its prologue does not
@@ -614,15 +626,17 @@ async fn count_odd(
                         let __wk_r = if w.lane_id()
                             == __wk_5_result[__wk_l].trailing_zeros()
                         {
-                            match __wk_2_counts[__wk_l]
-                                .atomic_add(0, __wk_7_result[__wk_l].count_ones())
-                            {
-                                __warpkit_call => {
-                                    ::warpkit::__private::form_atomic(
-                                        ::warpkit::__private::MemCall::into_future(__warpkit_call),
-                                    )
-                                }
-                            };
+                            ::warpkit::__private::at(
+                                match __wk_2_counts[__wk_l]
+                                    .atomic_add(0, __wk_7_result[__wk_l].count_ones())
+                                {
+                                    __warpkit_call => {
+                                        ::warpkit::__private::form_atomic(
+                                            ::warpkit::__private::MemCall::into_future(__warpkit_call),
+                                        )
+                                    }
+                                },
+                            );
                         };
                         __wk_7_result.drop_lane(__wk_l);
                         __wk_5_result.drop_lane(__wk_l);
@@ -647,15 +661,17 @@ async fn count_odd(
                         let __wk_r = if w.lane_id()
                             == __wk_5_result[__wk_l].trailing_zeros()
                         {
-                            match __wk_2_counts[__wk_l]
-                                .atomic_add(0, __wk_7_result[__wk_l].count_ones())
-                            {
-                                __warpkit_call => {
-                                    ::warpkit::__private::form_atomic(
-                                        ::warpkit::__private::MemCall::into_future(__warpkit_call),
-                                    )
-                                }
-                            };
+                            ::warpkit::__private::at(
+                                match __wk_2_counts[__wk_l]
+                                    .atomic_add(0, __wk_7_result[__wk_l].count_ones())
+                                {
+                                    __warpkit_call => {
+                                        ::warpkit::__private::form_atomic(
+                                            ::warpkit::__private::MemCall::into_future(__warpkit_call),
+                                        )
+                                    }
+                                },
+                            );
                         };
                         __wk_7_result.drop_lane(__wk_l);
                         __wk_5_result.drop_lane(__wk_l);
@@ -700,26 +716,30 @@ async fn count_odd(
     let odd = w
         .group(active)
         .ballot(
-            match input.load(i) {
-                __warpkit_v => {
-                    if ::warpkit::__private::pauses_lockstep() {
-                        ::warpkit::__private::pause(__warpkit_v).await
-                    } else {
-                        __warpkit_v
+            ::warpkit::__private::at(
+                match input.load(i) {
+                    __warpkit_v => {
+                        if ::warpkit::__private::pauses_lockstep() {
+                            ::warpkit::__private::pause(__warpkit_v).await
+                        } else {
+                            __warpkit_v
+                        }
                     }
-                }
-            } % 2 == 1,
+                },
+            ) % 2 == 1,
         )
         .await;
     if w.lane_id() == active.trailing_zeros() {
-        match counts.atomic_add(0, odd.count_ones()) {
-            __warpkit_call => {
-                ::warpkit::__private::lockstep_atomic(
-                    ::warpkit::__private::MemCall::into_future(__warpkit_call),
-                )
+        ::warpkit::__private::at(
+            match counts.atomic_add(0, odd.count_ones()) {
+                __warpkit_call => {
+                    ::warpkit::__private::lockstep_atomic(
+                        ::warpkit::__private::MemCall::into_future(__warpkit_call),
+                    )
+                }
             }
-        }
-            .await;
+                .await,
+        );
     }
 }
 #[cfg(target_arch = "nvptx64")]
@@ -895,13 +915,15 @@ pub async fn odd_counts(
         }
         false => __warpkit_args,
     };
-    match count_odd(w, input, counts) {
-        __warpkit_call => {
-            ::warpkit::__private::WarpCall::into_future(__warpkit_call)
-                .learning(&__warpkit_calls_0, __warpkit_key)
+    ::warpkit::__private::at(
+        match count_odd(w, input, counts) {
+            __warpkit_call => {
+                ::warpkit::__private::WarpCall::into_future(__warpkit_call)
+                    .learning(&__warpkit_calls_0, __warpkit_key)
+            }
         }
-    }
-        .await;
+            .await,
+    );
 }
 #[cfg(target_arch = "nvptx64")]
 /// A wrapper entry whose call is its last point (`Calls::new_last`).

@@ -288,13 +288,15 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
         }
         false => __warpkit_args,
     };
-    match warp_sum(w, x) {
-        __warpkit_call => {
-            ::warpkit::__private::WarpCall::into_future(__warpkit_call)
-                .learning(&__warpkit_calls_0, __warpkit_key)
+    ::warpkit::__private::at(
+        match warp_sum(w, x) {
+            __warpkit_call => {
+                ::warpkit::__private::WarpCall::into_future(__warpkit_call)
+                    .learning(&__warpkit_calls_0, __warpkit_key)
+            }
         }
-    }
-        .await / w.size()
+            .await,
+    ) / w.size()
 }
 #[cfg(target_arch = "nvptx64")]
 /// A helper call passes the handle on: awaited through `WarpCall`.
@@ -450,13 +452,15 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
         }
         false => __warpkit_args,
     };
-    let s = match warp_sum(w, x) {
-        __warpkit_call => {
-            ::warpkit::__private::WarpCall::into_future(__warpkit_call)
-                .learning(&__warpkit_calls_0, __warpkit_key)
+    let s = ::warpkit::__private::at(
+        match warp_sum(w, x) {
+            __warpkit_call => {
+                ::warpkit::__private::WarpCall::into_future(__warpkit_call)
+                    .learning(&__warpkit_calls_0, __warpkit_key)
+            }
         }
-    }
-        .await;
+            .await,
+    );
     w.shfl_idx(s, 0).await ^ s
 }
 #[cfg(target_arch = "nvptx64")]
@@ -787,20 +791,24 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
         false => __warpkit_args,
     };
     let t = w.tile(8);
-    match pair_sum(&t, x) {
-        __warpkit_call => {
-            ::warpkit::__private::WarpCall::into_future(__warpkit_call)
-                .learning(&__warpkit_calls_0, __warpkit_key)
-        }
-    }
-        .await
-        + match pair_sum(&w.tile(4), x) {
+    ::warpkit::__private::at(
+        match pair_sum(&t, x) {
             __warpkit_call => {
                 ::warpkit::__private::WarpCall::into_future(__warpkit_call)
-                    .learning(&__warpkit_calls_1, __warpkit_key)
+                    .learning(&__warpkit_calls_0, __warpkit_key)
             }
         }
-            .await
+            .await,
+    )
+        + ::warpkit::__private::at(
+            match pair_sum(&w.tile(4), x) {
+                __warpkit_call => {
+                    ::warpkit::__private::WarpCall::into_future(__warpkit_call)
+                        .learning(&__warpkit_calls_1, __warpkit_key)
+                }
+            }
+                .await,
+        )
 }
 #[cfg(target_arch = "nvptx64")]
 /// Calls that hand the callee a tile of the handle (a `let` tile, one written in the call): the

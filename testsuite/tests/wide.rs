@@ -499,6 +499,77 @@ fn stores_a_sum_of_a_mut_load(w: &Warp, mut input: GlobalSlice<'_, u32>, out: Gl
     input.load(i)
 }
 
+/// Arithmetic that panics (a division by `d`) on the value of a load, of an atomic, and of a
+/// shuffle whose operand is an expression, each of which the per-lane form binds before it
+/// awaits: the panic's report names the same line and column in both forms (the division's).
+#[warp_kernel]
+fn divides_a_load(w: &Warp, input: GlobalSlice<'_, u32>, d: u32) -> u32 {
+    let i = w.lane_id() as usize;
+    let q = input.load(i) / d;
+    inner_sum(w, q)
+}
+
+#[warp_kernel]
+fn divides_a_load_in_a_call(w: &Warp, input: GlobalSlice<'_, u32>, d: u32) -> u32 {
+    let i = w.lane_id() as usize;
+    1 + inner_sum(w, input.load(i) / d)
+}
+
+#[warp_kernel]
+fn divides_an_atomic(w: &Warp, count: GlobalSlice<'_, u32>, d: u32) -> u32 {
+    let q = count.atomic_add(0, 0) / d;
+    inner_sum(w, q)
+}
+
+#[warp_kernel]
+fn divides_a_shuffle(w: &Warp, x: u32, d: u32) -> u32 {
+    let q = w.shfl_xor(x + 1, 1) / d;
+    inner_sum(w, q)
+}
+
+/// The location of a lane's panic in the report: `file:line:column`.
+fn panic_site(r: &Result<[u32; 32], WarpError>) -> String {
+    let text = format!("{r:?}");
+    let at = text.find("wide.rs:").unwrap_or_else(|| panic!("no location in the report: {text}"));
+    text[at..].split(|c: char| !(c.is_ascii_alphanumeric() || c == ':' || c == '.' || c == '_')).next().unwrap().to_string()
+}
+
+#[test]
+fn a_panic_in_arithmetic_on_an_awaited_value_is_reported_where_it_happens() {
+    let data = GlobalBuffer::<u32>::from_slice(&[7; 32]);
+    // Added to with 0: every run reads the same value.
+    let count = GlobalBuffer::<u32>::from_slice(&[7]);
+    let (input, c) = (data.slice(), count.slice());
+    let ex = both().races(false);
+    // Each kernel's call site learns its callee's form in the first runs (which agree); from
+    // then on the kernels run in their forms, and the runs that panic start them too.
+    for d in [1u32, 3, 5, 7, 9] {
+        let _ = ex.run(async |w: &Warp<'_>| divides_a_load(w, input, d).await);
+        let _ = ex.run(async |w: &Warp<'_>| divides_a_load_in_a_call(w, input, d).await);
+        let _ = ex.run(async |w: &Warp<'_>| divides_an_atomic(w, c, d).await);
+        let _ = ex.run(async |w: &Warp<'_>| divides_a_shuffle(w, w.lane_id(), d).await);
+    }
+    // Both forms' reports are compared by `both`; the site is the division's own. Each case
+    // but the atomic's (whose kernel has no form: an atomic's value feeds its call) panics in
+    // its form, which starts twice (with and without SIMD).
+    let cases: [(&dyn Fn() -> Result<[u32; 32], WarpError>, &str, u64); 4] = [
+        (&|| ex.run(async |w: &Warp<'_>| divides_a_load(w, input, 0).await), "input.load(i) / d;", 2),
+        (&|| ex.run(async |w: &Warp<'_>| divides_a_load_in_a_call(w, input, 0).await), "input.load(i) / d)", 2),
+        (&|| ex.run(async |w: &Warp<'_>| divides_an_atomic(w, c, 0).await), "count.atomic_add(0, 0) / d;", 0),
+        (&|| ex.run(async |w: &Warp<'_>| divides_a_shuffle(w, w.lane_id(), 0).await), "w.shfl_xor(x + 1, 1) / d;", 2),
+    ];
+    // The division's line, and its column (its left operand's first character).
+    let source = include_str!("wide.rs");
+    for (run, division, forms) in cases {
+        let before = warpkit::wide_runs();
+        let r = run();
+        assert_eq!(warpkit::wide_runs() - before, forms, "forms started for `{division}`");
+        let (line, text) = source.lines().enumerate().find(|(_, l)| l.ends_with(division) && !l.contains('"')).expect("the division is in this file");
+        let column = text.find(division).unwrap() + 1;
+        assert_eq!(panic_site(&r), format!("wide.rs:{}:{column}:", line + 1), "{r:?}");
+    }
+}
+
 /// A `load` method of another type, which changes the value read before the call: per lane.
 struct Counter(u32);
 

@@ -238,7 +238,7 @@ impl VisitMut for AwaitSuspensions<'_> {
             *e = if crate::intrinsics::is_load(&method) {
                 // A plain load: every so many, a scheduling point (spin-waits complete); in a
                 // kernel with a warp-wide form, only below sm_70.
-                // Output: match data.load(i) { __warpkit_v => if ::warpkit::__private::pauses_load() { ::warpkit::__private::pause(__warpkit_v).await } else { __warpkit_v } }
+                // Output: ::warpkit::__private::at(match data.load(i) { __warpkit_v => if ::warpkit::__private::pauses_load() { ::warpkit::__private::pause(__warpkit_v).await } else { __warpkit_v } })
                 let asks = if self.lockstep_loads { quote!(pauses_lockstep) } else { quote!(pauses_load) };
                 paused(attrs, base, asks, quote!(pause), span)
             } else if crate::intrinsics::is_store(&method) {
@@ -247,11 +247,12 @@ impl VisitMut for AwaitSuspensions<'_> {
             } else if crate::intrinsics::is_atomic(&method) && self.lockstep_loads {
                 // An atomic of a kernel with a warp-wide form (none can spin): a scheduling point
                 // below sm_70 only, as its loads are.
-                // Output: match c.atomic_add(0, v) { __warpkit_call => ::warpkit::__private::lockstep_atomic(::warpkit::__private::MemCall::into_future(__warpkit_call)) }.await
+                // Output: ::warpkit::__private::at(match c.atomic_add(0, v) { __warpkit_call => ::warpkit::__private::lockstep_atomic(::warpkit::__private::MemCall::into_future(__warpkit_call)) }.await)
                 let krate = crate::krate::facade_at(span);
                 let call = syn::Ident::new("__warpkit_call", span);
                 let inner: Expr = syn::parse_quote_spanned!(span=> #krate::__private::lockstep_atomic(#krate::__private::MemCall::into_future(#call)));
-                awaited(attrs, binding(base, &call, inner), span)
+                let whole = base.span();
+                at_user(attrs, awaited(Vec::new(), binding(base, &call, inner), span), whole)
             } else if crate::intrinsics::is_memory(&method) {
                 // An atomic or volatile load: a scheduling point. The trait says so when the
                 // receiver's method is not one of warpkit's memory operations.
@@ -264,12 +265,13 @@ impl VisitMut for AwaitSuspensions<'_> {
                 }
             } else if let Some(index) = call {
                 // Input:  helper(w, v)   (in a kernel with a warp-wide form)
-                // Output: match helper(w, v) { __warpkit_call => ::warpkit::__private::WarpCall::into_future(__warpkit_call).learning(&__warpkit_calls_0, __warpkit_key) }.await
+                // Output: ::warpkit::__private::at(match helper(w, v) { __warpkit_call => ::warpkit::__private::WarpCall::into_future(__warpkit_call).learning(&__warpkit_calls_0, __warpkit_key) }.await)
                 let krate = crate::krate::facade_at(span);
                 let call = syn::Ident::new("__warpkit_call", span);
                 let (calls, key) = (crate::wide::calls_static(index), crate::wide::calls_key());
                 let inner: Expr = syn::parse_quote_spanned!(span=> #krate::__private::WarpCall::into_future(#call).learning(&#calls, #key));
-                awaited(attrs, binding(base, &call, inner), span)
+                let whole = base.span();
+                at_user(attrs, awaited(Vec::new(), binding(base, &call, inner), span), whole)
             } else {
                 // A call that passes the handle on must call a warp function; the trait says so
                 // when it does not (instead of "`u32` is not a future").
@@ -290,7 +292,7 @@ impl VisitMut for AwaitSuspensions<'_> {
 // bound to one identifier on that span first.
 
 // Input:  data.load(i)      (`asks`: `pauses_load`, `pause`: `pause`)
-// Output: match data.load(i) { __warpkit_v => if ::warpkit::__private::pauses_load() { ::warpkit::__private::pause(__warpkit_v).await } else { __warpkit_v } }
+// Output: ::warpkit::__private::at(match data.load(i) { __warpkit_v => if ::warpkit::__private::pauses_load() { ::warpkit::__private::pause(__warpkit_v).await } else { __warpkit_v } })
 //         The access's value goes on at once unless the run says the lane pauses here; the pause
 //         is spanned on the access, whose site it records.
 fn paused(attrs: Vec<syn::Attribute>, base: Expr, asks: TokenStream, pause: TokenStream, span: Span) -> Expr {
@@ -299,9 +301,19 @@ fn paused(attrs: Vec<syn::Attribute>, base: Expr, asks: TokenStream, pause: Toke
     let v = syn::Ident::new("__warpkit_v", Span::mixed_site().located_at(whole));
     let waits = awaited(Vec::new(), syn::parse_quote_spanned!(whole=> #krate::__private::#pause(#v)), span);
     let body: Expr = syn::parse_quote_spanned!(Span::mixed_site().located_at(whole)=> if #krate::__private::#asks() { #waits } else { #v });
-    let mut out = binding(base, &v, body);
-    if let Expr::Match(m) = &mut out {
-        m.attrs = attrs;
+    at_user(attrs, binding(base, &v, body), whole)
+}
+
+/// `::warpkit::__private::at(e)`, spanned at `whole` (the user's expression that `e` expands),
+/// with the call's attributes. `e` begins with a `match` in the macro's context (`binding`),
+/// and an operation on it (`data.load(i) / d`) would span both contexts, which rustc reports at
+/// the macro's call site: a panic in it would name the `#[warp_kernel]` line. The call in the
+/// user's context keeps the operation's span the user's.
+pub(crate) fn at_user(attrs: Vec<syn::Attribute>, e: Expr, whole: Span) -> Expr {
+    let krate = crate::krate::facade_at(whole);
+    let mut out: Expr = syn::parse_quote_spanned!(whole=> #krate::__private::at(#e));
+    if let Expr::Call(c) = &mut out {
+        c.attrs = attrs;
     }
     out
 }
@@ -312,12 +324,13 @@ fn awaited(attrs: Vec<syn::Attribute>, base: Expr, span: Span) -> Expr {
 }
 
 // Input:  c.atomic_add(0, v)       (`wrap`: `::warpkit::__private::MemCall::into_future`)
-// Output: match c.atomic_add(0, v) { __warpkit_call => ::warpkit::__private::MemCall::into_future(__warpkit_call) }.await
+// Output: ::warpkit::__private::at(match c.atomic_add(0, v) { __warpkit_call => ::warpkit::__private::MemCall::into_future(__warpkit_call) }.await)
 //         all spanned on the callee: a call that returns something else is one error there.
 fn wrapped(attrs: Vec<syn::Attribute>, base: Expr, wrap: TokenStream, span: Span) -> Expr {
     let call = syn::Ident::new("__warpkit_call", span);
     let inner: Expr = syn::parse_quote_spanned!(span=> #wrap(#call));
-    awaited(attrs, binding(base, &call, inner), span)
+    let whole = base.span();
+    at_user(attrs, awaited(Vec::new(), binding(base, &call, inner), span), whole)
 }
 
 /// `match value { name => body }`: binds `value` for `body`, keeping its temporaries alive
@@ -335,7 +348,7 @@ pub(crate) fn binding(value: Expr, name: &syn::Ident, body: Expr) -> Expr {
 }
 
 // Input:  w.shfl_down(x, 1)         w.shfl_down(v.0 + 1, 1)
-// Output: w.shfl_down(x, 1).await   match v.0 + 1 { __warpkit_value => w.shfl_down(__warpkit_value, 1).await }
+// Output: w.shfl_down(x, 1).await   ::warpkit::__private::at(match v.0 + 1 { __warpkit_value => w.shfl_down(__warpkit_value, 1).await })
 //         The `.await` on the value's span (`x`, or the identifier on `v`'s span), where a value
 //         type the instruction does not take (`u8` for a shuffle) is reported once.
 fn intrinsic(attrs: Vec<syn::Attribute>, mut call: syn::ExprMethodCall, span: Span) -> Expr {
@@ -353,12 +366,9 @@ fn intrinsic(attrs: Vec<syn::Attribute>, mut call: syn::ExprMethodCall, span: Sp
     }
     let value = syn::Ident::new("__warpkit_value", at);
     let scrutinee = core::mem::replace(arg, syn::parse_quote!(#value));
+    let whole = call.span();
     let body = awaited(Vec::new(), Expr::MethodCall(call), at);
-    let mut bound = binding(scrutinee, &value, body);
-    if let Expr::Match(m) = &mut bound {
-        m.attrs = attrs;
-    }
-    bound
+    at_user(attrs, binding(scrutinee, &value, body), whole)
 }
 
 fn callee_span(e: &Expr) -> Span {

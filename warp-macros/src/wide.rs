@@ -2887,7 +2887,7 @@ impl VisitMut for LaneRewrite<'_, '_> {
                 }
                 if self.closure == 0 && crate::intrinsics::is_atomic(&m.method.to_string()) {
                     // Input:  c.atomic_add(0, v)   (an atomic of `supported`, in lane code)
-                    // Output: match c.atomic_add(0, v[__wk_l]) { __warpkit_call => ::warpkit::__private::form_atomic(::warpkit::__private::MemCall::into_future(__warpkit_call)) }
+                    // Output: ::warpkit::__private::at(match c.atomic_add(0, v[__wk_l]) { __warpkit_call => ::warpkit::__private::form_atomic(::warpkit::__private::MemCall::into_future(__warpkit_call)) })
                     // The operation was performed when called; the form does not pause at it
                     // (nor does the per-lane form, on sm_70+: `lockstep_atomic`). Spanned as the
                     // per-lane form's `MemCall` bound, so that a receiver of the wrong type is
@@ -2899,7 +2899,8 @@ impl VisitMut for LaneRewrite<'_, '_> {
                     let call = syn::Ident::new("__warpkit_call", span);
                     let base = core::mem::replace(e, Expr::Verbatim(TokenStream::new()));
                     let value: Expr = syn::parse_quote_spanned!(span=> #krate::__private::form_atomic(#krate::__private::MemCall::into_future(#call)));
-                    *e = crate::expand::binding(base, &call, value);
+                    let whole = syn::spanned::Spanned::span(&base);
+                    *e = crate::expand::at_user(Vec::new(), crate::expand::binding(base, &call, value), whole);
                     return;
                 }
             }
