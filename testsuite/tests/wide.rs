@@ -570,6 +570,83 @@ fn a_panic_in_arithmetic_on_an_awaited_value_is_reported_where_it_happens() {
     }
 }
 
+/// A caller that runs per lane (a method call in a load's index), so that its lanes reach
+/// their callee's offer one by one: `divisor` divides in the caller, `inner` in the callee
+/// (`halves`) before its first instruction.
+#[warp_kernel]
+fn calls_after_a_division(w: &Warp, input: GlobalSlice<'_, u32>, divisor: u32, inner: u32) -> u32 {
+    let i = w.lane_id() as usize;
+    let q = input.load(i % input.len()) / divisor;
+    halves(w, q, inner)
+}
+
+#[warp_kernel]
+fn halves(w: &Warp, x: u32, d: u32) -> u32 {
+    let y = x / d;
+    w.shfl_xor(y, 1)
+}
+
+/// A lane panics after lanes before it in the lane order reached a callee's offer: per lane,
+/// those lanes would have run on to the callee's first instruction before the panic, and the
+/// report shows them waiting there; when one of them panics in the callee first, its panic is
+/// the report (the later lane has not run).
+#[test]
+fn lanes_at_an_offer_when_a_later_lane_panics_are_reported_as_per_lane() {
+    let data = GlobalBuffer::<u32>::from_slice(&[7; 32]);
+    let input = data.slice();
+    for order in [LaneOrder::Descending, LaneOrder::Seeded(3), LaneOrder::Ascending] {
+        let ex = both().races(false).order(order);
+        // The call site learns its callee's form.
+        for _ in 0..5 {
+            assert_eq!(ex.run(async |w: &Warp<'_>| calls_after_a_division(w, input, 1, 1).await).unwrap(), [7; 32]);
+        }
+        // Odd lanes go on to the callee's shuffle, even lanes divide by zero.
+        let r = ex.run(async |w: &Warp<'_>| calls_after_a_division(w, input, w.lane_id() % 2, 1).await);
+        let report = format!("{r:?}");
+        if order == LaneOrder::Descending {
+            assert!(report.contains("lane 30 panicked") && report.contains("lane 31      waiting at `shfl.sync.bfly.b32`"), "{report}");
+        }
+        // The same, where the odd lanes divide by zero in the callee, before its shuffle.
+        let r = ex.run(async |w: &Warp<'_>| calls_after_a_division(w, input, w.lane_id() % 2, 0).await);
+        let report = format!("{r:?}");
+        if order == LaneOrder::Descending {
+            assert!(report.contains("lane 31 panicked") && report.contains("lanes 0-30   running"), "{report}");
+        }
+    }
+}
+
+/// Returns before its instruction when `x > 0`.
+#[warp_kernel]
+fn returns_unless_zero(w: &Warp, x: u32) -> u32 {
+    if x > 0 {
+        return x;
+    }
+    w.shfl_xor(x, 1)
+}
+
+/// Calls `returns_unless_zero` without end (each call offers its form).
+#[warp_kernel]
+fn calls_without_end(w: &Warp, input: GlobalSlice<'_, u32>, divisor: u32) -> u32 {
+    let i = w.lane_id() as usize;
+    let q = input.load(i % input.len()) / divisor;
+    let mut s = 0u32;
+    loop {
+        s = s.wrapping_add(returns_unless_zero(w, q));
+    }
+}
+
+/// A lane that offers again at every poll after a later lane panicked is polled until the time
+/// limit, and the panic is the report. (Per lane the same kernel never suspends, and the run
+/// cannot end: it runs with forms only.)
+#[test]
+fn a_lane_that_offers_without_end_after_a_panic_stops_at_the_time_limit() {
+    let data = GlobalBuffer::<u32>::from_slice(&[7; 32]);
+    let input = data.slice();
+    let ex = Executor::new().races(false).order(LaneOrder::Descending).time_limit(Some(std::time::Duration::from_millis(300)));
+    let r = ex.run(async |w: &Warp<'_>| calls_without_end(w, input, w.lane_id() % 2).await);
+    let Err(WarpError::LanePanicked { lane: 30, .. }) = r else { panic!("{r:?}") };
+}
+
 /// A `load` method of another type, which changes the value read before the call: per lane.
 struct Counter(u32);
 

@@ -780,6 +780,7 @@ impl<R> Outs<R> {
     }
 
     /// Takes every result out, leaving the slots empty (for reuse).
+    #[inline]
     pub(crate) fn take(&mut self) -> [Option<R>; 32] {
         let filled = core::mem::replace(&mut self.filled, 0);
         // SAFETY: `filled` says which values are initialized; it is now 0, so each is read once.
@@ -1063,8 +1064,57 @@ impl<'r> WarpRun<'r> {
         let exited_before = self.begin_step();
         let mut exited = self.exited;
         let seq = Seq::new(self.runnable, &self.order);
-        let step = self.poll_lanes(futs, start, outs, seq.lanes(), &mut exited);
+        let mut futs = futs;
+        let mut step = self.poll_lanes(futs.as_mut(), start, outs, seq.lanes(), &mut exited);
+        if step.is_err() && self.regs.offered.get() != 0 {
+            step = self.offered_before_a_panic(futs, outs, seq.lanes(), step, &mut exited);
+        }
         self.finish_step(step, exited_before, exited)
+    }
+
+    /// A lane panicked (or faulted) in a step in which lanes polled before it wait at a
+    /// warp-wide offer. Per lane, those lanes would have run on to their next instruction before
+    /// the panic, and the report would show them waiting there (a declined offer's lanes are
+    /// otherwise polled again in the next step, which a failed step does not have). Their offers
+    /// are declined and they are polled again now, in the lane order, until none waits at an
+    /// offer. A panic among them comes first in the lane order, as per lane: it is the step's,
+    /// and the lane that panicked after them did not run, for the report. (A lane that offers
+    /// again and again, calling a kernel in a loop without reaching an instruction, is polled
+    /// until the run's time limit, then left at its offer.)
+    #[cold]
+    #[inline(never)]
+    fn offered_before_a_panic<F: Future>(
+        &mut self,
+        mut futs: Pin<&mut Lanes<F>>,
+        outs: &mut Outs<F::Output>,
+        lanes: &[u8],
+        caught: Result<(), Caught>,
+        exited: &mut u32,
+    ) -> Result<(), Caught> {
+        let regs = self.regs;
+        let panicked = regs.current.get();
+        let mut cx = Context::from_waker(Waker::noop());
+        loop {
+            let offered = regs.offered.get();
+            if offered == 0 || self.deadline.as_ref().is_some_and(|d| d.passed().is_some()) {
+                regs.current.set(panicked);
+                return caught;
+            }
+            regs.offered.set(0);
+            crate::wide::decline(offered, &regs.offers.get());
+            let again = catch_lane_panic(|| {
+                for &lane in lanes {
+                    let lane = lane as u32 & 31;
+                    if offered >> lane & 1 == 1 {
+                        regs.current.set(lane);
+                        poll_lane(futs.as_mut(), lane, &mut cx, outs, exited);
+                    }
+                }
+            });
+            if let Err(first) = again {
+                return Err(first);
+            }
+        }
     }
 
     /// A step's start: the registers' per-step state. Returns the lanes exited before it.
@@ -1215,11 +1265,17 @@ impl<'r> WarpRun<'r> {
                 }
             }
             if probed.is_some() {
-                let step = self.poll_lanes(futs, start, outs, seq.lanes(), &mut exited);
+                let mut step = self.poll_lanes(futs.as_mut(), start, outs, seq.lanes(), &mut exited);
+                if step.is_err() && self.regs.offered.get() != 0 {
+                    step = self.offered_before_a_panic(futs, outs, seq.lanes(), step, &mut exited);
+                }
                 return self.finish_step(step, exited_before, exited).map(Some);
             }
         }
-        let step = step.and_then(|()| self.poll_lanes(futs, start, outs, rest, &mut exited));
+        let mut step = step.and_then(|()| self.poll_lanes(futs.as_mut(), start, outs, rest, &mut exited));
+        if step.is_err() && self.regs.offered.get() != 0 {
+            step = self.offered_before_a_panic(futs, outs, seq.lanes(), step, &mut exited);
+        }
         self.finish_step(step, exited_before, exited).map(Some)
     }
 
