@@ -647,6 +647,54 @@ fn a_lane_that_offers_without_end_after_a_panic_stops_at_the_time_limit() {
     let Err(WarpError::LanePanicked { lane: 30, .. }) = r else { panic!("{r:?}") };
 }
 
+/// Items of the body that a parameter's name resolves to inside it (Rust lets them: the body's
+/// items are in scope there, and shadow the parameter). The per-lane body binds the parameters
+/// again at its top, where such an item would make the binding a pattern against it: these
+/// kernels keep the per-lane form, and compile.
+pub const FIVE: u32 = 5;
+
+#[allow(non_upper_case_globals)]
+mod consts {
+    pub const input: u32 = 7;
+}
+
+#[warp_kernel]
+#[allow(unused_variables)]
+fn shadowed_by_a_use(w: &Warp, input: u32) -> u32 {
+    let s = w.shfl_xor(input + 1, 1);
+    use crate::FIVE as input;
+    s + input
+}
+
+#[warp_kernel]
+#[allow(unused_variables)]
+fn shadowed_by_a_const(w: &Warp, input: u32) -> u32 {
+    let s = w.shfl_xor(input + 1, 1);
+    #[allow(non_upper_case_globals)]
+    const input: u32 = 9;
+    s + input
+}
+
+#[warp_kernel]
+#[allow(unused_variables)]
+fn shadowed_by_a_glob(w: &Warp, input: u32) -> u32 {
+    let s = w.shfl_xor(input + 1, 1);
+    use consts::*;
+    s + input
+}
+
+#[test]
+fn items_that_shadow_a_parameter_keep_the_per_lane_form() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32);
+    let ex = both().races(false);
+    let before = warpkit::wide_runs();
+    // Inside the body `input` is the item: each lane shuffles `item + 1` and adds the item.
+    assert_eq!(ex.run_with(&x, shadowed_by_a_use).unwrap(), [2 * FIVE + 1; 32]);
+    assert_eq!(ex.run_with(&x, shadowed_by_a_const).unwrap(), [2 * 9 + 1; 32]);
+    assert_eq!(ex.run_with(&x, shadowed_by_a_glob).unwrap(), [2 * consts::input + 1; 32]);
+    assert_eq!(warpkit::wide_runs(), before, "no form");
+}
+
 /// A `load` method of another type, which changes the value read before the call: per lane.
 struct Counter(u32);
 

@@ -179,6 +179,27 @@ fn spins(block: &Block, accesses: &HashSet<usize>, points: &HashSet<usize>, fixe
     l.spins
 }
 
+/// Whether item `item` (a statement of the body) puts a name of `params` in scope where a
+/// pattern could resolve to it, or may (a glob `use`).
+fn item_names_a_param(item: &syn::Item, params: &[syn::Ident]) -> bool {
+    fn tree(t: &syn::UseTree, params: &[syn::Ident]) -> bool {
+        match t {
+            syn::UseTree::Path(p) => tree(&p.tree, params),
+            syn::UseTree::Name(n) => params.contains(&n.ident),
+            syn::UseTree::Rename(r) => params.contains(&r.rename),
+            syn::UseTree::Glob(_) => true,
+            syn::UseTree::Group(g) => g.items.iter().any(|t| tree(t, params)),
+        }
+    }
+    match item {
+        syn::Item::Const(c) => params.contains(&c.ident),
+        syn::Item::Static(s) => params.contains(&s.ident),
+        syn::Item::Struct(s) => params.contains(&s.ident),
+        syn::Item::Use(u) => tree(&u.tree, params),
+        _ => false,
+    }
+}
+
 /// Every name a pattern of `block` binds (`let`, `for`, closures' parameters, `match` arms,
 /// `if let`), at any depth.
 fn bound_names(block: &Block) -> HashSet<String> {
@@ -506,6 +527,13 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
     let unit = matches!(&ret, Type::Tuple(t) if t.elems.is_empty());
     // A `macro_rules!` defined in the body is not visible at its top, where the form is.
     if item.block.stmts.iter().any(|s| matches!(s, Stmt::Item(syn::Item::Macro(_)))) {
+        return None;
+    }
+    // The per-lane body binds the parameters again at the top of the body, where the body's
+    // items are in scope: an item that a pattern would name (`const input`, `use X as input`,
+    // a unit or tuple struct, a static), or a glob `use` that may bring one, would turn that
+    // binding into a pattern against it (a compile error where the function had none).
+    if item.block.stmts.iter().any(|s| matches!(s, Stmt::Item(i) if item_names_a_param(i, &names))) {
         return None;
     }
     let krate = crate::krate::facade_at(Span::call_site());
