@@ -588,8 +588,7 @@ fn halves(w: &Warp, x: u32, d: u32) -> u32 {
 
 /// A lane panics after lanes before it in the lane order reached a callee's offer: per lane,
 /// those lanes would have run on to the callee's first instruction before the panic, and the
-/// report shows them waiting there; when one of them panics in the callee first, its panic is
-/// the report (the later lane has not run).
+/// report shows them waiting there.
 #[test]
 fn lanes_at_an_offer_when_a_later_lane_panics_are_reported_as_per_lane() {
     let data = GlobalBuffer::<u32>::from_slice(&[7; 32]);
@@ -606,12 +605,56 @@ fn lanes_at_an_offer_when_a_later_lane_panics_are_reported_as_per_lane() {
         if order == LaneOrder::Descending {
             assert!(report.contains("lane 30 panicked") && report.contains("lane 31      waiting at `shfl.sync.bfly.b32`"), "{report}");
         }
-        // The same, where the odd lanes divide by zero in the callee, before its shuffle.
-        let r = ex.run(async |w: &Warp<'_>| calls_after_a_division(w, input, w.lane_id() % 2, 0).await);
-        let report = format!("{r:?}");
-        if order == LaneOrder::Descending {
-            assert!(report.contains("lane 31 panicked") && report.contains("lanes 0-30   running"), "{report}");
+    }
+}
+
+/// Reads a flag, and divides by zero once it is set.
+#[warp_kernel]
+fn divides_once_flagged(w: &Warp, flag: GlobalSlice<'_, u32>, q: u32) -> u32 {
+    let v = flag.load(0);
+    let y = q / (1 - v);
+    w.shfl_xor(y, 1)
+}
+
+/// Lane `last` sets the flag and panics; the others call `divides_once_flagged`.
+#[warp_kernel]
+fn flags_then_panics(w: &Warp, input: GlobalSlice<'_, u32>, flag: GlobalSlice<'_, u32>, last: bool) -> u32 {
+    let i = w.lane_id() as usize;
+    let q = input.load(i % input.len());
+    if last {
+        flag.store(0, 1);
+        panic!("the flagging lane");
+    }
+    divides_once_flagged(w, flag, q)
+}
+
+/// The lanes polled again after a later lane's panic run after it, and may see what it did:
+/// here, lanes that per lane passed the division before the flag was set divide by zero after
+/// it. The step's own panic stays the report, and the polling stops at theirs. When a lane
+/// polled again panics in its callee before its instruction, the reports differ: per lane that
+/// panic came first; warp-wide the step's does (both are the program's panics).
+#[test]
+fn the_panic_that_ended_the_step_stays_the_report() {
+    let data = GlobalBuffer::<u32>::from_slice(&[7; 32]);
+    let input = data.slice();
+    for wide in [false, true] {
+        let ex = Executor::new().races(false).wide(wide);
+        for _ in 0..5 {
+            let flag = GlobalBuffer::<u32>::zeroed(1);
+            let f = flag.slice();
+            assert_eq!(ex.run(async |w: &Warp<'_>| flags_then_panics(w, input, f, false).await).unwrap(), [7; 32]);
         }
+        let flag = GlobalBuffer::<u32>::zeroed(1);
+        let f = flag.slice();
+        let before = warpkit::wide_runs();
+        let r = ex.run(async |w: &Warp<'_>| flags_then_panics(w, input, f, w.lane_id() == 31).await);
+        let Err(WarpError::LanePanicked { lane: 31, message, .. }) = &r else { panic!("wide {wide}: {r:?}") };
+        assert_eq!(message, "the flagging lane", "wide {wide}");
+        assert_eq!(warpkit::wide_runs(), before, "no form ran (lane 31 did not offer)");
+        // Where a lane polled again panics first per lane: in the callee, before its shuffle.
+        let r = ex.order(LaneOrder::Descending).run(async |w: &Warp<'_>| calls_after_a_division(w, input, w.lane_id() % 2, 0).await);
+        let Err(WarpError::LanePanicked { lane, .. }) = &r else { panic!("wide {wide}: {r:?}") };
+        assert_eq!(*lane, if wide { 30 } else { 31 }, "wide {wide}: {r:?}");
     }
 }
 

@@ -1075,12 +1075,17 @@ impl<'r> WarpRun<'r> {
     /// A lane panicked (or faulted) in a step in which lanes polled before it wait at a
     /// warp-wide offer. Per lane, those lanes would have run on to their next instruction before
     /// the panic, and the report would show them waiting there (a declined offer's lanes are
-    /// otherwise polled again in the next step, which a failed step does not have). Their offers
-    /// are declined and they are polled again now, in the lane order, until none waits at an
-    /// offer. A panic among them comes first in the lane order, as per lane: it is the step's,
-    /// and the lane that panicked after them did not run, for the report. (A lane that offers
-    /// again and again, calling a kernel in a loop without reaching an instruction, is polled
-    /// until the run's time limit, then left at its offer.)
+    /// otherwise polled again in the next step, which a failed step does not have). So each, in
+    /// the lane order, has its offer declined and is polled again until it stops at something
+    /// other than an offer (a callee's offer on the way is declined too), before the next.
+    ///
+    /// They run after the lane that panicked, though, and may see what it did (a flag it
+    /// stored before panicking): a panic among them may be one that per lane never happens. So
+    /// the step's panic stays the report, and at the first panic among them the polling stops:
+    /// that lane, and those not yet polled again, stay where they were. (Per lane, a panic of
+    /// one of them before its instruction would have come first; that difference remains.) A
+    /// lane that offers again and again, calling a kernel in a loop without reaching an
+    /// instruction, is polled until the run's time limit, then left at its offer.
     #[cold]
     #[inline(never)]
     fn offered_before_a_panic<F: Future>(
@@ -1093,28 +1098,27 @@ impl<'r> WarpRun<'r> {
     ) -> Result<(), Caught> {
         let regs = self.regs;
         let panicked = regs.current.get();
+        let offered = regs.offered.get();
         let mut cx = Context::from_waker(Waker::noop());
-        loop {
-            let offered = regs.offered.get();
-            if offered == 0 || self.deadline.as_ref().is_some_and(|d| d.passed().is_some()) {
-                regs.current.set(panicked);
-                return caught;
+        'lanes: for &lane in lanes {
+            let lane = lane as u32 & 31;
+            if offered >> lane & 1 == 0 {
+                continue;
             }
-            regs.offered.set(0);
-            crate::wide::decline(offered, &regs.offers.get());
-            let again = catch_lane_panic(|| {
-                for &lane in lanes {
-                    let lane = lane as u32 & 31;
-                    if offered >> lane & 1 == 1 {
-                        regs.current.set(lane);
-                        poll_lane(futs.as_mut(), lane, &mut cx, outs, exited);
-                    }
+            while regs.offered.get() >> lane & 1 == 1 {
+                if self.deadline.as_ref().is_some_and(|d| d.passed().is_some()) {
+                    break 'lanes;
                 }
-            });
-            if let Err(first) = again {
-                return Err(first);
+                regs.offered.set(regs.offered.get() & !(1 << lane));
+                crate::wide::decline(1 << lane, &regs.offers.get());
+                regs.current.set(lane);
+                if catch_lane_panic(|| poll_lane(futs.as_mut(), lane, &mut cx, outs, exited)).is_err() {
+                    break 'lanes;
+                }
             }
         }
+        regs.current.set(panicked);
+        caught
     }
 
     /// A step's start: the registers' per-step state. Returns the lanes exited before it.
