@@ -527,6 +527,14 @@ fn divides_a_shuffle(w: &Warp, x: u32, d: u32) -> u32 {
     inner_sum(w, q)
 }
 
+#[warp_kernel]
+fn asserts_on_a_division(w: &Warp, input: GlobalSlice<'_, u32>, d: u32) -> u32 {
+    let i = w.lane_id() as usize;
+    let q = input.load(i);
+    assert!(q / d > 0);
+    inner_sum(w, q)
+}
+
 /// The location of a lane's panic in the report: `file:line:column`.
 fn panic_site(r: &Result<[u32; 32], WarpError>) -> String {
     let text = format!("{r:?}");
@@ -548,15 +556,18 @@ fn a_panic_in_arithmetic_on_an_awaited_value_is_reported_where_it_happens() {
         let _ = ex.run(async |w: &Warp<'_>| divides_a_load_in_a_call(w, input, d).await);
         let _ = ex.run(async |w: &Warp<'_>| divides_an_atomic(w, c, d).await);
         let _ = ex.run(async |w: &Warp<'_>| divides_a_shuffle(w, w.lane_id(), d).await);
+        let _ = ex.run(async |w: &Warp<'_>| asserts_on_a_division(w, input, d).await);
     }
     // Both forms' reports are compared by `both`; the site is the division's own. Each case
     // but the atomic's (whose kernel has no form: an atomic's value feeds its call) panics in
     // its form, which starts twice (with and without SIMD).
-    let cases: [(&dyn Fn() -> Result<[u32; 32], WarpError>, &str, u64); 4] = [
+    let cases: [(&dyn Fn() -> Result<[u32; 32], WarpError>, &str, u64); 5] = [
         (&|| ex.run(async |w: &Warp<'_>| divides_a_load(w, input, 0).await), "input.load(i) / d;", 2),
         (&|| ex.run(async |w: &Warp<'_>| divides_a_load_in_a_call(w, input, 0).await), "input.load(i) / d)", 2),
         (&|| ex.run(async |w: &Warp<'_>| divides_an_atomic(w, c, 0).await), "count.atomic_add(0, 0) / d;", 0),
         (&|| ex.run(async |w: &Warp<'_>| divides_a_shuffle(w, w.lane_id(), 0).await), "w.shfl_xor(x + 1, 1) / d;", 2),
+        // In a macro's arguments, which the form rewrites as tokens.
+        (&|| ex.run(async |w: &Warp<'_>| asserts_on_a_division(w, input, 0).await), "q / d > 0);", 2),
     ];
     // The division's line, and its column (its left operand's first character).
     let source = include_str!("wide.rs");

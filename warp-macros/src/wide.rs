@@ -2759,7 +2759,11 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
                             let v = self.wide_use(&name).expect("a per-lane variable");
                             let span = id.span();
                             let v = syn::Ident::new(&v.to_string(), span);
-                            let g = Group::new(Delimiter::Parenthesis, quote_spanned!(span=> #v[__wk_l]));
+                            // The parentheses on the name's span too: an operation on the
+                            // value (`v / d`) then keeps the user's span, and a panic in it
+                            // names the user's line, not the attribute's (as per lane).
+                            let mut g = Group::new(Delimiter::Parenthesis, quote_spanned!(span=> #v[__wk_l]));
+                            g.set_span(span);
                             out.push(TokenTree::Group(g));
                         }
                         _ => out.push(t.clone()),
