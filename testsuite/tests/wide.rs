@@ -639,11 +639,12 @@ fn flags_then_panics(w: &Warp, input: GlobalSlice<'_, u32>, flag: GlobalSlice<'_
     divides_once_flagged(w, flag, q)
 }
 
-/// The lanes polled again after a later lane's panic run after it, and may see what it did:
-/// here, lanes that per lane passed the division before the flag was set divide by zero after
-/// it. The step's own panic stays the report, and the polling stops at theirs. When a lane
-/// polled again panics in its callee before its instruction, the reports differ: per lane that
-/// panic came first; warp-wide the step's does (both are the program's panics).
+/// The lanes at offers would run after a later lane's panic, and could see what it did: here,
+/// lanes that per lane passed the division before the flag was set would divide by zero after
+/// it. The step wrote memory, so they are not polled again, and the step's own panic is the
+/// report. When a lane polled again (in a step without writes) panics in its callee before its
+/// instruction, the reports differ: per lane that panic came first; warp-wide the step's does
+/// (both are the program's panics).
 #[test]
 fn the_panic_that_ended_the_step_stays_the_report() {
     let data = GlobalBuffer::<u32>::from_slice(&[7; 32]);
@@ -666,6 +667,59 @@ fn the_panic_that_ended_the_step_stays_the_report() {
         let r = ex.order(LaneOrder::Descending).run(async |w: &Warp<'_>| calls_after_a_division(w, input, w.lane_id() % 2, 0).await);
         let Err(WarpError::LanePanicked { lane, .. }) = &r else { panic!("wide {wide}: {r:?}") };
         assert_eq!(*lane, if wide { 30 } else { 31 }, "wide {wide}: {r:?}");
+    }
+}
+
+/// Stores `x` to `o[0]`, then shuffles.
+#[warp_kernel]
+fn stores_then_shuffles(w: &Warp, o: GlobalSlice<'_, u32>, x: u32) -> u32 {
+    o.store(0, x);
+    w.shfl_xor(x, 1)
+}
+
+/// Returns before its shuffle once `flag[0]` is 1.
+#[warp_kernel]
+fn returns_if_flagged(w: &Warp, flag: GlobalSlice<'_, u32>, x: u32) -> u32 {
+    if flag.load(0) == 1 {
+        return 100;
+    }
+    w.shfl_xor(x, 1)
+}
+
+/// The lanes at offers are not polled again after a panic in a step in which a kernel wrote
+/// memory: per lane they ran before the lane that panicked, and polled after it they would see
+/// its stores (here: store over its value; return at its flag and go on past the call, where a
+/// loop on the flag would never end).
+#[test]
+fn lanes_at_offers_do_not_run_after_a_panic_that_follows_a_store() {
+    for wide in [false, true] {
+        let ex = Executor::new().races(false).wide(wide);
+        let out = GlobalBuffer::<u32>::zeroed(1);
+        let o = out.slice();
+        let r = ex.run(async |w: &Warp<'_>| {
+            if w.lane_id() == 31 {
+                o.store(0, 999);
+                panic!("the last lane");
+            }
+            stores_then_shuffles(w, o, w.lane_id()).await
+        });
+        assert!(matches!(r, Err(WarpError::LanePanicked { lane: 31, .. })), "wide {wide}: {r:?}");
+        assert_eq!(out.to_vec(), vec![999], "wide {wide}: the last lane's store is the last");
+
+        let flag = GlobalBuffer::<u32>::zeroed(1);
+        let f = flag.slice();
+        let past = core::sync::atomic::AtomicU32::new(0);
+        let r = ex.run(async |w: &Warp<'_>| {
+            if w.lane_id() == 31 {
+                f.store(0, 1);
+                panic!("the last lane");
+            }
+            let v = returns_if_flagged(w, f, 1).await;
+            past.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+            v
+        });
+        assert!(matches!(r, Err(WarpError::LanePanicked { lane: 31, .. })), "wide {wide}: {r:?}");
+        assert_eq!(past.into_inner(), 0, "wide {wide}: no lane went on past the call");
     }
 }
 

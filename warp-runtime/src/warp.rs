@@ -1065,9 +1065,10 @@ impl<'r> WarpRun<'r> {
         let mut exited = self.exited;
         let seq = Seq::new(self.runnable, &self.order);
         let mut futs = futs;
+        let writes = mem::writes();
         let mut step = self.poll_lanes(futs.as_mut(), start, outs, seq.lanes(), &mut exited);
         if step.is_err() && self.regs.offered.get() != 0 {
-            step = self.offered_before_a_panic(futs, outs, seq.lanes(), step, &mut exited);
+            step = self.offered_before_a_panic(futs, outs, seq.lanes(), step, writes, &mut exited);
         }
         self.finish_step(step, exited_before, exited)
     }
@@ -1079,13 +1080,16 @@ impl<'r> WarpRun<'r> {
     /// the lane order, has its offer declined and is polled again until it stops at something
     /// other than an offer (a callee's offer on the way is declined too), before the next.
     ///
-    /// They run after the lane that panicked, though, and may see what it did (a flag it
-    /// stored before panicking): a panic among them may be one that per lane never happens. So
-    /// the step's panic stays the report, and at the first panic among them the polling stops:
-    /// that lane, and those not yet polled again, stay where they were. (Per lane, a panic of
-    /// one of them before its instruction would have come first; that difference remains.) A
-    /// lane that offers again and again, calling a kernel in a loop without reaching an
-    /// instruction, is polled until the run's time limit, then left at its offer.
+    /// They run after the lane that panicked, though, where per lane they ran before it: what
+    /// they do must not depend on what it did, nor what it did be overwritten by them. So this
+    /// happens only in a step in which no kernel wrote memory (`writes`: the count when it
+    /// began; a lane's flag stored before its panic would otherwise let the others take other
+    /// paths, spin on it, or store over its value). Even so, the step's panic stays the report,
+    /// and at the first panic among them the polling stops: that lane, and those not yet polled
+    /// again, stay where they were. (Per lane, a panic of one of them before its instruction
+    /// would have come first; that difference remains.) A lane that offers again and again,
+    /// calling a kernel in a loop without reaching an instruction, is polled until the run's
+    /// time limit, then left at its offer.
     #[cold]
     #[inline(never)]
     fn offered_before_a_panic<F: Future>(
@@ -1094,8 +1098,12 @@ impl<'r> WarpRun<'r> {
         outs: &mut Outs<F::Output>,
         lanes: &[u8],
         caught: Result<(), Caught>,
+        writes: u64,
         exited: &mut u32,
     ) -> Result<(), Caught> {
+        if mem::writes() != writes {
+            return caught;
+        }
         let regs = self.regs;
         let panicked = regs.current.get();
         let offered = regs.offered.get();
@@ -1243,6 +1251,7 @@ impl<'r> WarpRun<'r> {
         let mut exited = self.exited;
         let seq = Seq::new(self.runnable, &self.order);
         let (first, rest) = seq.lanes().split_at(seq.lanes().len().min(1));
+        let writes = mem::writes();
         self.regs.probing.set(probe);
         let step = self.poll_lanes(futs.as_mut(), start, outs, first, &mut exited);
         self.regs.probing.set(false);
@@ -1271,14 +1280,14 @@ impl<'r> WarpRun<'r> {
             if probed.is_some() {
                 let mut step = self.poll_lanes(futs.as_mut(), start, outs, seq.lanes(), &mut exited);
                 if step.is_err() && self.regs.offered.get() != 0 {
-                    step = self.offered_before_a_panic(futs, outs, seq.lanes(), step, &mut exited);
+                    step = self.offered_before_a_panic(futs, outs, seq.lanes(), step, writes, &mut exited);
                 }
                 return self.finish_step(step, exited_before, exited).map(Some);
             }
         }
         let mut step = step.and_then(|()| self.poll_lanes(futs.as_mut(), start, outs, rest, &mut exited));
         if step.is_err() && self.regs.offered.get() != 0 {
-            step = self.offered_before_a_panic(futs, outs, seq.lanes(), step, &mut exited);
+            step = self.offered_before_a_panic(futs, outs, seq.lanes(), step, writes, &mut exited);
         }
         self.finish_step(step, exited_before, exited).map(Some)
     }
