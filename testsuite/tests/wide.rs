@@ -535,6 +535,43 @@ fn asserts_on_a_division(w: &Warp, input: GlobalSlice<'_, u32>, d: u32) -> u32 {
     inner_sum(w, q)
 }
 
+/// Macros whose tokens the form must not rewrite as it rewrites an expression's: an assertion's
+/// message written with a trailing comma, and `stringify!` of a per-lane variable.
+#[warp_kernel]
+fn asserts_in_macros(w: &Warp, x: u32, d: u32) -> u32 {
+    let q = x + 1;
+    assert!(stringify!(q).len() == 1);
+    assert!(q < d,);
+    inner_sum(w, q)
+}
+
+/// A `matches!` pattern that binds a per-lane variable's name (the form is declined).
+#[warp_kernel]
+fn matches_a_per_lane_name(w: &Warp, x: u32) -> u32 {
+    let q = x + 1;
+    let o = if x % 2 == 0 { Some(x) } else { None };
+    assert!(!matches!(o, Some(q) if q > 1000));
+    inner_sum(w, q)
+}
+
+#[test]
+fn macros_read_per_lane_variables_as_written() {
+    let x: [u32; 32] = core::array::from_fn(|l| l as u32);
+    let ex = both().races(false);
+    let sum = (1..=32).sum::<u32>();
+    for _ in 0..5 {
+        assert_eq!(ex.run(async |w: &Warp<'_>| asserts_in_macros(w, x[w.lane_id() as usize], 100).await).unwrap(), [sum; 32]);
+    }
+    // The assertion fails in every lane, first in lane 0, with the condition as written, in
+    // the kernel's form (started twice: with and without SIMD).
+    let before = warpkit::wide_runs();
+    let r = ex.run(async |w: &Warp<'_>| asserts_in_macros(w, x[w.lane_id() as usize], 1).await);
+    assert_eq!(warpkit::wide_runs() - before, 2);
+    let Err(WarpError::LanePanicked { lane: 0, message, .. }) = &r else { panic!("{r:?}") };
+    assert_eq!(message, "assertion failed: q < d");
+    assert_eq!(ex.run_with(&x, matches_a_per_lane_name).unwrap(), [sum; 32]);
+}
+
 /// The location of a lane's panic in the report: `file:line:column`.
 fn panic_site(r: &Result<[u32; 32], WarpError>) -> String {
     let text = format!("{r:?}");

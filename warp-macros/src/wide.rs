@@ -2730,9 +2730,24 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
     fn rewrite_macro(&mut self, mac: &syn::Macro) -> TokenStream {
         let ts = self.macro_tokens(mac.tokens.clone());
         let name = macro_name(mac);
-        let condition_only = syn::parse2::<Expr>(mac.tokens.clone()).is_ok();
+        // `assert!(cond)`, or `assert!(cond,)`: the message names the condition as written.
+        let condition_only = syn::parse2::<Expr>(mac.tokens.clone()).is_ok()
+            || syn::parse::Parser::parse2(|input: syn::parse::ParseStream| {
+                let e: Expr = input.parse()?;
+                let _: syn::Token![,] = input.parse()?;
+                Ok(e)
+            }, mac.tokens.clone())
+            .is_ok();
         if (name == "assert" || name == "debug_assert") && condition_only && ts.to_string() != mac.tokens.to_string() {
-            let original = &mac.tokens;
+            // Without the trailing comma (its condition, as `assert!` prints it).
+            let strip = |ts: TokenStream| {
+                let mut v: Vec<TokenTree> = ts.into_iter().collect();
+                if matches!(v.last(), Some(TokenTree::Punct(p)) if p.as_char() == ',') {
+                    v.pop();
+                }
+                v.into_iter().collect::<TokenStream>()
+            };
+            let (ts, original) = (strip(ts), strip(mac.tokens.clone()));
             return quote!(#ts, "{}", ::core::concat!("assertion failed: ", ::core::stringify!(#original)));
         }
         ts
@@ -2741,8 +2756,52 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
     fn macro_tokens(&mut self, ts: TokenStream) -> TokenStream {
         let mut out = Vec::new();
         let tokens: Vec<TokenTree> = ts.into_iter().collect();
+        // The group of a nested macro's call at `i` (`name ! (..)`).
+        let call_group = |i: usize, name: &str| match (&tokens[i], tokens.get(i + 1), tokens.get(i + 2)) {
+            (TokenTree::Ident(id), Some(TokenTree::Punct(p)), Some(TokenTree::Group(g))) if id == name && p.as_char() == '!' => Some(g.clone()),
+            _ => None,
+        };
+        let mut skip = 0;
         for (i, t) in tokens.iter().enumerate() {
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            // `stringify!(..)` shows its tokens as written: a per-lane variable in it is a name,
+            // not its lane's value.
+            if call_group(i, "stringify").is_some() {
+                out.extend(tokens[i..i + 3].iter().cloned());
+                skip = 2;
+                continue;
+            }
+            // `matches!(value, pattern if guard)`: the value is an expression of the lane; the
+            // pattern binds names and the guard reads them, which a rewrite by name would
+            // break: the form is declined when they name a per-lane variable.
+            if let Some(g) = call_group(i, "matches") {
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                let comma = inner.iter().position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','));
+                let (value, rest) = inner.split_at(comma.unwrap_or(inner.len()));
+                let mut names = Vec::new();
+                idents_in(rest.iter().cloned().collect(), &mut names);
+                if names.iter().any(|n| self.wide(n).is_some()) {
+                    self.g.ok = false;
+                }
+                let mut body = self.macro_tokens(value.iter().cloned().collect());
+                body.extend(rest.iter().cloned());
+                let mut ng = Group::new(g.delimiter(), body);
+                ng.set_span(g.span());
+                out.extend(tokens[i..i + 2].iter().cloned());
+                out.push(TokenTree::Group(ng));
+                skip = 2;
+                continue;
+            }
             match t {
+                // A pattern (`let`, `match`, `if let` in a block among the macro's tokens)
+                // would have its names rewritten as values: the form is declined.
+                TokenTree::Ident(id) if id == "let" || id == "match" => {
+                    self.g.ok = false;
+                    out.push(t.clone());
+                }
                 TokenTree::Ident(id) => {
                     let name = id.to_string();
                     let after_dot = i > 0 && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
