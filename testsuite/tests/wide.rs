@@ -828,6 +828,45 @@ fn shadowed_by_a_glob(w: &Warp, input: u32) -> u32 {
     s + input
 }
 
+/// A function item named like a parameter: inside the body, `input()` calls it.
+#[warp_kernel]
+#[allow(unused_variables)]
+fn shadowed_by_a_fn(w: &Warp, input: u32) -> u32 {
+    fn input() -> u32 {
+        FIVE
+    }
+    w.shfl_xor(input() + 1, 1)
+}
+
+/// A value type of the signature.
+#[derive(Clone, Copy)]
+pub struct Val(pub u32);
+
+/// A type of the same name as the signature's, inside the body.
+#[warp_kernel]
+fn shadows_a_signature_type(w: &Warp, x: Val) -> u32 {
+    #[allow(dead_code)]
+    struct Val(u64);
+    w.shfl_xor(x.0, 1)
+}
+
+/// Items of a block inside lane code, named like a per-lane variable and a parameter: the
+/// block reads the items.
+#[warp_kernel]
+fn nested_items(w: &Warp, input: u32) -> u32 {
+    let v = w.lane_id();
+    let t = {
+        #[allow(non_upper_case_globals)]
+        const v: u32 = 9;
+        v + 1
+    };
+    let u = {
+        use consts::input;
+        input + 1
+    };
+    w.shfl_xor(t + u + v - v + input - input, 1)
+}
+
 #[test]
 fn items_that_shadow_a_parameter_keep_the_per_lane_form() {
     let x: [u32; 32] = core::array::from_fn(|l| l as u32);
@@ -837,7 +876,12 @@ fn items_that_shadow_a_parameter_keep_the_per_lane_form() {
     assert_eq!(ex.run_with(&x, shadowed_by_a_use).unwrap(), [2 * FIVE + 1; 32]);
     assert_eq!(ex.run_with(&x, shadowed_by_a_const).unwrap(), [2 * 9 + 1; 32]);
     assert_eq!(ex.run_with(&x, shadowed_by_a_glob).unwrap(), [2 * consts::input + 1; 32]);
+    assert_eq!(ex.run_with(&x, shadowed_by_a_fn).unwrap(), [FIVE + 1; 32]);
+    assert_eq!(ex.run_with(&x.map(Val), shadows_a_signature_type).unwrap(), core::array::from_fn(|l| l as u32 ^ 1));
     assert_eq!(warpkit::wide_runs(), before, "no form");
+    // Items of a nested block do not keep the form away: it reads them as the block does.
+    assert_eq!(ex.run_with(&x, nested_items).unwrap(), [10 + consts::input + 1; 32]);
+    assert_eq!(warpkit::wide_runs(), before + 2, "nested_items ran in its form (with and without SIMD)");
 }
 
 /// A `load` method of another type, which changes the value read before the call: per lane.

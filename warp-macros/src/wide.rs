@@ -179,25 +179,73 @@ fn spins(block: &Block, accesses: &HashSet<usize>, points: &HashSet<usize>, fixe
     l.spins
 }
 
-/// Whether item `item` (a statement of the body) puts a name of `params` in scope where a
-/// pattern could resolve to it, or may (a glob `use`).
-fn item_names_a_param(item: &syn::Item, params: &[syn::Ident]) -> bool {
-    fn tree(t: &syn::UseTree, params: &[syn::Ident]) -> bool {
+/// Pushes the names item `item` (a statement of a block) puts in scope there, in any namespace;
+/// `false` when it may put others, unknown (a glob `use`).
+fn item_names(item: &syn::Item, out: &mut Vec<String>) -> bool {
+    fn tree(t: &syn::UseTree, out: &mut Vec<String>) -> bool {
         match t {
-            syn::UseTree::Path(p) => tree(&p.tree, params),
-            syn::UseTree::Name(n) => params.contains(&n.ident),
-            syn::UseTree::Rename(r) => params.contains(&r.rename),
-            syn::UseTree::Glob(_) => true,
-            syn::UseTree::Group(g) => g.items.iter().any(|t| tree(t, params)),
+            syn::UseTree::Path(p) => tree(&p.tree, out),
+            syn::UseTree::Name(n) => {
+                out.push(n.ident.to_string());
+                true
+            }
+            syn::UseTree::Rename(r) => {
+                out.push(r.rename.to_string());
+                true
+            }
+            syn::UseTree::Glob(_) => false,
+            syn::UseTree::Group(g) => g.items.iter().fold(true, |known, t| tree(t, out) && known),
         }
     }
+    let mut push = |i: &syn::Ident| out.push(i.to_string());
     match item {
-        syn::Item::Const(c) => params.contains(&c.ident),
-        syn::Item::Static(s) => params.contains(&s.ident),
-        syn::Item::Struct(s) => params.contains(&s.ident),
-        syn::Item::Use(u) => tree(&u.tree, params),
-        _ => false,
+        syn::Item::Const(i) => push(&i.ident),
+        syn::Item::Static(i) => push(&i.ident),
+        syn::Item::Fn(i) => push(&i.sig.ident),
+        syn::Item::Struct(i) => push(&i.ident),
+        syn::Item::Enum(i) => push(&i.ident),
+        syn::Item::Union(i) => push(&i.ident),
+        syn::Item::Type(i) => push(&i.ident),
+        syn::Item::Trait(i) => push(&i.ident),
+        syn::Item::TraitAlias(i) => push(&i.ident),
+        syn::Item::Mod(i) => push(&i.ident),
+        syn::Item::ExternCrate(i) => push(i.rename.as_ref().map_or(&i.ident, |(_, r)| r)),
+        syn::Item::Macro(i) => i.ident.iter().for_each(push),
+        syn::Item::ForeignMod(m) => {
+            for f in &m.items {
+                match f {
+                    syn::ForeignItem::Fn(f) => push(&f.sig.ident),
+                    syn::ForeignItem::Static(f) => push(&f.ident),
+                    syn::ForeignItem::Type(f) => push(&f.ident),
+                    _ => return false,
+                }
+            }
+        }
+        syn::Item::Use(u) => return tree(&u.tree, out),
+        syn::Item::Impl(_) => {}
+        _ => return false,
     }
+    true
+}
+
+/// Whether the body's items (its statements') may name what the parameters' bindings, or the
+/// signature's types, name: the prologue binds the parameters again, and names their types, at
+/// the top of the body, where those items are in scope (a `const input` turns the binding
+/// `input` into a pattern against it, a `fn input` is shadowed by it, a `struct Val` is
+/// another type than the signature's `Val`). A glob `use` may.
+fn items_name_the_signature(block: &Block, sig: &syn::Signature) -> bool {
+    let mut names = Vec::new();
+    let known = block.stmts.iter().all(|s| match s {
+        Stmt::Item(i) => item_names(i, &mut names),
+        _ => true,
+    });
+    if !known {
+        return true;
+    }
+    let mut signature = Vec::new();
+    sig.inputs.iter().skip(1).for_each(|a| idents_in(a.to_token_stream(), &mut signature));
+    idents_in(sig.output.to_token_stream(), &mut signature);
+    names.iter().any(|n| signature.contains(n))
 }
 
 /// Every name a pattern of `block` binds (`let`, `for`, closures' parameters, `match` arms,
@@ -530,10 +578,9 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         return None;
     }
     // The per-lane body binds the parameters again at the top of the body, where the body's
-    // items are in scope: an item that a pattern would name (`const input`, `use X as input`,
-    // a unit or tuple struct, a static), or a glob `use` that may bring one, would turn that
-    // binding into a pattern against it (a compile error where the function had none).
-    if item.block.stmts.iter().any(|s| matches!(s, Stmt::Item(i) if item_names_a_param(i, &names))) {
+    // items are in scope: one named like a parameter or a type of the signature would change
+    // what that binding, or the form's types, mean (`items_name_the_signature`).
+    if items_name_the_signature(&item.block, &item.sig) {
         return None;
     }
     let krate = crate::krate::facade_at(Span::call_site());
@@ -3100,7 +3147,17 @@ impl VisitMut for LaneRewrite<'_, '_> {
     }
 
     fn visit_block_mut(&mut self, b: &mut Block) {
-        self.scopes.push(Vec::new());
+        // A block's items are in scope in all of it, and shadow the variables of the same
+        // name: lane code reads them, not a lane's value. A glob `use` may bring any name.
+        let mut items = Vec::new();
+        for s in &b.stmts {
+            if let Stmt::Item(i) = s {
+                if !item_names(i, &mut items) {
+                    self.g.ok = false;
+                }
+            }
+        }
+        self.scopes.push(items);
         visit_mut::visit_block_mut(self, b);
         self.scopes.pop();
     }
