@@ -850,8 +850,8 @@ fn shadows_a_signature_type(w: &Warp, x: Val) -> u32 {
     w.shfl_xor(x.0, 1)
 }
 
-/// Items of a block inside lane code, named like a per-lane variable and a parameter: the
-/// block reads the items.
+/// An item of a block inside lane code, named like a per-lane variable: the block reads the
+/// item.
 #[warp_kernel]
 fn nested_items(w: &Warp, input: u32) -> u32 {
     let v = w.lane_id();
@@ -860,11 +860,60 @@ fn nested_items(w: &Warp, input: u32) -> u32 {
         const v: u32 = 9;
         v + 1
     };
+    w.shfl_xor(t + v - v + input - input, 1)
+}
+
+/// A `use` in such a block, named like a parameter (a `use` may bring a value or not: the form
+/// is declined).
+#[warp_kernel]
+fn nested_use(w: &Warp, input: u32) -> u32 {
     let u = {
         use consts::input;
         input + 1
     };
-    w.shfl_xor(t + u + v - v + input - input, 1)
+    w.shfl_xor(u + input - input, 1)
+}
+
+/// A module beside a per-lane variable of its name (the module is not a value: `v` is the
+/// variable), and a macro statement that makes a constant of that name in a block (which the
+/// macro cannot see: the form is declined).
+macro_rules! makes_v {
+    () => {
+        #[allow(non_upper_case_globals)]
+        const v: u32 = 9;
+    };
+}
+
+#[warp_kernel]
+fn items_of_other_namespaces(w: &Warp, x: u32) -> u32 {
+    let v = x + 1;
+    let t = {
+        mod v {
+            pub const K: u32 = 1;
+        }
+        v + v::K
+    };
+    w.shfl_xor(t, 1)
+}
+
+#[warp_kernel]
+#[allow(unused_variables)]
+fn macro_made_item(w: &Warp, x: u32) -> u32 {
+    let v = x + 1;
+    let t = {
+        makes_v!();
+        v + 1
+    };
+    w.shfl_xor(t, 1)
+}
+
+/// `!=` on per-lane variables in a macro's arguments (not a macro call `q!(..)`).
+#[warp_kernel]
+fn not_equal_in_an_assertion(w: &Warp, x: u32, d: u32) -> u32 {
+    let q = x + 1;
+    assert!(q != d);
+    assert!(d != q);
+    w.shfl_xor(q, 1)
 }
 
 #[test]
@@ -879,9 +928,23 @@ fn items_that_shadow_a_parameter_keep_the_per_lane_form() {
     assert_eq!(ex.run_with(&x, shadowed_by_a_fn).unwrap(), [FIVE + 1; 32]);
     assert_eq!(ex.run_with(&x.map(Val), shadows_a_signature_type).unwrap(), core::array::from_fn(|l| l as u32 ^ 1));
     assert_eq!(warpkit::wide_runs(), before, "no form");
-    // Items of a nested block do not keep the form away: it reads them as the block does.
-    assert_eq!(ex.run_with(&x, nested_items).unwrap(), [10 + consts::input + 1; 32]);
+    assert_eq!(ex.run_with(&x, nested_use).unwrap(), [consts::input + 1; 32]);
+    assert_eq!(warpkit::wide_runs(), before, "no form");
+    // An item of a nested block does not keep the form away: it reads it as the block does.
+    assert_eq!(ex.run_with(&x, nested_items).unwrap(), [10; 32]);
     assert_eq!(warpkit::wide_runs(), before + 2, "nested_items ran in its form (with and without SIMD)");
+    let before = warpkit::wide_runs();
+    assert_eq!(ex.run_with(&x, items_of_other_namespaces).unwrap(), core::array::from_fn(|l| (l as u32 ^ 1) + 2));
+    assert_eq!(warpkit::wide_runs(), before + 2, "items_of_other_namespaces ran in its form");
+    let before = warpkit::wide_runs();
+    assert_eq!(ex.run_with(&x, macro_made_item).unwrap(), [10; 32]);
+    assert_eq!(warpkit::wide_runs(), before, "macro_made_item has no form");
+    let before = warpkit::wide_runs();
+    assert_eq!(ex.run_with(&x.map(|l| (l, 100)), async |w: &Warp<'_>, (x, d)| not_equal_in_an_assertion(w, x, d).await).unwrap(), core::array::from_fn(|l| (l as u32 ^ 1) + 1));
+    let r = ex.run_with(&x.map(|l| (l, 5)), async |w: &Warp<'_>, (x, d)| not_equal_in_an_assertion(w, x, d).await);
+    let Err(WarpError::LanePanicked { lane: 4, message, .. }) = &r else { panic!("{r:?}") };
+    assert_eq!(message, "assertion failed: q != d");
+    assert!(warpkit::wide_runs() >= before + 2, "not_equal_in_an_assertion ran in its form");
 }
 
 /// A `load` method of another type, which changes the value read before the call: per lane.

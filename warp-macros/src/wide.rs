@@ -228,15 +228,45 @@ fn item_names(item: &syn::Item, out: &mut Vec<String>) -> bool {
     true
 }
 
+/// Pushes the names of the value namespace that item `item` (not a `use`) puts in scope: a
+/// const, static or function, a unit or tuple struct, an extern block's functions and statics.
+fn value_names(item: &syn::Item, out: &mut Vec<String>) {
+    let mut push = |i: &syn::Ident| out.push(i.to_string());
+    match item {
+        syn::Item::Const(i) => push(&i.ident),
+        syn::Item::Static(i) => push(&i.ident),
+        syn::Item::Fn(i) => push(&i.sig.ident),
+        syn::Item::Struct(i) if !matches!(i.fields, syn::Fields::Named(_)) => push(&i.ident),
+        syn::Item::ForeignMod(m) => m.items.iter().for_each(|f| match f {
+            syn::ForeignItem::Fn(f) => push(&f.sig.ident),
+            syn::ForeignItem::Static(f) => push(&f.ident),
+            _ => {}
+        }),
+        _ => {}
+    }
+}
+
+/// Whether statement macro `mac` is one of the standard library's that expand to an expression
+/// or statement and define no item (anything else may define one).
+fn makes_no_items(mac: &syn::Macro) -> bool {
+    const NO_ITEMS: &[&str] = &[
+        "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "print", "println", "eprint",
+        "eprintln", "panic", "unreachable", "todo", "unimplemented", "write", "writeln", "dbg", "format", "vec", "matches",
+    ];
+    NO_ITEMS.contains(&macro_name(mac).as_str())
+}
+
 /// Whether the body's items (its statements') may name what the parameters' bindings, or the
 /// signature's types, name: the prologue binds the parameters again, and names their types, at
 /// the top of the body, where those items are in scope (a `const input` turns the binding
 /// `input` into a pattern against it, a `fn input` is shadowed by it, a `struct Val` is
-/// another type than the signature's `Val`). A glob `use` may.
+/// another type than the signature's `Val`). A glob `use`, or a macro statement that may make
+/// items, may.
 fn items_name_the_signature(block: &Block, sig: &syn::Signature) -> bool {
     let mut names = Vec::new();
     let known = block.stmts.iter().all(|s| match s {
         Stmt::Item(i) => item_names(i, &mut names),
+        Stmt::Macro(m) => makes_no_items(&m.mac),
         _ => true,
     });
     if !known {
@@ -2704,6 +2734,12 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
             s.extend(names);
         }
     }
+    /// Whether `name` is a variable of the kernel here (per lane or uniform), or one its code
+    /// binds.
+    fn names_a_variable(&self, name: &str) -> bool {
+        self.local(name) || self.g.resolve(name).is_some()
+    }
+
     /// The lane's value of `name`, if it is a per-lane variable here.
     fn wide(&self, name: &str) -> Option<syn::Ident> {
         if self.local(name) {
@@ -2852,7 +2888,14 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
                 TokenTree::Ident(id) => {
                     let name = id.to_string();
                     let after_dot = i > 0 && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == '.');
-                    let before_path = matches!(tokens.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '!' || p.as_char() == ':');
+                    // A path's segment (`q::`), or a macro's name (`q!(..)`, not `q != d`).
+                    let before_path = match tokens.get(i + 1) {
+                        Some(TokenTree::Punct(p)) if p.as_char() == ':' => true,
+                        Some(TokenTree::Punct(p)) if p.as_char() == '!' => {
+                            p.spacing() == proc_macro2::Spacing::Alone && matches!(tokens.get(i + 2), Some(TokenTree::Group(_)))
+                        }
+                        _ => false,
+                    };
                     if self.uniform_name(&name) {
                         // What the macro does with it is invisible: it may change it.
                         self.g.tainted.insert(name.clone());
@@ -3147,17 +3190,27 @@ impl VisitMut for LaneRewrite<'_, '_> {
     }
 
     fn visit_block_mut(&mut self, b: &mut Block) {
-        // A block's items are in scope in all of it, and shadow the variables of the same
-        // name: lane code reads them, not a lane's value. A glob `use` may bring any name.
-        let mut items = Vec::new();
+        // A block's items of the value namespace are in scope in all of it, and shadow the
+        // variables of the same name: lane code reads them, not a lane's value. A type or a
+        // module does not (`v` is still the variable beside `mod v`). What a `use` brings may
+        // be either, and a glob `use` or a macro statement (other than the standard library's
+        // that make no items) may bring anything: the form is declined when they may name a
+        // variable.
+        let mut values = Vec::new();
         for s in &b.stmts {
-            if let Stmt::Item(i) = s {
-                if !item_names(i, &mut items) {
-                    self.g.ok = false;
+            match s {
+                Stmt::Item(syn::Item::Use(u)) => {
+                    let mut names = Vec::new();
+                    if !item_names(&syn::Item::Use(u.clone()), &mut names) || names.iter().any(|n| self.names_a_variable(n)) {
+                        self.g.ok = false;
+                    }
                 }
+                Stmt::Item(i) => value_names(i, &mut values),
+                Stmt::Macro(m) if !makes_no_items(&m.mac) => self.g.ok = false,
+                _ => {}
             }
         }
-        self.scopes.push(items);
+        self.scopes.push(values);
         visit_mut::visit_block_mut(self, b);
         self.scopes.pop();
     }
