@@ -179,44 +179,55 @@ fn spins(block: &Block, accesses: &HashSet<usize>, points: &HashSet<usize>, fixe
     l.spins
 }
 
-/// Pushes the names item `item` (a statement of a block) puts in scope there, in any namespace;
-/// `false` when it may put others, unknown (a glob `use`).
-fn item_names(item: &syn::Item, out: &mut Vec<String>) -> bool {
-    fn tree(t: &syn::UseTree, out: &mut Vec<String>) -> bool {
+/// What a name an item puts in scope may be: a value (a const, static or function, a unit or
+/// tuple struct), only a type, module or macro, or either (a `use`, whose target the macro
+/// cannot see).
+#[derive(Clone, Copy, PartialEq)]
+enum Namespace {
+    Value,
+    Other,
+    Either,
+}
+
+/// Pushes the names item `item` (a statement of a block) puts in scope there; `false` when it
+/// may put others, unknown (a glob `use`, an item the list does not know).
+fn item_names(item: &syn::Item, out: &mut Vec<(String, Namespace)>) -> bool {
+    use Namespace::*;
+    fn tree(t: &syn::UseTree, out: &mut Vec<(String, Namespace)>) -> bool {
         match t {
             syn::UseTree::Path(p) => tree(&p.tree, out),
             syn::UseTree::Name(n) => {
-                out.push(n.ident.to_string());
+                out.push((n.ident.to_string(), Either));
                 true
             }
             syn::UseTree::Rename(r) => {
-                out.push(r.rename.to_string());
+                out.push((r.rename.to_string(), Either));
                 true
             }
             syn::UseTree::Glob(_) => false,
             syn::UseTree::Group(g) => g.items.iter().fold(true, |known, t| tree(t, out) && known),
         }
     }
-    let mut push = |i: &syn::Ident| out.push(i.to_string());
+    let mut push = |i: &syn::Ident, n: Namespace| out.push((i.to_string(), n));
     match item {
-        syn::Item::Const(i) => push(&i.ident),
-        syn::Item::Static(i) => push(&i.ident),
-        syn::Item::Fn(i) => push(&i.sig.ident),
-        syn::Item::Struct(i) => push(&i.ident),
-        syn::Item::Enum(i) => push(&i.ident),
-        syn::Item::Union(i) => push(&i.ident),
-        syn::Item::Type(i) => push(&i.ident),
-        syn::Item::Trait(i) => push(&i.ident),
-        syn::Item::TraitAlias(i) => push(&i.ident),
-        syn::Item::Mod(i) => push(&i.ident),
-        syn::Item::ExternCrate(i) => push(i.rename.as_ref().map_or(&i.ident, |(_, r)| r)),
-        syn::Item::Macro(i) => i.ident.iter().for_each(push),
+        syn::Item::Const(i) => push(&i.ident, Value),
+        syn::Item::Static(i) => push(&i.ident, Value),
+        syn::Item::Fn(i) => push(&i.sig.ident, Value),
+        syn::Item::Struct(i) => push(&i.ident, if matches!(i.fields, syn::Fields::Named(_)) { Other } else { Value }),
+        syn::Item::Enum(i) => push(&i.ident, Other),
+        syn::Item::Union(i) => push(&i.ident, Other),
+        syn::Item::Type(i) => push(&i.ident, Other),
+        syn::Item::Trait(i) => push(&i.ident, Other),
+        syn::Item::TraitAlias(i) => push(&i.ident, Other),
+        syn::Item::Mod(i) => push(&i.ident, Other),
+        syn::Item::ExternCrate(i) => push(i.rename.as_ref().map_or(&i.ident, |(_, r)| r), Other),
+        syn::Item::Macro(i) => i.ident.iter().for_each(|i| push(i, Other)),
         syn::Item::ForeignMod(m) => {
             for f in &m.items {
                 match f {
-                    syn::ForeignItem::Fn(f) => push(&f.sig.ident),
-                    syn::ForeignItem::Static(f) => push(&f.ident),
-                    syn::ForeignItem::Type(f) => push(&f.ident),
+                    syn::ForeignItem::Fn(f) => push(&f.sig.ident, Value),
+                    syn::ForeignItem::Static(f) => push(&f.ident, Value),
+                    syn::ForeignItem::Type(f) => push(&f.ident, Other),
                     _ => return false,
                 }
             }
@@ -226,24 +237,6 @@ fn item_names(item: &syn::Item, out: &mut Vec<String>) -> bool {
         _ => return false,
     }
     true
-}
-
-/// Pushes the names of the value namespace that item `item` (not a `use`) puts in scope: a
-/// const, static or function, a unit or tuple struct, an extern block's functions and statics.
-fn value_names(item: &syn::Item, out: &mut Vec<String>) {
-    let mut push = |i: &syn::Ident| out.push(i.to_string());
-    match item {
-        syn::Item::Const(i) => push(&i.ident),
-        syn::Item::Static(i) => push(&i.ident),
-        syn::Item::Fn(i) => push(&i.sig.ident),
-        syn::Item::Struct(i) if !matches!(i.fields, syn::Fields::Named(_)) => push(&i.ident),
-        syn::Item::ForeignMod(m) => m.items.iter().for_each(|f| match f {
-            syn::ForeignItem::Fn(f) => push(&f.sig.ident),
-            syn::ForeignItem::Static(f) => push(&f.ident),
-            _ => {}
-        }),
-        _ => {}
-    }
 }
 
 /// Whether statement macro `mac` is one of the standard library's that expand to an expression
@@ -275,7 +268,7 @@ fn items_name_the_signature(block: &Block, sig: &syn::Signature) -> bool {
     let mut signature = Vec::new();
     sig.inputs.iter().skip(1).for_each(|a| idents_in(a.to_token_stream(), &mut signature));
     idents_in(sig.output.to_token_stream(), &mut signature);
-    names.iter().any(|n| signature.contains(n))
+    names.iter().any(|(n, _)| signature.contains(n))
 }
 
 /// Every name a pattern of `block` binds (`let`, `for`, closures' parameters, `match` arms,
@@ -2813,24 +2806,18 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
     fn rewrite_macro(&mut self, mac: &syn::Macro) -> TokenStream {
         let ts = self.macro_tokens(mac.tokens.clone());
         let name = macro_name(mac);
-        // `assert!(cond)`, or `assert!(cond,)`: the message names the condition as written.
-        let condition_only = syn::parse2::<Expr>(mac.tokens.clone()).is_ok()
-            || syn::parse::Parser::parse2(|input: syn::parse::ParseStream| {
-                let e: Expr = input.parse()?;
-                let _: syn::Token![,] = input.parse()?;
-                Ok(e)
-            }, mac.tokens.clone())
-            .is_ok();
-        if (name == "assert" || name == "debug_assert") && condition_only && ts.to_string() != mac.tokens.to_string() {
-            // Without the trailing comma (its condition, as `assert!` prints it).
-            let strip = |ts: TokenStream| {
-                let mut v: Vec<TokenTree> = ts.into_iter().collect();
-                if matches!(v.last(), Some(TokenTree::Punct(p)) if p.as_char() == ',') {
-                    v.pop();
-                }
-                v.into_iter().collect::<TokenStream>()
-            };
-            let (ts, original) = (strip(ts), strip(mac.tokens.clone()));
+        // `assert!(cond)`, or `assert!(cond,)`: the message names the condition as written,
+        // without the comma (as `assert!` prints it).
+        let strip = |ts: TokenStream| {
+            let mut v: Vec<TokenTree> = ts.into_iter().collect();
+            if matches!(v.last(), Some(TokenTree::Punct(p)) if p.as_char() == ',') {
+                v.pop();
+            }
+            v.into_iter().collect::<TokenStream>()
+        };
+        let original = strip(mac.tokens.clone());
+        if (name == "assert" || name == "debug_assert") && syn::parse2::<Expr>(original.clone()).is_ok() && ts.to_string() != mac.tokens.to_string() {
+            let ts = strip(ts);
             return quote!(#ts, "{}", ::core::concat!("assertion failed: ", ::core::stringify!(#original)));
         }
         ts
@@ -3196,20 +3183,16 @@ impl VisitMut for LaneRewrite<'_, '_> {
         // be either, and a glob `use` or a macro statement (other than the standard library's
         // that make no items) may bring anything: the form is declined when they may name a
         // variable.
-        let mut values = Vec::new();
-        for s in &b.stmts {
-            match s {
-                Stmt::Item(syn::Item::Use(u)) => {
-                    let mut names = Vec::new();
-                    if !item_names(&syn::Item::Use(u.clone()), &mut names) || names.iter().any(|n| self.names_a_variable(n)) {
-                        self.g.ok = false;
-                    }
-                }
-                Stmt::Item(i) => value_names(i, &mut values),
-                Stmt::Macro(m) if !makes_no_items(&m.mac) => self.g.ok = false,
-                _ => {}
-            }
+        let mut names = Vec::new();
+        let known = b.stmts.iter().all(|s| match s {
+            Stmt::Item(i) => item_names(i, &mut names),
+            Stmt::Macro(m) => makes_no_items(&m.mac),
+            _ => true,
+        });
+        if !known || names.iter().any(|(n, ns)| *ns == Namespace::Either && self.names_a_variable(n)) {
+            self.g.ok = false;
         }
+        let values = names.into_iter().filter(|(_, ns)| *ns == Namespace::Value).map(|(n, _)| n).collect();
         self.scopes.push(values);
         visit_mut::visit_block_mut(self, b);
         self.scopes.pop();
