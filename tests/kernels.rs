@@ -1,6 +1,10 @@
 //! End-to-end kernels written with `#[warp_kernel]`, run on the lockstep runtime, each compared
 //! lane by lane with a plain sequential reference.
 
+// The code `#[warp_kernel]` adds (the warp-wide forms) must not trip lints a crate may deny:
+// the forms' `allow(warnings)` does not override a lint denied by name.
+#![deny(unused_parens, unused_imports, unused_variables)]
+
 #[path = "common/both.rs"]
 mod both;
 use both::both;

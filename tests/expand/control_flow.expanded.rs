@@ -73,12 +73,14 @@ impl Reducer {
                     '__wk_lanes: for __wk_l in 0..32u32 {
                         __wk.enter(__wk_l);
                         let w = &__wk.handle(__wk_l);
+                        let _ = w;
                         __wk_2_issued.set(__wk_l, (w).elect());
                     }
                 } else {
                     '__wk_lanes: for __wk_l in __wk.lanes() {
                         __wk.enter(__wk_l);
                         let w = &__wk.handle(__wk_l);
+                        let _ = w;
                         __wk_2_issued.set(__wk_l, (w).elect());
                     }
                 }
@@ -88,7 +90,6 @@ impl Reducer {
                     __wk_1_x.assert_full();
                     '__wk_lanes: for __wk_l in 0..32u32 {
                         __wk.enter(__wk_l);
-                        let w = &__wk.handle(__wk_l);
                         __wk_3_result
                             .set(
                                 __wk_l,
@@ -106,7 +107,6 @@ impl Reducer {
                 } else {
                     '__wk_lanes: for __wk_l in __wk.lanes() {
                         __wk.enter(__wk_l);
-                        let w = &__wk.handle(__wk_l);
                         __wk_3_result
                             .set(
                                 __wk_l,

@@ -37,6 +37,7 @@ pub async fn warp_sums(
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
+                    let _ = w;
                     {
                         let i = w.global_id() as usize;
                         __wk_4_i.set(__wk_l, i);
@@ -55,6 +56,7 @@ pub async fn warp_sums(
                 '__wk_lanes: for __wk_l in __wk.lanes() {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
+                    let _ = w;
                     {
                         let i = w.global_id() as usize;
                         __wk_4_i.set(__wk_l, i);
@@ -85,7 +87,6 @@ pub async fn warp_sums(
                 __wk_9_result.assert_full();
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     __wk.enter(__wk_l);
-                    let w = &__wk.handle(__wk_l);
                     let s = __wk_9_result[__wk_l];
                     {
                         let __wk_r = if __wk_4_i[__wk_l] < __wk_2_out[__wk_l].len() {
@@ -102,7 +103,6 @@ pub async fn warp_sums(
             } else {
                 '__wk_lanes: for __wk_l in __wk.lanes() {
                     __wk.enter(__wk_l);
-                    let w = &__wk.handle(__wk_l);
                     let s = __wk_9_result[__wk_l];
                     {
                         let __wk_r = if __wk_4_i[__wk_l] < __wk_2_out[__wk_l].len() {
@@ -234,7 +234,6 @@ async fn warp_total(w: &Warp<'_>, x: u32) -> u32 {
                 __wk_6_result.assert_full();
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     __wk.enter(__wk_l);
-                    let w = &__wk.handle(__wk_l);
                     {
                         let __wk_r = __wk_6_result[__wk_l];
                         __wk_1_x.drop_lane(__wk_l);
@@ -244,7 +243,6 @@ async fn warp_total(w: &Warp<'_>, x: u32) -> u32 {
             } else {
                 '__wk_lanes: for __wk_l in __wk.lanes() {
                     __wk.enter(__wk_l);
-                    let w = &__wk.handle(__wk_l);
                     {
                         let __wk_r = __wk_6_result[__wk_l];
                         __wk_1_x.drop_lane(__wk_l);
@@ -321,6 +319,7 @@ pub async fn warp_totals(
             '__wk_lanes: for __wk_l in 0..32u32 {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
+                let _ = w;
                 {
                     let i = w.global_id() as usize;
                     __wk_3_i.set(__wk_l, i);
@@ -339,6 +338,7 @@ pub async fn warp_totals(
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
+                let _ = w;
                 {
                     let i = w.global_id() as usize;
                     __wk_3_i.set(__wk_l, i);
@@ -374,7 +374,6 @@ pub async fn warp_totals(
             __wk_7_returned.assert_full();
             '__wk_lanes: for __wk_l in 0..32u32 {
                 __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
                 __wk_2_out[__wk_l].store(__wk_3_i[__wk_l], __wk_7_returned[__wk_l]);
                 {
                     let __wk_r = ();
@@ -388,7 +387,6 @@ pub async fn warp_totals(
         } else {
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
                 __wk_2_out[__wk_l].store(__wk_3_i[__wk_l], __wk_7_returned[__wk_l]);
                 {
                     let __wk_r = ();
@@ -520,6 +518,7 @@ async fn count_odd(
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
+                    let _ = w;
                     {
                         let i = w.global_id() as usize;
                         __wk_3_i.set(__wk_l, i);
@@ -542,6 +541,7 @@ async fn count_odd(
                 '__wk_lanes: for __wk_l in __wk.lanes() {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
+                    let _ = w;
                     {
                         let i = w.global_id() as usize;
                         __wk_3_i.set(__wk_l, i);
@@ -570,6 +570,7 @@ async fn count_odd(
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
+                    let _ = w;
                     __wk_5_result
                         .set(
                             __wk_l,
@@ -590,6 +591,7 @@ async fn count_odd(
                 '__wk_lanes: for __wk_l in __wk.lanes() {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
+                    let _ = w;
                     __wk_5_result
                         .set(
                             __wk_l,
@@ -615,6 +617,7 @@ async fn count_odd(
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
+                    let _ = w;
                     __wk_7_result
                         .set(
                             __wk_l,
@@ -650,6 +653,7 @@ async fn count_odd(
                 '__wk_lanes: for __wk_l in __wk.lanes() {
                     __wk.enter(__wk_l);
                     let w = &__wk.handle(__wk_l);
+                    let _ = w;
                     __wk_7_result
                         .set(
                             __wk_l,
@@ -790,7 +794,6 @@ pub async fn odd_counts(
             __wk_2_counts.assert_full();
             '__wk_lanes: for __wk_l in 0..32u32 {
                 __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
                 __wk_3_args
                     .set(
                         __wk_l,
@@ -815,7 +818,6 @@ pub async fn odd_counts(
         } else {
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
                 __wk_3_args
                     .set(
                         __wk_l,
@@ -856,7 +858,6 @@ pub async fn odd_counts(
             __wk_6_returned.assert_full();
             '__wk_lanes: for __wk_l in 0..32u32 {
                 __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
                 {
                     use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
                     __wk_6_returned.arg(__wk_l).value()
@@ -871,7 +872,6 @@ pub async fn odd_counts(
         } else {
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
                 {
                     use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
                     __wk_6_returned.arg(__wk_l).value()

@@ -17,7 +17,6 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                 __wk_1_x.assert_full();
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     __wk.enter(__wk_l);
-                    let w = &__wk.handle(__wk_l);
                     {
                         let v = {
                             use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
@@ -29,7 +28,6 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
             } else {
                 '__wk_lanes: for __wk_l in __wk.lanes() {
                     __wk.enter(__wk_l);
-                    let w = &__wk.handle(__wk_l);
                     {
                         let v = {
                             use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
@@ -67,13 +65,11 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                         __wk_7_result.assert_full();
                         '__wk_lanes: for __wk_l in 0..32u32 {
                             __wk.enter(__wk_l);
-                            let w = &__wk.handle(__wk_l);
                             (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
                         }
                     } else {
                         '__wk_lanes: for __wk_l in __wk.lanes() {
                             __wk.enter(__wk_l);
-                            let w = &__wk.handle(__wk_l);
                             (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
                         }
                     }
@@ -83,7 +79,6 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                 __wk_2_v.assert_full();
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     __wk.enter(__wk_l);
-                    let w = &__wk.handle(__wk_l);
                     {
                         let __wk_r = {
                             use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
@@ -97,7 +92,6 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
             } else {
                 '__wk_lanes: for __wk_l in __wk.lanes() {
                     __wk.enter(__wk_l);
-                    let w = &__wk.handle(__wk_l);
                     {
                         let __wk_r = {
                             use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
@@ -171,7 +165,6 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
             __wk_1_x.assert_full();
             '__wk_lanes: for __wk_l in 0..32u32 {
                 __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
                 __wk_2_args
                     .set(
                         __wk_l,
@@ -190,7 +183,6 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
         } else {
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
                 __wk_2_args
                     .set(
                         __wk_l,
@@ -226,6 +218,7 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
             '__wk_lanes: for __wk_l in 0..32u32 {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
+                let _ = w;
                 {
                     let __wk_r = ({
                         use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
@@ -239,6 +232,7 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
                 let w = &__wk_hs[__wk_l as usize];
+                let _ = w;
                 {
                     let __wk_r = ({
                         use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
@@ -325,7 +319,6 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
             __wk_1_x.assert_full();
             '__wk_lanes: for __wk_l in 0..32u32 {
                 __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
                 __wk_2_args
                     .set(
                         __wk_l,
@@ -344,7 +337,6 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
         } else {
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
                 __wk_2_args
                     .set(
                         __wk_l,
@@ -393,7 +385,6 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
             __wk_5_returned.assert_full();
             '__wk_lanes: for __wk_l in 0..32u32 {
                 __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
                 {
                     let __wk_r = (__wk_10_result[__wk_l]) ^ (__wk_5_returned[__wk_l]);
                     __wk_5_returned.drop_lane(__wk_l);
@@ -404,7 +395,6 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
         } else {
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
-                let w = &__wk_hs[__wk_l as usize];
                 {
                     let __wk_r = (__wk_10_result[__wk_l]) ^ (__wk_5_returned[__wk_l]);
                     __wk_5_returned.drop_lane(__wk_l);
@@ -503,7 +493,6 @@ async fn pair_sum(w: &Warp<'_>, x: u32) -> u32 {
                 __wk_6_result.assert_full();
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     __wk.enter(__wk_l);
-                    let w = &__wk.handle(__wk_l);
                     {
                         let __wk_r = (__wk_1_x[__wk_l]) + (__wk_6_result[__wk_l]);
                         __wk_1_x.drop_lane(__wk_l);
@@ -513,7 +502,6 @@ async fn pair_sum(w: &Warp<'_>, x: u32) -> u32 {
             } else {
                 '__wk_lanes: for __wk_l in __wk.lanes() {
                     __wk.enter(__wk_l);
-                    let w = &__wk.handle(__wk_l);
                     {
                         let __wk_r = (__wk_1_x[__wk_l]) + (__wk_6_result[__wk_l]);
                         __wk_1_x.drop_lane(__wk_l);
@@ -583,6 +571,7 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
             '__wk_lanes: for __wk_l in 0..32u32 {
                 __wk.enter(__wk_l);
                 let w = &__wk.handle(__wk_l);
+                let _ = w;
                 {
                     let t = w.tile(8);
                     __wk_2_t.set(__wk_l, t);
@@ -611,6 +600,7 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
                 let w = &__wk.handle(__wk_l);
+                let _ = w;
                 {
                     let t = w.tile(8);
                     __wk_2_t.set(__wk_l, t);
@@ -659,6 +649,7 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
             '__wk_lanes: for __wk_l in 0..32u32 {
                 __wk.enter(__wk_l);
                 let w = &__wk.handle(__wk_l);
+                let _ = w;
                 __wk_12_tiles
                     .set(__wk_l, ::warpkit::__private::wide::tile_handle((&w.tile(4))));
                 __wk_8_args
@@ -680,6 +671,7 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
                 let w = &__wk.handle(__wk_l);
+                let _ = w;
                 __wk_12_tiles
                     .set(__wk_l, ::warpkit::__private::wide::tile_handle((&w.tile(4))));
                 __wk_8_args
@@ -717,7 +709,6 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
             __wk_6_returned.assert_full();
             '__wk_lanes: for __wk_l in 0..32u32 {
                 __wk.enter(__wk_l);
-                let w = &__wk.handle(__wk_l);
                 {
                     let __wk_r = ({
                         use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
@@ -735,7 +726,6 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
         } else {
             '__wk_lanes: for __wk_l in __wk.lanes() {
                 __wk.enter(__wk_l);
-                let w = &__wk.handle(__wk_l);
                 {
                     let __wk_r = ({
                         use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};

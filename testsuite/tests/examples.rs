@@ -1,6 +1,10 @@
 //! Every example's kernels against a plain sequential reference, on random inputs (proptest),
 //! partial warps and adversarial values.
 
+// The code `#[warp_kernel]` adds (the warp-wide forms) must not trip lints a crate may deny:
+// the forms' `allow(warnings)` does not override a lint denied by name.
+#![deny(unused_parens, unused_imports, unused_variables)]
+
 use proptest::prelude::*;
 use warpkit::prelude::*;
 use warpkit::{launch, BarrierRule, GlobalBuffer, Grid, LaneState, Schedule};

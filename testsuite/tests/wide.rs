@@ -4,6 +4,10 @@
 //! (`tests/common/both.rs` compares them). Kernels the macro gives a warp-wide form are checked
 //! to take it.
 
+// The code `#[warp_kernel]` adds (the warp-wide forms) must not trip lints a crate may deny:
+// the forms' `allow(warnings)` does not override a lint denied by name.
+#![deny(unused_parens, unused_imports, unused_variables)]
+
 use proptest::prelude::*;
 use warpkit::prelude::*;
 

@@ -674,7 +674,9 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         let handles = if g.stable_handles { quote!(let __wk_hs = __wk.handles();) } else { quote!() };
         // Uniform code that queries the handle reads the first lane's (a stretch's loop binds
         // each lane's own over it).
-        let first = if g.handle_read.get() { quote!(let #handle = &__wk.first_handle();) } else { quote!() };
+        // (Used once here: the stretches bind their own over it, and where uniform code does
+        // not read it after all, a crate that denies `unused_variables` must still compile.)
+        let first = if g.handle_read.get() { quote!(let #handle = &__wk.first_handle(); let _ = #handle;) } else { quote!() };
         break (quote!(#handles #first #params #block), (g.whole_warp, g.same_shape.get(), g.const_lets, g.call_uniform, g.returns_early, g.call_tiles));
     };
     let (whole_warp, same_shape, const_lets, call_uniform, returns_early, call_tiles) = whole_warp;
@@ -1203,6 +1205,18 @@ fn verbatim_at(ts: TokenStream, at: &Expr) -> Expr {
     Expr::Verbatim(TokenTree::Group(g).into())
 }
 
+/// [`verbatim_at`] for a place where the parentheses are not needed (a call's or method's
+/// argument, an element, a field's value, an assigned value): they are the macro's there (in its
+/// context, at the user's place), so that a crate that denies `unused_parens` does not see them
+/// as its own. (Not around an operand: an operation that spans the user's tokens and the
+/// macro's is placed at the macro's call, and so would be a panic in it.)
+fn verbatim_arg(ts: TokenStream, at: &Expr) -> Expr {
+    use syn::spanned::Spanned;
+    let mut g = Group::new(Delimiter::Parenthesis, ts);
+    g.set_span(Span::mixed_site().located_at(at.span()));
+    Expr::Verbatim(TokenTree::Group(g).into())
+}
+
 /// A read of a variable, a field of one or a constant: nothing that runs code.
 fn simple_read(e: &Expr) -> bool {
     match e {
@@ -1418,6 +1432,13 @@ impl<'p> Gen<'p> {
         let full: Vec<syn::Ident> = used.iter().map(|u| syn::Ident::new(u, Span::call_site())).collect();
         let w = &self.handle;
         let handle_of = if self.stable_handles { quote!(&__wk_hs[__wk_l as usize]) } else { quote!(&__wk.handle(__wk_l)) };
+        // The lane's handle, under the kernel's name for it, where the stretch names it (and
+        // used once: the stretch may bind the name again). An unused variable would be an error
+        // in a crate that denies `unused_variables`, which the form's `allow(warnings)` does not
+        // override.
+        let mut names = Vec::new();
+        pending.iter().for_each(|ts| idents_in(ts.clone(), &mut names));
+        let bind_handle = if names.iter().any(|n| *w == n) { quote!(let #w = #handle_of; let _ = #w;) } else { quote!() };
 
         // When every lane is live and runs in ascending order, the stretch is a plain loop over
         // 0..32 in which the per-lane variables it reads were set for every lane (checked once
@@ -1429,13 +1450,13 @@ impl<'p> Gen<'p> {
                 #(#full.assert_full();)*
                 '__wk_lanes: for __wk_l in 0..32u32 {
                     __wk.enter(__wk_l);
-                    let #w = #handle_of;
+                    #bind_handle
                     #(#pending)*
                 }
             } else {
                 '__wk_lanes: for __wk_l in __wk.lanes() {
                     __wk.enter(__wk_l);
-                    let #w = #handle_of;
+                    #bind_handle
                     #(#pending)*
                 }
             }
@@ -1655,7 +1676,7 @@ impl<'p> Gen<'p> {
             let mut call = m.clone();
             *call.receiver = verbatim_at(self.emit(&m.receiver), &m.receiver);
             for (new, old) in call.args.iter_mut().zip(m.args.iter()) {
-                *new = verbatim_at(self.emit(old), old);
+                *new = verbatim_arg(self.emit(old), old);
             }
             let t = self.fresh("issued");
             let lanes = self.lanes_ty();
@@ -1773,11 +1794,11 @@ impl<'p> Gen<'p> {
                     Some(Bind::Wide(v)) => {
                         let v = v.clone();
                         self.used.push(v.to_string());
-                        verbatim_at(quote!({ use #w::{ArgCopy as _, ArgMove as _}; #v.arg(__wk_l).value() }), a)
+                        verbatim_arg(quote!({ use #w::{ArgCopy as _, ArgMove as _}; #v.arg(__wk_l).value() }), a)
                     }
-                    _ => verbatim_at(self.emit(a), a),
+                    _ => verbatim_arg(self.emit(a), a),
                 },
-                _ => verbatim_at(self.emit(a), a),
+                _ => verbatim_arg(self.emit(a), a),
             })
             .collect();
         // Spanned as the per-lane form's call (`WarpCall::into_future`): the call's site.
@@ -1788,7 +1809,7 @@ impl<'p> Gen<'p> {
         self.declare(&args);
         let handles = if tile {
             let hs = self.fresh("tiles");
-            let value = verbatim_at(self.emit(first), first);
+            let value = verbatim_arg(self.emit(first), first);
             self.hoisted.push(quote!(let mut #hs = #lanes::new();));
             self.declare(&hs);
             self.pending.push(quote!(#hs.set(__wk_l, #w::tile_handle(#value));));
@@ -1979,7 +2000,7 @@ impl<'p> Gen<'p> {
         self.declare(&a);
         self.declare(&b);
         if in_place.is_none() {
-            let v = verbatim_at(self.emit(value_arg), value_arg);
+            let v = verbatim_arg(self.emit(value_arg), value_arg);
             self.pending.push(quote!(#a.set(__wk_l, #v);));
         }
         // A per-lane `b` whose parts are each a uniform value or a per-lane variable's name,
@@ -1998,7 +2019,7 @@ impl<'p> Gen<'p> {
             after = Some(quote!(let #bw = __wk.b_word(#b0, #c0, &mut #b);));
             b_word = Some(bw);
         } else if with_b {
-            let parts: Vec<Expr> = b_args.iter().map(|e| verbatim_at(self.emit(e), e)).collect();
+            let parts: Vec<Expr> = b_args.iter().map(|e| verbatim_arg(self.emit(e), e)).collect();
             // `b` and `c` as one word, which the instruction's descriptor unpacks.
             let bv = match &parts[..] {
                 [b] => quote!(#b),
@@ -2035,7 +2056,7 @@ impl<'p> Gen<'p> {
         let mut parts = Vec::new();
         for e in args {
             if plain_uniform(self, e) {
-                let v = verbatim_at(self.emit(e), e);
+                let v = verbatim_arg(self.emit(e), e);
                 parts.push(quote!(#k::__private::wide::Operand::Uniform(#v)));
                 continue;
             }
@@ -2071,7 +2092,10 @@ impl<'p> Gen<'p> {
             if self.call_results.contains(&at) {
                 // Moved out, or copied when `Copy` (no bit to clear: `LaneArg`).
                 let krate = self.krate.clone();
-                return quote_spanned!(span=> { use #krate::__private::wide::{ArgCopy as _, ArgMove as _}; #t.arg(__wk_l).value() });
+                // The `use` in the macro's context: one of the two traits goes unused, which a
+                // crate that denies `unused_imports` must not see as its own code.
+                let traits = quote!(use #krate::__private::wide::{ArgCopy as _, ArgMove as _};);
+                return quote_spanned!(span=> { #traits #t.arg(__wk_l).value() });
             }
             return quote_spanned!(span=> #t[__wk_l]);
         }
@@ -2098,14 +2122,14 @@ impl<'p> Gen<'p> {
         }
         if let Expr::Assign(a) = e {
             if let Some(v) = self.wide_var(&a.left) {
-                let right = verbatim_at(self.emit(&a.right), &a.right);
+                let right = verbatim_arg(self.emit(&a.right), &a.right);
                 return assign_whole(&self.krate, &v, right.to_token_stream());
             }
         }
         let mut c = e.clone();
         match (e, &mut c) {
-            (Expr::Paren(o), Expr::Paren(n)) => *n.expr = verbatim_at(self.emit(&o.expr), &o.expr),
-            (Expr::Group(o), Expr::Group(n)) => *n.expr = verbatim_at(self.emit(&o.expr), &o.expr),
+            (Expr::Paren(o), Expr::Paren(n)) => *n.expr = verbatim_arg(self.emit(&o.expr), &o.expr),
+            (Expr::Group(o), Expr::Group(n)) => *n.expr = verbatim_arg(self.emit(&o.expr), &o.expr),
             (Expr::Unary(o), Expr::Unary(n)) => *n.expr = verbatim_at(self.emit(&o.expr), &o.expr),
             (Expr::Cast(o), Expr::Cast(n)) => *n.expr = verbatim_at(self.emit(&o.expr), &o.expr),
             (Expr::Reference(o), Expr::Reference(n)) => *n.expr = verbatim_at(self.emit(&o.expr), &o.expr),
@@ -2116,7 +2140,7 @@ impl<'p> Gen<'p> {
             }
             (Expr::Assign(o), Expr::Assign(n)) => {
                 *n.left = verbatim_at(self.emit(&o.left), &o.left);
-                *n.right = verbatim_at(self.emit(&o.right), &o.right);
+                *n.right = verbatim_arg(self.emit(&o.right), &o.right);
             }
             (Expr::Index(o), Expr::Index(n)) => {
                 *n.expr = verbatim_at(self.emit(&o.expr), &o.expr);
@@ -2124,30 +2148,30 @@ impl<'p> Gen<'p> {
             }
             (Expr::Array(o), Expr::Array(n)) => {
                 for (n, o) in n.elems.iter_mut().zip(o.elems.iter()) {
-                    *n = verbatim_at(self.emit(o), o);
+                    *n = verbatim_arg(self.emit(o), o);
                 }
             }
             (Expr::Tuple(o), Expr::Tuple(n)) => {
                 for (n, o) in n.elems.iter_mut().zip(o.elems.iter()) {
-                    *n = verbatim_at(self.emit(o), o);
+                    *n = verbatim_arg(self.emit(o), o);
                 }
             }
             (Expr::Call(o), Expr::Call(n)) => {
                 *n.func = verbatim_at(self.emit(&o.func), &o.func);
                 for (n, o) in n.args.iter_mut().zip(o.args.iter()) {
-                    *n = verbatim_at(self.emit(o), o);
+                    *n = verbatim_arg(self.emit(o), o);
                 }
             }
             (Expr::MethodCall(o), Expr::MethodCall(n)) => {
                 *n.receiver = verbatim_at(self.emit(&o.receiver), &o.receiver);
                 for (n, o) in n.args.iter_mut().zip(o.args.iter()) {
-                    *n = verbatim_at(self.emit(o), o);
+                    *n = verbatim_arg(self.emit(o), o);
                 }
             }
             (Expr::Struct(o), Expr::Struct(n)) => {
                 for (n, o) in n.fields.iter_mut().zip(o.fields.iter()) {
                     n.colon_token.get_or_insert_with(Default::default);
-                    n.expr = verbatim_at(self.emit(&o.expr), &o.expr);
+                    n.expr = verbatim_arg(self.emit(&o.expr), &o.expr);
                 }
             }
             _ => self.ok = false,
