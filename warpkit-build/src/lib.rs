@@ -40,7 +40,8 @@
 //!    manifest needs no profile of its own), `-C target-cpu=<sm>` and [`COMMON_RUSTFLAGS`] for every
 //!    crate, [`target_features`], and for the kernel crate `-Zcrate-attr=no_std` and
 //!    `-Zcrate-attr=feature(abi_ptx, asm_experimental_arch)` (so the crate needs no `#![no_std]`/`#![feature]` lines of
-//!    its own; warpkit provides the panic handler). The PTX is emitted to a path the builder names
+//!    its own; warpkit provides the panic handler), with an `allow` of the lints those attributes
+//!    may trip ([`KERNEL_CRATE_ARGS`]: a crate that denies `unused` builds). The PTX is emitted to a path the builder names
 //!    (`--emit=asm=<path>`), and cargo's JSON messages say which artifact is the kernel crate's, so
 //!    no output is guessed from a folder listing.
 //! 3. Runs `ptxas -arch=<sm>` on the module, when there is one.
@@ -115,10 +116,14 @@ pub fn target_features(sm: &str) -> Option<&'static str> {
 }
 
 /// Arguments for the kernel crate only: the crate attributes a kernel crate needs on nvptx64,
-/// so that its source does not carry them. `-A` the lints that fire when the crate has them anyway.
+/// so that its source does not carry them. `-A` the lints that fire when the crate has them anyway,
+/// and when it does not use them (a crate without `asm!` of its own: warpkit's is in its runtime).
+/// The same `allow` as a crate attribute too: a lint level in the source (`#![deny(unused)]`)
+/// overrides a command line's, but not the attribute, which comes after it.
 pub const KERNEL_CRATE_ARGS: &[&str] = &[
     "-Zcrate-attr=no_std",
     "-Zcrate-attr=feature(abi_ptx, asm_experimental_arch)",
+    "-Zcrate-attr=allow(unused_features, unused_attributes, duplicate_features)",
     "-Aduplicate_features",
     "-Aunused_attributes",
 ];

@@ -1,6 +1,10 @@
 //! Two warp kernels, tested on the CPU runtime by `cargo test` and compared with a GPU when one
 //! is there (tests/gpu.rs).
 
+// What `#[warp_kernel]` adds, and the nvptx64 build's crate attributes (`warpkit-build`), must not
+// trip lints a crate denies.
+#![deny(unused)]
+
 use warpkit::prelude::*;
 
 /// Every thread gets the sum of its warp's inputs (`redux.sync.add`); threads past the end of
