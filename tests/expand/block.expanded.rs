@@ -1,5 +1,6 @@
 use warpkit::prelude::*;
 #[cfg(not(target_arch = "nvptx64"))]
+#[allow(clippy::future_not_send)]
 /// A block sum: a shared array (per call site and block on the host, a `.shared` symbol on
 /// nvptx64), `bar.sync` awaited like a warp instruction, and an atomic awaited as a scheduling
 /// point.

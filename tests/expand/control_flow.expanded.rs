@@ -1,5 +1,6 @@
 use warpkit::prelude::*;
 #[cfg(not(target_arch = "nvptx64"))]
+#[allow(clippy::future_not_send)]
 /// Tiles, conditions, match scrutinees and ordinary calls that stay ordinary.
 pub async fn kernel<T: Copy + Into<u32>>(w: &Warp<'_>, data: &[T]) -> Option<u32> {
     let t = w.tile(8);
@@ -42,6 +43,7 @@ pub fn kernel<T: Copy + Into<u32>>(w: &Warp, data: &[T]) -> Option<u32> {
 pub struct Reducer;
 impl Reducer {
     #[cfg(not(target_arch = "nvptx64"))]
+    #[allow(clippy::future_not_send)]
     pub async fn reduce(&self, w: &Warp<'_>, x: u32) -> u32 {
         ::warpkit::__private::at(
             match Self::leader(w, w.redux_add(x).await) {
@@ -57,6 +59,7 @@ impl Reducer {
         Self::leader(w, w.redux_add(x))
     }
     #[cfg(not(target_arch = "nvptx64"))]
+    #[allow(clippy::future_not_send)]
     async fn leader(w: &Warp<'_>, x: u32) -> u32 {
         let __warpkit_args = x;
         #[allow(unused_mut)]

@@ -12,6 +12,7 @@ const _: () = ::core::assert!(
     "`Key` is over 64 bits, the most one warp value moves (two 32-bit shuffles): add `#[warp_value(words)]` to move it as several 32-bit shuffles with `warpkit::shfl_words`, or make its fields smaller"
 );
 #[automatically_derived]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
 impl ::warpkit::value::WarpValue for Key {
     const WORDS: u8 = if <u16 as ::warpkit::value::WarpBits>::BITS
         + <bool as ::warpkit::value::WarpBits>::BITS
@@ -56,6 +57,7 @@ impl ::warpkit::value::WarpValue for Key {
     }
 }
 #[automatically_derived]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
 impl ::warpkit::value::WarpBits for Key {
     const BITS: u32 = <u16 as ::warpkit::value::WarpBits>::BITS
         + <bool as ::warpkit::value::WarpBits>::BITS
@@ -70,6 +72,7 @@ impl ::warpkit::value::WarpBits for Key {
     }
 }
 #[automatically_derived]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
 impl ::warpkit::value::WarpWords for Key {
     const WORDS: usize = <Self as ::warpkit::value::WarpValue>::WORDS as usize;
     #[inline(always)]
@@ -100,6 +103,7 @@ const _: () = ::core::assert!(
     "`Particle` is over 64 bytes (16 words), the most `warpkit::shfl_words` moves: move its parts separately"
 );
 #[automatically_derived]
+#[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
 impl ::warpkit::value::WarpWords for Particle {
     const WORDS: usize = <[f32; 3] as ::warpkit::value::WarpWords>::WORDS
         + <u32 as ::warpkit::value::WarpWords>::WORDS;

@@ -1,5 +1,6 @@
 use warpkit::prelude::*;
 #[cfg(not(target_arch = "nvptx64"))]
+#[allow(clippy::future_not_send)]
 /// An entry kernel: on nvptx64 an `extern "ptx-kernel"` function under `#[unsafe(no_mangle)]`
 /// (edition 2024 requires the `unsafe`), whose handle comes from the special registers.
 pub async fn warp_sums(
@@ -206,6 +207,7 @@ pub unsafe extern "ptx-kernel" fn warp_sums(
     u32 >, scale : u32)
 }
 #[cfg(not(target_arch = "nvptx64"))]
+#[allow(clippy::future_not_send)]
 /// A warp function that the wrapper below calls.
 async fn warp_total(w: &Warp<'_>, x: u32) -> u32 {
     let __warpkit_args = x;
@@ -284,6 +286,7 @@ fn warp_total(w: &Warp, x: u32) -> u32 {
     w.redux_add(x)
 }
 #[cfg(not(target_arch = "nvptx64"))]
+#[allow(clippy::future_not_send)]
 /// A wrapper entry kernel: it loads, calls one warp function and stores. Its prologue does not
 /// offer its form (per lane its lanes reach `warp_total`'s offer in one step); it only probes, so
 /// that a launch through its type starts each warp in its form (`wide::probe`).
@@ -486,6 +489,7 @@ pub unsafe extern "ptx-kernel" fn warp_totals(
     u32 >)
 }
 #[cfg(not(target_arch = "nvptx64"))]
+#[allow(clippy::future_not_send)]
 /// A warp function with an atomic, which its form runs as lane code, and lanes that return early
 /// (past the input), so that its form runs only where returning is exiting: at a run's entry, or
 /// behind calls after which each caller reaches no other warp instruction or call.
@@ -762,6 +766,7 @@ fn count_odd(w: &Warp, input: GlobalSlice<'_, u32>, counts: GlobalSlice<'_, u32>
     }
 }
 #[cfg(not(target_arch = "nvptx64"))]
+#[allow(clippy::future_not_send)]
 /// A wrapper entry whose call is its last point (`Calls::new_last`).
 pub async fn odd_counts(
     w: &Warp<'_>,

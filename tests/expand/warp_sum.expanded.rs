@@ -1,5 +1,6 @@
 use warpkit::prelude::*;
 #[cfg(not(target_arch = "nvptx64"))]
+#[allow(clippy::future_not_send)]
 /// Sum over the warp; `.await` after each shuffle, the call's span kept.
 pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
     let __warpkit_args = x;
@@ -145,6 +146,7 @@ pub fn warp_sum(w: &Warp, x: u32) -> u32 {
     v
 }
 #[cfg(not(target_arch = "nvptx64"))]
+#[allow(clippy::future_not_send)]
 /// A helper call passes the handle on: awaited through `WarpCall`.
 async fn mean(w: &Warp<'_>, x: u32) -> u32 {
     #[allow(non_upper_case_globals)]
@@ -298,6 +300,7 @@ fn mean(w: &Warp<'_>, x: u32) -> u32 {
     warp_sum(w, x) / w.size()
 }
 #[cfg(not(target_arch = "nvptx64"))]
+#[allow(clippy::future_not_send)]
 /// A call and an instruction: the warp-wide form runs the helper's form for the warp
 /// (`WideCtx::call`), once the call site has learnt it (`Calls`, `Call::learning`).
 async fn spread(w: &Warp<'_>, x: u32) -> u32 {
@@ -461,6 +464,7 @@ fn spread(w: &Warp<'_>, x: u32) -> u32 {
     w.shfl_idx(s, 0) ^ s
 }
 #[cfg(not(target_arch = "nvptx64"))]
+#[allow(clippy::future_not_send)]
 /// Each lane's value plus its neighbour's, in the handle's group (the warp, or a tile).
 async fn pair_sum(w: &Warp<'_>, x: u32) -> u32 {
     let __warpkit_args = x;
@@ -543,6 +547,7 @@ fn pair_sum(w: &Warp<'_>, x: u32) -> u32 {
     x + w.shfl_xor(x, 1)
 }
 #[cfg(not(target_arch = "nvptx64"))]
+#[allow(clippy::future_not_send)]
 /// Calls that hand the callee a tile of the handle (a `let` tile, one written in the call): the
 /// warp-wide form keeps each lane's tile (`wide::tile_handle`) and runs the callee's form on
 /// them (`Calls::on_tiles`).

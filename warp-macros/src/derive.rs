@@ -131,6 +131,7 @@ fn expand_bits(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStre
         const _: () = ::core::assert!(#bits <= 64, #message);
 
         #[automatically_derived]
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
         impl #v::WarpValue for #name {
             const WORDS: u8 = if #bits <= 32 { 1 } else { 2 };
             #[inline(always)]
@@ -144,6 +145,7 @@ fn expand_bits(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStre
         }
 
         #[automatically_derived]
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
         impl #v::WarpBits for #name {
             const BITS: u32 = #bits;
             #[inline(always)]
@@ -157,6 +159,7 @@ fn expand_bits(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStre
         }
 
         #[automatically_derived]
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
         impl #v::WarpWords for #name {
             const WORDS: usize = <Self as #v::WarpValue>::WORDS as usize;
             #[inline(always)]
@@ -201,6 +204,7 @@ fn expand_words(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStr
         const _: () = ::core::assert!(#words <= #v::MAX_WORDS, #message);
 
         #[automatically_derived]
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
         impl #v::WarpWords for #name {
             const WORDS: usize = #words;
             #[inline(always)]

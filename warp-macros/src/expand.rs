@@ -79,8 +79,12 @@ fn host(item: &mut ItemFn, points: &HashSet<usize>, prologue: Option<crate::wide
     let prologue = prologue.map(|p| p.tokens);
     let (outer, inner) = split_attrs(attrs);
     let stmts = &block.stmts;
+    // A kernel's future holds the lane's handle, which is not `Sync`: that it is not `Send` is
+    // by design, and clippy's `future_not_send` (nursery) would say so of every kernel. (Before
+    // the user's attributes, which may ask for it again.)
     quote! {
         #[cfg(not(target_arch = "nvptx64"))]
+        #[allow(clippy::future_not_send)]
         #(#outer)*
         #vis #sig { #(#inner)* #prologue #(#stmts)* }
     }
