@@ -12,7 +12,7 @@ const _: () = ::core::assert!(
     "`Key` is over 64 bits, the most one warp value moves (two 32-bit shuffles): add `#[warp_value(words)]` to move it as several 32-bit shuffles with `warpkit::shfl_words`, or make its fields smaller"
 );
 #[automatically_derived]
-#[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
+#[allow(clippy::inline_always)]
 impl ::warpkit::value::WarpValue for Key {
     const WORDS: u8 = if <u16 as ::warpkit::value::WarpBits>::BITS
         + <bool as ::warpkit::value::WarpBits>::BITS
@@ -57,7 +57,7 @@ impl ::warpkit::value::WarpValue for Key {
     }
 }
 #[automatically_derived]
-#[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
+#[allow(clippy::inline_always)]
 impl ::warpkit::value::WarpBits for Key {
     const BITS: u32 = <u16 as ::warpkit::value::WarpBits>::BITS
         + <bool as ::warpkit::value::WarpBits>::BITS
@@ -72,25 +72,28 @@ impl ::warpkit::value::WarpBits for Key {
     }
 }
 #[automatically_derived]
-#[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
+#[allow(clippy::inline_always)]
 impl ::warpkit::value::WarpWords for Key {
     const WORDS: usize = <Self as ::warpkit::value::WarpValue>::WORDS as usize;
     #[inline(always)]
     fn to_words(self, words: &mut [u32]) {
-        let bits = <Self as ::warpkit::value::WarpValue>::to_bits(self);
-        words[0] = bits as u32;
+        let [b0, b1, b2, b3, b4, b5, b6, b7] = <Self as ::warpkit::value::WarpValue>::to_bits(
+                self,
+            )
+            .to_le_bytes();
+        words[0] = u32::from_le_bytes([b0, b1, b2, b3]);
         if <Self as ::warpkit::value::WarpWords>::WORDS == 2 {
-            words[1] = (bits >> 32) as u32;
+            words[1] = u32::from_le_bytes([b4, b5, b6, b7]);
         }
     }
     #[inline(always)]
     fn from_words(words: &[u32]) -> Self {
         let hi = if <Self as ::warpkit::value::WarpWords>::WORDS == 2 {
-            (words[1] as u64) << 32
+            u64::from(words[1]) << 32
         } else {
             0
         };
-        <Self as ::warpkit::value::WarpValue>::from_bits(words[0] as u64 | hi)
+        <Self as ::warpkit::value::WarpValue>::from_bits(u64::from(words[0]) | hi)
     }
 }
 /// One whole word per field or more: moved by `warpkit::shfl_words`, a shuffle per word.
@@ -103,7 +106,7 @@ const _: () = ::core::assert!(
     "`Particle` is over 64 bytes (16 words), the most `warpkit::shfl_words` moves: move its parts separately"
 );
 #[automatically_derived]
-#[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
+#[allow(clippy::inline_always)]
 impl ::warpkit::value::WarpWords for Particle {
     const WORDS: usize = <[f32; 3] as ::warpkit::value::WarpWords>::WORDS
         + <u32 as ::warpkit::value::WarpWords>::WORDS;
@@ -111,25 +114,21 @@ impl ::warpkit::value::WarpWords for Particle {
     fn to_words(self, words: &mut [u32]) {
         <[f32; 3] as ::warpkit::value::WarpWords>::to_words(
             self.0,
-            &mut words[(0usize)..(0usize)
-                + <[f32; 3] as ::warpkit::value::WarpWords>::WORDS],
+            &mut words[(0usize)..][..<[f32; 3] as ::warpkit::value::WarpWords>::WORDS],
         );
         <u32 as ::warpkit::value::WarpWords>::to_words(
             self.1,
-            &mut words[(<[f32; 3] as ::warpkit::value::WarpWords>::WORDS)..(<[f32; 3] as ::warpkit::value::WarpWords>::WORDS)
-                + <u32 as ::warpkit::value::WarpWords>::WORDS],
+            &mut words[(<[f32; 3] as ::warpkit::value::WarpWords>::WORDS)..][..<u32 as ::warpkit::value::WarpWords>::WORDS],
         );
     }
     #[inline(always)]
     fn from_words(words: &[u32]) -> Self {
         Self(
             <[f32; 3] as ::warpkit::value::WarpWords>::from_words(
-                &words[(0usize)..(0usize)
-                    + <[f32; 3] as ::warpkit::value::WarpWords>::WORDS],
+                &words[(0usize)..][..<[f32; 3] as ::warpkit::value::WarpWords>::WORDS],
             ),
             <u32 as ::warpkit::value::WarpWords>::from_words(
-                &words[(<[f32; 3] as ::warpkit::value::WarpWords>::WORDS)..(<[f32; 3] as ::warpkit::value::WarpWords>::WORDS)
-                    + <u32 as ::warpkit::value::WarpWords>::WORDS],
+                &words[(<[f32; 3] as ::warpkit::value::WarpWords>::WORDS)..][..<u32 as ::warpkit::value::WarpWords>::WORDS],
             ),
         )
     }

@@ -131,7 +131,7 @@ fn expand_bits(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStre
         const _: () = ::core::assert!(#bits <= 64, #message);
 
         #[automatically_derived]
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
+        #[allow(clippy::inline_always)]
         impl #v::WarpValue for #name {
             const WORDS: u8 = if #bits <= 32 { 1 } else { 2 };
             #[inline(always)]
@@ -145,7 +145,7 @@ fn expand_bits(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStre
         }
 
         #[automatically_derived]
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
+        #[allow(clippy::inline_always)]
         impl #v::WarpBits for #name {
             const BITS: u32 = #bits;
             #[inline(always)]
@@ -159,21 +159,22 @@ fn expand_bits(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStre
         }
 
         #[automatically_derived]
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
+        #[allow(clippy::inline_always)]
         impl #v::WarpWords for #name {
             const WORDS: usize = <Self as #v::WarpValue>::WORDS as usize;
             #[inline(always)]
             fn to_words(self, words: &mut [u32]) {
-                let bits = <Self as #v::WarpValue>::to_bits(self);
-                words[0] = bits as u32;
+                // The halves without `as` casts (clippy's pedantic lints would be the user's).
+                let [b0, b1, b2, b3, b4, b5, b6, b7] = <Self as #v::WarpValue>::to_bits(self).to_le_bytes();
+                words[0] = u32::from_le_bytes([b0, b1, b2, b3]);
                 if <Self as #v::WarpWords>::WORDS == 2 {
-                    words[1] = (bits >> 32) as u32;
+                    words[1] = u32::from_le_bytes([b4, b5, b6, b7]);
                 }
             }
             #[inline(always)]
             fn from_words(words: &[u32]) -> Self {
-                let hi = if <Self as #v::WarpWords>::WORDS == 2 { (words[1] as u64) << 32 } else { 0 };
-                <Self as #v::WarpValue>::from_bits(words[0] as u64 | hi)
+                let hi = if <Self as #v::WarpWords>::WORDS == 2 { u64::from(words[1]) << 32 } else { 0 };
+                <Self as #v::WarpValue>::from_bits(u64::from(words[0]) | hi)
             }
         }
     }
@@ -192,19 +193,19 @@ fn expand_words(input: &DeriveInput, fields: &[(Member, syn::Type)]) -> TokenStr
     let words = quote!(#(<#tys as #v::WarpWords>::WORDS)+*);
     let message = format!("`{name}` is over 64 bytes (16 words), the most `warpkit::shfl_words` moves: move its parts separately");
     let to = fields.iter().zip(&offsets).map(|((m, t), off)| {
-        quote_spanned!(t.span()=> <#t as #v::WarpWords>::to_words(self.#m, &mut words[(#off)..(#off) + <#t as #v::WarpWords>::WORDS]);)
+        quote_spanned!(t.span()=> <#t as #v::WarpWords>::to_words(self.#m, &mut words[(#off)..][..<#t as #v::WarpWords>::WORDS]);)
     });
     let from: Vec<TokenStream> = tys
         .iter()
         .zip(&offsets)
-        .map(|(t, off)| quote_spanned!(t.span()=> <#t as #v::WarpWords>::from_words(&words[(#off)..(#off) + <#t as #v::WarpWords>::WORDS])))
+        .map(|(t, off)| quote_spanned!(t.span()=> <#t as #v::WarpWords>::from_words(&words[(#off)..][..<#t as #v::WarpWords>::WORDS])))
         .collect();
     let build = construct(input, fields, &from);
     quote_spanned! {span=>
         const _: () = ::core::assert!(#words <= #v::MAX_WORDS, #message);
 
         #[automatically_derived]
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery, clippy::restriction)]
+        #[allow(clippy::inline_always)]
         impl #v::WarpWords for #name {
             const WORDS: usize = #words;
             #[inline(always)]
