@@ -61,6 +61,7 @@ impl Reducer {
     #[cfg(not(target_arch = "nvptx64"))]
     #[allow(clippy::future_not_send)]
     async fn leader(w: &Warp<'_>, x: u32) -> u32 {
+        #[allow(clippy::used_underscore_binding)]
         let __warpkit_args = x;
         #[allow(unused_mut)]
         let x = if ::warpkit::__private::wide::wanted(w) {

@@ -9,6 +9,7 @@ pub async fn warp_sums(
     out: GlobalSlice<'_, u32>,
     scale: u32,
 ) {
+    #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = (input, out, scale);
     #[allow(unused_mut)]
     let (input, out, scale) = if ::warpkit::__private::wide::wanted(w) {
@@ -210,6 +211,7 @@ pub unsafe extern "ptx-kernel" fn warp_sums(
 #[allow(clippy::future_not_send)]
 /// A warp function that the wrapper below calls.
 async fn warp_total(w: &Warp<'_>, x: u32) -> u32 {
+    #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = x;
     #[allow(unused_mut)]
     let x = if ::warpkit::__private::wide::wanted(w) {
@@ -297,6 +299,7 @@ pub async fn warp_totals(
 ) {
     #[allow(non_upper_case_globals)]
     static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new_last();
+    #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = (input, out);
     #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
     let __warpkit_wide: ::warpkit::__private::wide::WideBody<
@@ -361,7 +364,7 @@ pub async fn warp_totals(
         {
             use ::warpkit::__private::wide::{CallsForm as _, CallsNothing as _};
             (&__wk_5_callee)
-                .call_in(
+                .__warpkit_call_in(
                     __wk,
                     &__warpkit_calls_0,
                     __wk_6_site,
@@ -498,6 +501,7 @@ async fn count_odd(
     input: GlobalSlice<'_, u32>,
     counts: GlobalSlice<'_, u32>,
 ) {
+    #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = (input, counts);
     #[allow(unused_mut)]
     let (input, counts) = if ::warpkit::__private::wide::wanted(w) {
@@ -775,6 +779,7 @@ pub async fn odd_counts(
 ) {
     #[allow(non_upper_case_globals)]
     static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new_last();
+    #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = (input, counts);
     #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
     let __warpkit_wide: ::warpkit::__private::wide::WideBody<
@@ -809,13 +814,13 @@ pub async fn odd_counts(
                                 use ::warpkit::__private::wide::{
                                     ArgCopy as _, ArgMove as _,
                                 };
-                                __wk_1_input.arg(__wk_l).value()
+                                __wk_1_input.arg(__wk_l).__warpkit_value()
                             }),
                             ({
                                 use ::warpkit::__private::wide::{
                                     ArgCopy as _, ArgMove as _,
                                 };
-                                __wk_2_counts.arg(__wk_l).value()
+                                __wk_2_counts.arg(__wk_l).__warpkit_value()
                             }),
                         ),
                     );
@@ -833,13 +838,13 @@ pub async fn odd_counts(
                                 use ::warpkit::__private::wide::{
                                     ArgCopy as _, ArgMove as _,
                                 };
-                                __wk_1_input.arg(__wk_l).value()
+                                __wk_1_input.arg(__wk_l).__warpkit_value()
                             }),
                             ({
                                 use ::warpkit::__private::wide::{
                                     ArgCopy as _, ArgMove as _,
                                 };
-                                __wk_2_counts.arg(__wk_l).value()
+                                __wk_2_counts.arg(__wk_l).__warpkit_value()
                             }),
                         ),
                     );
@@ -849,7 +854,7 @@ pub async fn odd_counts(
         {
             use ::warpkit::__private::wide::{CallsForm as _, CallsNothing as _};
             (&__wk_4_callee)
-                .call_in(
+                .__warpkit_call_in(
                     __wk,
                     &__warpkit_calls_0,
                     __wk_5_site,
@@ -865,7 +870,7 @@ pub async fn odd_counts(
                 __wk.enter(__wk_l);
                 {
                     use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
-                    __wk_6_returned.arg(__wk_l).value()
+                    __wk_6_returned.arg(__wk_l).__warpkit_value()
                 };
                 {
                     let __wk_r = ();
@@ -879,7 +884,7 @@ pub async fn odd_counts(
                 __wk.enter(__wk_l);
                 {
                     use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
-                    __wk_6_returned.arg(__wk_l).value()
+                    __wk_6_returned.arg(__wk_l).__warpkit_value()
                 };
                 {
                     let __wk_r = ();

@@ -3,6 +3,7 @@ use warpkit::prelude::*;
 #[allow(clippy::future_not_send)]
 /// Sum over the warp; `.await` after each shuffle, the call's span kept.
 pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
+    #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = x;
     #[allow(unused_mut)]
     let x = if ::warpkit::__private::wide::wanted(w) {
@@ -21,7 +22,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                     {
                         let v = {
                             use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
-                            __wk_1_x.arg(__wk_l).value()
+                            __wk_1_x.arg(__wk_l).__warpkit_value()
                         };
                         __wk_2_v.set(__wk_l, v);
                     }
@@ -32,7 +33,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                     {
                         let v = {
                             use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
-                            __wk_1_x.arg(__wk_l).value()
+                            __wk_1_x.arg(__wk_l).__warpkit_value()
                         };
                         __wk_2_v.set(__wk_l, v);
                     }
@@ -66,12 +67,12 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                         __wk_7_result.assert_full();
                         '__wk_lanes: for __wk_l in 0..32u32 {
                             __wk.enter(__wk_l);
-                            (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
+                            (__wk_2_v[__wk_l]) += __wk_7_result[__wk_l];
                         }
                     } else {
                         '__wk_lanes: for __wk_l in __wk.lanes() {
                             __wk.enter(__wk_l);
-                            (__wk_2_v[__wk_l]) += (__wk_7_result[__wk_l]);
+                            (__wk_2_v[__wk_l]) += __wk_7_result[__wk_l];
                         }
                     }
                 }
@@ -83,7 +84,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                     {
                         let __wk_r = {
                             use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
-                            __wk_2_v.arg(__wk_l).value()
+                            __wk_2_v.arg(__wk_l).__warpkit_value()
                         };
                         __wk_2_v.drop_lane(__wk_l);
                         __wk_1_x.drop_lane(__wk_l);
@@ -96,7 +97,7 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                     {
                         let __wk_r = {
                             use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
-                            __wk_2_v.arg(__wk_l).value()
+                            __wk_2_v.arg(__wk_l).__warpkit_value()
                         };
                         __wk_2_v.drop_lane(__wk_l);
                         __wk_1_x.drop_lane(__wk_l);
@@ -151,6 +152,7 @@ pub fn warp_sum(w: &Warp, x: u32) -> u32 {
 async fn mean(w: &Warp<'_>, x: u32) -> u32 {
     #[allow(non_upper_case_globals)]
     static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new();
+    #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = x;
     #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
     let __warpkit_wide: ::warpkit::__private::wide::WideBody<u32, u32> = |
@@ -177,7 +179,7 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
                                 use ::warpkit::__private::wide::{
                                     ArgCopy as _, ArgMove as _,
                                 };
-                                __wk_1_x.arg(__wk_l).value()
+                                __wk_1_x.arg(__wk_l).__warpkit_value()
                             }),
                         ),
                     );
@@ -195,7 +197,7 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
                                 use ::warpkit::__private::wide::{
                                     ArgCopy as _, ArgMove as _,
                                 };
-                                __wk_1_x.arg(__wk_l).value()
+                                __wk_1_x.arg(__wk_l).__warpkit_value()
                             }),
                         ),
                     );
@@ -205,7 +207,7 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
         {
             use ::warpkit::__private::wide::{CallsForm as _, CallsNothing as _};
             (&__wk_3_callee)
-                .call_in(
+                .__warpkit_call_in(
                     __wk,
                     &__warpkit_calls_0,
                     __wk_4_site,
@@ -224,7 +226,7 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
                 {
                     let __wk_r = ({
                         use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
-                        __wk_5_returned.arg(__wk_l).value()
+                        __wk_5_returned.arg(__wk_l).__warpkit_value()
                     }) / (w.size());
                     __wk_1_x.drop_lane(__wk_l);
                     __wk.ret(__wk_outs, __wk_l, __wk_r);
@@ -238,7 +240,7 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
                 {
                     let __wk_r = ({
                         use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
-                        __wk_5_returned.arg(__wk_l).value()
+                        __wk_5_returned.arg(__wk_l).__warpkit_value()
                     }) / (w.size());
                     __wk_1_x.drop_lane(__wk_l);
                     __wk.ret(__wk_outs, __wk_l, __wk_r);
@@ -306,6 +308,7 @@ fn mean(w: &Warp<'_>, x: u32) -> u32 {
 async fn spread(w: &Warp<'_>, x: u32) -> u32 {
     #[allow(non_upper_case_globals)]
     static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new();
+    #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = x;
     #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
     let __warpkit_wide: ::warpkit::__private::wide::WideBody<u32, u32> = |
@@ -332,7 +335,7 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
                                 use ::warpkit::__private::wide::{
                                     ArgCopy as _, ArgMove as _,
                                 };
-                                __wk_1_x.arg(__wk_l).value()
+                                __wk_1_x.arg(__wk_l).__warpkit_value()
                             }),
                         ),
                     );
@@ -350,7 +353,7 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
                                 use ::warpkit::__private::wide::{
                                     ArgCopy as _, ArgMove as _,
                                 };
-                                __wk_1_x.arg(__wk_l).value()
+                                __wk_1_x.arg(__wk_l).__warpkit_value()
                             }),
                         ),
                     );
@@ -360,7 +363,7 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
         {
             use ::warpkit::__private::wide::{CallsForm as _, CallsNothing as _};
             (&__wk_3_callee)
-                .call_in(
+                .__warpkit_call_in(
                     __wk,
                     &__warpkit_calls_0,
                     __wk_4_site,
@@ -467,6 +470,7 @@ fn spread(w: &Warp<'_>, x: u32) -> u32 {
 #[allow(clippy::future_not_send)]
 /// Each lane's value plus its neighbour's, in the handle's group (the warp, or a tile).
 async fn pair_sum(w: &Warp<'_>, x: u32) -> u32 {
+    #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = x;
     #[allow(unused_mut)]
     let x = if ::warpkit::__private::wide::wanted(w) {
@@ -558,6 +562,7 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
     #[allow(non_upper_case_globals)]
     static __warpkit_calls_1: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new()
         .on_tiles();
+    #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = x;
     #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
     let __warpkit_wide: ::warpkit::__private::wide::WideBody<u32, u32> = |
@@ -596,7 +601,7 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
                                 use ::warpkit::__private::wide::{
                                     ArgCopy as _, ArgMove as _,
                                 };
-                                __wk_1_x.arg(__wk_l).value()
+                                __wk_1_x.arg(__wk_l).__warpkit_value()
                             }),
                         ),
                     );
@@ -625,7 +630,7 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
                                 use ::warpkit::__private::wide::{
                                     ArgCopy as _, ArgMove as _,
                                 };
-                                __wk_1_x.arg(__wk_l).value()
+                                __wk_1_x.arg(__wk_l).__warpkit_value()
                             }),
                         ),
                     );
@@ -635,7 +640,7 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
         {
             use ::warpkit::__private::wide::{CallsForm as _, CallsNothing as _};
             (&__wk_4_callee)
-                .call_in(
+                .__warpkit_call_in(
                     __wk,
                     &__warpkit_calls_0,
                     __wk_5_site,
@@ -667,7 +672,7 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
                                 use ::warpkit::__private::wide::{
                                     ArgCopy as _, ArgMove as _,
                                 };
-                                __wk_1_x.arg(__wk_l).value()
+                                __wk_1_x.arg(__wk_l).__warpkit_value()
                             }),
                         ),
                     );
@@ -689,7 +694,7 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
                                 use ::warpkit::__private::wide::{
                                     ArgCopy as _, ArgMove as _,
                                 };
-                                __wk_1_x.arg(__wk_l).value()
+                                __wk_1_x.arg(__wk_l).__warpkit_value()
                             }),
                         ),
                     );
@@ -699,7 +704,7 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
         {
             use ::warpkit::__private::wide::{CallsForm as _, CallsNothing as _};
             (&__wk_9_callee)
-                .call_in(
+                .__warpkit_call_in(
                     __wk,
                     &__warpkit_calls_1,
                     __wk_10_site,
@@ -717,11 +722,11 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
                 {
                     let __wk_r = ({
                         use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
-                        __wk_6_returned.arg(__wk_l).value()
+                        __wk_6_returned.arg(__wk_l).__warpkit_value()
                     })
                         + ({
                             use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
-                            __wk_11_returned.arg(__wk_l).value()
+                            __wk_11_returned.arg(__wk_l).__warpkit_value()
                         });
                     __wk_2_t.drop_lane(__wk_l);
                     __wk_1_x.drop_lane(__wk_l);
@@ -734,11 +739,11 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
                 {
                     let __wk_r = ({
                         use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
-                        __wk_6_returned.arg(__wk_l).value()
+                        __wk_6_returned.arg(__wk_l).__warpkit_value()
                     })
                         + ({
                             use ::warpkit::__private::wide::{ArgCopy as _, ArgMove as _};
-                            __wk_11_returned.arg(__wk_l).value()
+                            __wk_11_returned.arg(__wk_l).__warpkit_value()
                         });
                     __wk_2_t.drop_lane(__wk_l);
                     __wk_1_x.drop_lane(__wk_l);

@@ -531,6 +531,24 @@ fn divides_a_shuffle(w: &Warp, x: u32, d: u32) -> u32 {
     inner_sum(w, q)
 }
 
+/// A compound assignment whose right side holds a shuffle: the form writes that side without
+/// parentheses (the crate denies `unused_parens`), and the addition's overflow is its own.
+#[warp_kernel]
+fn adds_a_shuffle(w: &Warp, x: u32, d: u32) -> u32 {
+    let mut v = x + 1;
+    v += w.shfl_xor(v, 1) | (u32::MAX >> d);
+    inner_sum(w, v)
+}
+
+/// An index computed from a shuffle, out of bounds when `d` is 0 (from lane 0 on, as the
+/// addition's overflow: a later lane's panic would leave the lanes before it at the call).
+#[warp_kernel]
+fn indexes_by_a_shuffle(w: &Warp, x: u32, d: u32) -> u32 {
+    let table = [1u32, 2, 3, 4];
+    let t = table[(w.shfl_xor(x, 1) as usize + 4) >> (d * 4)];
+    inner_sum(w, t)
+}
+
 #[warp_kernel]
 fn asserts_on_a_division(w: &Warp, input: GlobalSlice<'_, u32>, d: u32) -> u32 {
     let i = w.lane_id() as usize;
@@ -598,17 +616,23 @@ fn a_panic_in_arithmetic_on_an_awaited_value_is_reported_where_it_happens() {
         let _ = ex.run(async |w: &Warp<'_>| divides_an_atomic(w, c, d).await);
         let _ = ex.run(async |w: &Warp<'_>| divides_a_shuffle(w, w.lane_id(), d).await);
         let _ = ex.run(async |w: &Warp<'_>| asserts_on_a_division(w, input, d).await);
+        let _ = ex.run(async |w: &Warp<'_>| adds_a_shuffle(w, w.lane_id(), d).await);
+        let _ = ex.run(async |w: &Warp<'_>| indexes_by_a_shuffle(w, w.lane_id(), d).await);
     }
     // Both forms' reports are compared by `both`; the site is the division's own. Each case
     // but the atomic's (whose kernel has no form: an atomic's value feeds its call) panics in
     // its form, which starts twice (with and without SIMD).
-    let cases: [(&dyn Fn() -> Result<[u32; 32], WarpError>, &str, u64); 5] = [
+    let cases: [(&dyn Fn() -> Result<[u32; 32], WarpError>, &str, u64); 7] = [
         (&|| ex.run(async |w: &Warp<'_>| divides_a_load(w, input, 0).await), "input.load(i) / d;", 2),
         (&|| ex.run(async |w: &Warp<'_>| divides_a_load_in_a_call(w, input, 0).await), "input.load(i) / d)", 2),
         (&|| ex.run(async |w: &Warp<'_>| divides_an_atomic(w, c, 0).await), "count.atomic_add(0, 0) / d;", 0),
         (&|| ex.run(async |w: &Warp<'_>| divides_a_shuffle(w, w.lane_id(), 0).await), "w.shfl_xor(x + 1, 1) / d;", 2),
         // In a macro's arguments, which the form rewrites as tokens.
         (&|| ex.run(async |w: &Warp<'_>| asserts_on_a_division(w, input, 0).await), "q / d > 0);", 2),
+        // The overflow of `+=` and the index out of bounds (from the assignment's and the
+        // indexed array's first character).
+        (&|| ex.run(async |w: &Warp<'_>| adds_a_shuffle(w, w.lane_id(), 0).await), "v += w.shfl_xor(v, 1) | (u32::MAX >> d);", 2),
+        (&|| ex.run(async |w: &Warp<'_>| indexes_by_a_shuffle(w, w.lane_id(), 0).await), "table[(w.shfl_xor(x, 1) as usize + 4) >> (d * 4)];", 2),
     ];
     // The division's line, and its column (its left operand's first character).
     let source = include_str!("wide.rs");
@@ -2796,4 +2820,80 @@ fn review_of_calls_agree() {
     let before = warpkit::wide_runs();
     let _ = Executor::new().wide(true).run_with(&x, moves_a_string);
     assert_eq!(warpkit::wide_runs() - before, 2, "moves_a_string and str_len");
+}
+
+/// Methods named as the ones the forms call through traits (`value`, `put`, `is_copy`, `same`,
+/// `call_in`), on every type, in scope where kernels are: the forms' own calls must not be
+/// ambiguous with them (E0034 before their names were the forms' own).
+mod blanket_methods {
+    use super::both;
+    use warpkit::prelude::*;
+
+    pub trait Everything {
+        fn value(self) -> u32;
+        fn put(self, _: u32);
+        fn is_copy(&self) -> bool;
+        fn same(&self) -> bool;
+        fn call_in(&self) -> u32;
+    }
+
+    impl<T> Everything for T {
+        fn value(self) -> u32 {
+            0
+        }
+        fn put(self, _: u32) {}
+        fn is_copy(&self) -> bool {
+            false
+        }
+        fn same(&self) -> bool {
+            false
+        }
+        fn call_in(&self) -> u32 {
+            0
+        }
+    }
+
+    const SCALE: u32 = 3;
+
+    #[warp_kernel]
+    fn callee(w: &Warp, x: u32) -> u32 {
+        w.shfl_xor(x, 1)
+    }
+
+    /// A uniform constant `let` (`is_copy`), a `GlobalSlice` taken for uniform (`same`), a call
+    /// (`call_in`) whose result is read (`value`), and a whole per-lane variable assigned
+    /// (`put`).
+    #[warp_kernel]
+    fn uses_every_method(w: &Warp, input: GlobalSlice<'_, u32>, x: u32) -> u32 {
+        let k = SCALE;
+        let mut v = x * k;
+        if input.len() > 2 {
+            v += w.shfl_xor(v, 4);
+        }
+        let c = callee(w, v);
+        let i = x as usize % 4;
+        v = c + input.load(i);
+        w.shfl_xor(v, 2)
+    }
+
+    #[test]
+    fn forms_do_not_call_a_users_blanket_methods() {
+        2u8.put(3);
+        assert_eq!(0u8.value() + u32::from(1u8.is_copy() || 2u8.same()) + 3u8.call_in(), 0, "the blanket trait is in scope here");
+        let data = GlobalBuffer::<u32>::from_slice(&[5, 6, 7, 8]);
+        let input = data.slice();
+        let run = |lane: fn(u32) -> u32| both().races(false).run(async move |w: &Warp<'_>| uses_every_method(w, input, lane(w.lane_id())).await);
+        // v = 3x, plus lane x ^ 4's; then lane x ^ 1's, plus input[x % 4]; lane x ^ 2's.
+        let sequential: [u32; 32] = core::array::from_fn(|l| {
+            let first = |l: u32| 3 * l + 3 * (l ^ 4);
+            let v = |l: u32| first(l ^ 1) + [5, 6, 7, 8][l as usize % 4];
+            v(l as u32 ^ 2)
+        });
+        for _ in 0..3 {
+            assert_eq!(run(|l| l).unwrap(), sequential);
+        }
+        let before = warpkit::wide_runs();
+        let _ = Executor::new().wide(true).run(async |w: &Warp<'_>| uses_every_method(w, input, w.lane_id()).await).unwrap();
+        assert_eq!(warpkit::wide_runs() - before, 2, "uses_every_method and its callee run warp-wide");
+    }
 }

@@ -705,7 +705,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
             if global_slice(ty) {
                 quote!({
                     use #krate::__private::wide::{SameNo as _, SameYes as _};
-                    (&#krate::__private::wide::SameProbe(&#a, &#b)).same()
+                    (&#krate::__private::wide::SameProbe(&#a, &#b)).__warpkit_same()
                 })
             } else {
                 quote!(#a == #b)
@@ -740,7 +740,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
                 #[allow(unused_unsafe, unused_imports)]
                 let #copies = {
                     use #w::{CopyNo as _, CopyYes as _};
-                    true #(&& (&#w::type_of(|| unsafe { #const_lets })).is_copy())*
+                    true #(&& (&#w::type_of(|| unsafe { #const_lets })).__warpkit_is_copy())*
                 };
             },
             quote!(&& #copies),
@@ -785,6 +785,9 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
     let tokens = if support.calls.is_empty() {
         let offered = offer_with(needs);
         quote! {
+            // (A parameter named `_x` is read here, not by the user: clippy's pedantic
+            // `used_underscore_binding` is not theirs.)
+            #[allow(clippy::used_underscore_binding)]
             let #args = #args_value;
             #copy_let
             #[allow(unused_mut)]
@@ -836,6 +839,9 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
                 #[allow(non_upper_case_globals)]
                 static #statics: #krate::__private::wide::Calls = #krate::__private::wide::Calls::#new_calls;
             )*
+            // (A parameter named `_x` is read here, not by the user: clippy's pedantic
+            // `used_underscore_binding` is not theirs.)
+            #[allow(clippy::used_underscore_binding)]
             let #args = #args_value;
             #copy_let
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
@@ -1584,7 +1590,7 @@ impl<'p> Gen<'p> {
         let v = self.wide_var(e)?;
         self.used.push(v.to_string());
         let k = &self.krate;
-        Some(quote!({ use #k::__private::wide::{ArgCopy as _, ArgMove as _}; #v.arg(__wk_l).value() }))
+        Some(quote!({ use #k::__private::wide::{ArgCopy as _, ArgMove as _}; #v.arg(__wk_l).__warpkit_value() }))
     }
 
     /// A `Lanes` declared for the current stretch (set lane by lane in it).
@@ -1794,7 +1800,7 @@ impl<'p> Gen<'p> {
                     Some(Bind::Wide(v)) => {
                         let v = v.clone();
                         self.used.push(v.to_string());
-                        verbatim_arg(quote!({ use #w::{ArgCopy as _, ArgMove as _}; #v.arg(__wk_l).value() }), a)
+                        verbatim_arg(quote!({ use #w::{ArgCopy as _, ArgMove as _}; #v.arg(__wk_l).__warpkit_value() }), a)
                     }
                     _ => verbatim_arg(self.emit(a), a),
                 },
@@ -1826,7 +1832,7 @@ impl<'p> Gen<'p> {
         self.out.push(quote! {
             {
                 use #w::{CallsForm as _, CallsNothing as _};
-                (&#callee).call_in(__wk, &#calls, #site, #handles, &mut #args, &mut #r)?;
+                (&#callee).__warpkit_call_in(__wk, &#calls, #site, #handles, &mut #args, &mut #r)?;
             }
             ::core::mem::drop(#args);
         });
@@ -2095,7 +2101,7 @@ impl<'p> Gen<'p> {
                 // The `use` in the macro's context: one of the two traits goes unused, which a
                 // crate that denies `unused_imports` must not see as its own code.
                 let traits = quote!(use #krate::__private::wide::{ArgCopy as _, ArgMove as _};);
-                return quote_spanned!(span=> { #traits #t.arg(__wk_l).value() });
+                return quote_spanned!(span=> { #traits #t.arg(__wk_l).__warpkit_value() });
             }
             return quote_spanned!(span=> #t[__wk_l]);
         }
@@ -2134,6 +2140,13 @@ impl<'p> Gen<'p> {
             (Expr::Cast(o), Expr::Cast(n)) => *n.expr = verbatim_at(self.emit(&o.expr), &o.expr),
             (Expr::Reference(o), Expr::Reference(n)) => *n.expr = verbatim_at(self.emit(&o.expr), &o.expr),
             (Expr::Field(o), Expr::Field(n)) => *n.base = verbatim_at(self.emit(&o.base), &o.base),
+            (Expr::Binary(o), Expr::Binary(n)) if is_compound(&o.op) => {
+                // The right side of `x op= ..` as it is: no parentheses are needed there (an
+                // assignment binds loosest), and the user's would be unneeded to `unused_parens`;
+                // the macro's would place the operation, and a panic in it, at the macro's call.
+                *n.left = verbatim_at(self.emit(&o.left), &o.left);
+                *n.right = Expr::Verbatim(self.emit(&o.right));
+            }
             (Expr::Binary(o), Expr::Binary(n)) => {
                 *n.left = verbatim_at(self.emit(&o.left), &o.left);
                 *n.right = verbatim_at(self.emit(&o.right), &o.right);
@@ -2144,7 +2157,7 @@ impl<'p> Gen<'p> {
             }
             (Expr::Index(o), Expr::Index(n)) => {
                 *n.expr = verbatim_at(self.emit(&o.expr), &o.expr);
-                *n.index = verbatim_at(self.emit(&o.index), &o.index);
+                *n.index = verbatim_arg(self.emit(&o.index), &o.index);
             }
             (Expr::Array(o), Expr::Array(n)) => {
                 for (n, o) in n.elems.iter_mut().zip(o.elems.iter()) {
@@ -3299,7 +3312,7 @@ fn assign_whole(krate: &TokenStream, v: &syn::Ident, right: TokenStream) -> Toke
     quote!({
         let __wk_v = #right;
         use #krate::__private::wide::{AssignCopy as _, AssignMove as _};
-        #v.assign(__wk_l).put(__wk_v)
+        #v.assign(__wk_l).__warpkit_put(__wk_v)
     })
 }
 

@@ -499,14 +499,14 @@ pub fn type_of<T>(_f: impl FnOnce() -> T) -> TypeOf<T> {
     TypeOf::new()
 }
 
-/// `(&type_of(|| NAME)).is_copy()` is `true` when the constant's type is `Copy` (method
+/// `(&type_of(|| NAME)).__warpkit_is_copy()` is `true` when the constant's type is `Copy` (method
 /// resolution takes this impl first when it applies, on a concrete type or by a type
 /// parameter's bounds) and `false` otherwise ([`CopyNo`]). A form that binds a constant by a
 /// uniform `let` is offered only when it is `Copy`: one value for the warp is then the same as a
 /// copy in each lane (no `Drop` runs once where each lane's would run).
 pub trait CopyYes {
     /// `true`: the type is `Copy`.
-    fn is_copy(&self) -> bool {
+    fn __warpkit_is_copy(&self) -> bool {
         true
     }
 }
@@ -516,7 +516,7 @@ impl<T: Copy> CopyYes for TypeOf<T> {}
 /// See [`CopyYes`].
 pub trait CopyNo {
     /// `false`: the type is not known to be `Copy`.
-    fn is_copy(&self) -> bool {
+    fn __warpkit_is_copy(&self) -> bool {
         false
     }
 }
@@ -524,7 +524,7 @@ pub trait CopyNo {
 impl<T> CopyNo for &TypeOf<T> {}
 
 /// Two lanes' arguments for a `GlobalSlice` parameter that a form takes for uniform:
-/// `(&SameProbe(&a, &b)).same()` is whether they view the same elements of the same buffer
+/// `(&SameProbe(&a, &b)).__warpkit_same()` is whether they view the same elements of the same buffer
 /// ([`SameYes`]), and `false` for a type of that name that is not warpkit's ([`SameNo`]: the
 /// form is then declined).
 pub struct SameProbe<'a, T>(pub &'a T, pub &'a T);
@@ -532,12 +532,12 @@ pub struct SameProbe<'a, T>(pub &'a T, pub &'a T);
 /// See [`SameProbe`].
 pub trait SameYes {
     /// Whether the two arguments view the same elements.
-    fn same(&self) -> bool;
+    fn __warpkit_same(&self) -> bool;
 }
 
 impl<T: crate::global::GlobalValue> SameYes for SameProbe<'_, crate::global::GlobalSlice<'_, T>> {
     #[inline(always)]
-    fn same(&self) -> bool {
+    fn __warpkit_same(&self) -> bool {
         self.0.same_view(self.1)
     }
 }
@@ -545,7 +545,7 @@ impl<T: crate::global::GlobalValue> SameYes for SameProbe<'_, crate::global::Glo
 /// See [`SameProbe`].
 pub trait SameNo {
     /// `false`: not known to be the same.
-    fn same(&self) -> bool {
+    fn __warpkit_same(&self) -> bool {
         false
     }
 }
@@ -846,7 +846,7 @@ fn future_of(kernel: &str, future: &str) -> bool {
     future.strip_prefix(kernel).is_some_and(|rest| rest.starts_with('<') || rest.starts_with("::{{closure}}") || rest.starts_with("()"))
 }
 
-/// `(&callee).call_in(..)`, on the [`TypeOf`] the `pack` functions inferred (the callee's
+/// `(&callee).__warpkit_call_in(..)`, on the [`TypeOf`] the `pack` functions inferred (the callee's
 /// future, [`pack1`]), runs a call in a form ([`WideCtx::call`]) when that is a future (method resolution takes this impl first when it applies); otherwise
 /// ([`CallsNothing`]) the kernel does not compile anyway (its per-lane body's call of a function
 /// that is not a warp function is an error at the call, `WarpCall`), and the form adds no error
@@ -855,7 +855,7 @@ pub trait CallsForm {
     /// The callee's result.
     type Out;
     /// See [`WideCtx::call`].
-    fn call_in<'r, A>(
+    fn __warpkit_call_in<'r, A>(
         &self,
         ctx: &mut WideCtx<'_, 'r>,
         calls: &'static Calls,
@@ -869,7 +869,7 @@ pub trait CallsForm {
 impl<F: Future> CallsForm for TypeOf<F> {
     type Out = F::Output;
     #[inline(always)]
-    fn call_in<'r, A>(
+    fn __warpkit_call_in<'r, A>(
         &self,
         ctx: &mut WideCtx<'_, 'r>,
         calls: &'static Calls,
@@ -885,7 +885,7 @@ impl<F: Future> CallsForm for TypeOf<F> {
 /// See [`CallsForm`].
 pub trait CallsNothing {
     /// Never called: the kernel does not compile.
-    fn call_in<'r, A, R>(&self, _: &mut WideCtx<'_, 'r>, _: &'static Calls, _: Site, _: Option<&Lanes<Warp<'r>>>, _: &mut Lanes<A>, _: &mut Lanes<R>) -> Result<(), WarpError> {
+    fn __warpkit_call_in<'r, A, R>(&self, _: &mut WideCtx<'_, 'r>, _: &'static Calls, _: Site, _: Option<&Lanes<Warp<'r>>>, _: &mut Lanes<A>, _: &mut Lanes<R>) -> Result<(), WarpError> {
         unreachable!("a call of a function that is not a warp function does not compile")
     }
 }
@@ -898,7 +898,7 @@ pub fn tile_handle<'r, H: core::borrow::Borrow<Warp<'r>>>(h: H) -> Warp<'r> {
     *h.borrow()
 }
 
-/// A per-lane variable passed whole to a call in a form: `v.arg(lane).value()` is the lane's
+/// A per-lane variable passed whole to a call in a form: `v.arg(lane).__warpkit_value()` is the lane's
 /// value, copied when its type is `Copy` ([`ArgCopy`], which method resolution takes
 /// first when it applies), else moved out ([`ArgMove`]): the per-lane form's call moves it then,
 /// so the kernel does not read it again before setting it.
@@ -907,12 +907,12 @@ pub struct LaneArg<'a, T>(pub &'a mut Lanes<T>, pub u32);
 /// See [`LaneArg`].
 pub trait ArgCopy<T> {
     /// The lane's value, copied.
-    fn value(self) -> T;
+    fn __warpkit_value(self) -> T;
 }
 
 impl<T: Copy> ArgCopy<T> for LaneArg<'_, T> {
     #[inline(always)]
-    fn value(self) -> T {
+    fn __warpkit_value(self) -> T {
         self.0[self.1]
     }
 }
@@ -920,17 +920,17 @@ impl<T: Copy> ArgCopy<T> for LaneArg<'_, T> {
 /// See [`LaneArg`].
 pub trait ArgMove<T> {
     /// The lane's value, moved out.
-    fn value(self) -> T;
+    fn __warpkit_value(self) -> T;
 }
 
 impl<T> ArgMove<T> for &mut LaneArg<'_, T> {
     #[inline(always)]
-    fn value(self) -> T {
+    fn __warpkit_value(self) -> T {
         self.0.take(self.1)
     }
 }
 
-/// A per-lane variable assigned whole in a form's lane code (`v = e;`): `v.assign(lane).put(e)`
+/// A per-lane variable assigned whole in a form's lane code (`v = e;`): `v.assign(lane).__warpkit_put(e)`
 /// writes the lane's value in place when its type is `Copy` ([`AssignCopy`], which method
 /// resolution takes first when it applies), else sets it ([`AssignMove`]): the lane may have
 /// moved its value out before (`let t = s; s = ..;`), which Rust allows, and the old value, if
@@ -948,12 +948,12 @@ impl<T> Lanes<T> {
 /// See [`LaneAssign`].
 pub trait AssignCopy<T> {
     /// Writes the lane's value in place.
-    fn put(self, value: T);
+    fn __warpkit_put(self, value: T);
 }
 
 impl<T: Copy> AssignCopy<T> for LaneAssign<'_, T> {
     #[inline(always)]
-    fn put(self, value: T) {
+    fn __warpkit_put(self, value: T) {
         self.0[self.1] = value;
     }
 }
@@ -961,12 +961,12 @@ impl<T: Copy> AssignCopy<T> for LaneAssign<'_, T> {
 /// See [`LaneAssign`].
 pub trait AssignMove<T> {
     /// Sets the lane's value, dropping the one it holds, if any.
-    fn put(self, value: T);
+    fn __warpkit_put(self, value: T);
 }
 
 impl<T> AssignMove<T> for &mut LaneAssign<'_, T> {
     #[inline(always)]
-    fn put(self, value: T) {
+    fn __warpkit_put(self, value: T) {
         self.0.set(self.1, value);
     }
 }
