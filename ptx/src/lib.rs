@@ -25,6 +25,10 @@
 //! `no_std` and `feature(abi_ptx, asm_experimental_arch)` come from the builder (`warpkit_build::PtxBuilder`, which
 //! `cargo xtask ptx` runs), the panic handler from `warpkit`.
 
+// What `#[warp_kernel]` writes for nvptx64 (the kernels here and the examples') must not trip
+// lints a crate may deny (a shared array's `{ 32 * N }` length once gave `unused_braces`).
+#![deny(unused_braces, unused_parens, unused_imports, unused_variables)]
+
 #[cfg(target_arch = "nvptx64")]
 pub mod conformance;
 #[cfg(target_arch = "nvptx64")]

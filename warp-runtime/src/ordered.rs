@@ -306,6 +306,7 @@ mod device {
     /// the same call as `Unsupported` on such a target).
     #[cold]
     #[inline(never)]
+    #[allow(dead_code)] // (Not called when building for sm_90 or later.)
     pub(super) fn cluster_needs_sm90() -> ! {
         // SAFETY: `trap` aborts the kernel.
         unsafe { asm!("trap;", options(noreturn, nostack)) }
