@@ -782,11 +782,11 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
             }
         }
     };
+    // The arguments' tuple reads every parameter, one named `_x` too: clippy's pedantic
+    // `used_underscore_binding` there is not the user's (allowed on that `let`).
     let tokens = if support.calls.is_empty() {
         let offered = offer_with(needs);
         quote! {
-            // (A parameter named `_x` is read here, not by the user: clippy's pedantic
-            // `used_underscore_binding` is not theirs.)
             #[allow(clippy::used_underscore_binding)]
             let #args = #args_value;
             #copy_let
@@ -839,8 +839,6 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
                 #[allow(non_upper_case_globals)]
                 static #statics: #krate::__private::wide::Calls = #krate::__private::wide::Calls::#new_calls;
             )*
-            // (A parameter named `_x` is read here, not by the user: clippy's pedantic
-            // `used_underscore_binding` is not theirs.)
             #[allow(clippy::used_underscore_binding)]
             let #args = #args_value;
             #copy_let
@@ -1212,10 +1210,10 @@ fn verbatim_at(ts: TokenStream, at: &Expr) -> Expr {
 }
 
 /// [`verbatim_at`] for a place where the parentheses are not needed (a call's or method's
-/// argument, an element, a field's value, an assigned value): they are the macro's there (in its
-/// context, at the user's place), so that a crate that denies `unused_parens` does not see them
-/// as its own. (Not around an operand: an operation that spans the user's tokens and the
-/// macro's is placed at the macro's call, and so would be a panic in it.)
+/// argument, an element, a field's value, an assigned value, an index): they are the macro's
+/// there (in its context, at the user's place), so that a crate that denies `unused_parens`
+/// does not see them as its own. (Not around an operand: an operation that spans the user's
+/// tokens and the macro's is placed at the macro's call, and so would be a panic in it.)
 fn verbatim_arg(ts: TokenStream, at: &Expr) -> Expr {
     use syn::spanned::Spanned;
     let mut g = Group::new(Delimiter::Parenthesis, ts);
