@@ -388,6 +388,18 @@ fn callee_span(e: &Expr) -> Span {
 //         a `.shared` variable of the PTX module, named uniquely per call site, and the slice over
 //         it. (The host version keeps the call: there the array is found by its call site.)
 fn declare_shared_arrays(item: &mut ItemFn) {
+    /// `{ 32 * N }` (the braces a computed length needs in a generic argument) as its
+    /// expression: in the declaration's length the braces would be the user's unneeded ones
+    /// (`unused_braces`, in the nvptx64 build).
+    fn unbraced(e: &Expr) -> &Expr {
+        match e {
+            Expr::Block(b) if b.attrs.is_empty() && b.label.is_none() => match &b.block.stmts[..] {
+                [syn::Stmt::Expr(inner, None)] => inner,
+                _ => e,
+            },
+            _ => e,
+        }
+    }
     struct Declare {
         prefix: String,
     }
@@ -402,14 +414,10 @@ fn declare_shared_arrays(item: &mut ItemFn) {
             let mut args = turbofish.args.iter();
             let (Some(syn::GenericArgument::Type(ty)), Some(n), None) = (args.next(), args.next(), args.next()) else { return };
             let n = match n {
-                // `{ 32 * N }` (the braces a computed length needs in a generic argument) as
-                // its expression: in the declaration's length the braces would be the user's
-                // unneeded ones (`unused_braces`, in the nvptx64 build).
-                syn::GenericArgument::Const(Expr::Block(b)) if b.attrs.is_empty() && b.label.is_none() && matches!(&b.block.stmts[..], [syn::Stmt::Expr(_, None)]) => {
-                    let syn::Stmt::Expr(e, None) = &b.block.stmts[0] else { unreachable!() };
-                    quote!(#e)
+                syn::GenericArgument::Const(c) => {
+                    let c = unbraced(c);
+                    quote!(#c)
                 }
-                syn::GenericArgument::Const(c) => quote!(#c),
                 syn::GenericArgument::Type(t) => quote!(#t),
                 other => quote!(#other),
             };

@@ -249,6 +249,19 @@ fn makes_no_items(mac: &syn::Macro) -> bool {
     NO_ITEMS.contains(&macro_name(mac).as_str())
 }
 
+/// The names the items of `block`'s statements put in scope there, or `None` when they may put
+/// others (see [`item_names`]; a macro statement other than the standard library's that make
+/// no items may make any).
+fn block_item_names(block: &Block) -> Option<Vec<(String, Namespace)>> {
+    let mut names = Vec::new();
+    let known = block.stmts.iter().all(|s| match s {
+        Stmt::Item(i) => item_names(i, &mut names),
+        Stmt::Macro(m) => makes_no_items(&m.mac),
+        _ => true,
+    });
+    known.then_some(names)
+}
+
 /// Whether the body's items (its statements') may name what the parameters' bindings, or the
 /// signature's types, name: the prologue binds the parameters again, and names their types, at
 /// the top of the body, where those items are in scope (a `const input` turns the binding
@@ -256,15 +269,7 @@ fn makes_no_items(mac: &syn::Macro) -> bool {
 /// another type than the signature's `Val`). A glob `use`, or a macro statement that may make
 /// items, may.
 fn items_name_the_signature(block: &Block, sig: &syn::Signature) -> bool {
-    let mut names = Vec::new();
-    let known = block.stmts.iter().all(|s| match s {
-        Stmt::Item(i) => item_names(i, &mut names),
-        Stmt::Macro(m) => makes_no_items(&m.mac),
-        _ => true,
-    });
-    if !known {
-        return true;
-    }
+    let Some(names) = block_item_names(block) else { return true };
     let mut signature = Vec::new();
     sig.inputs.iter().skip(1).for_each(|a| idents_in(a.to_token_stream(), &mut signature));
     idents_in(sig.output.to_token_stream(), &mut signature);
@@ -1203,7 +1208,11 @@ struct Operands {
 /// the user's tokens, as in the per-lane form.
 fn verbatim_at(ts: TokenStream, at: &Expr) -> Expr {
     use syn::spanned::Spanned;
-    let span = at.span();
+    parenthesized(ts, at.span())
+}
+
+/// `(ts)`, the parentheses spanned as `span`.
+fn parenthesized(ts: TokenStream, span: Span) -> Expr {
     let mut g = Group::new(Delimiter::Parenthesis, ts);
     g.set_span(span);
     Expr::Verbatim(TokenTree::Group(g).into())
@@ -1216,9 +1225,15 @@ fn verbatim_at(ts: TokenStream, at: &Expr) -> Expr {
 /// tokens and the macro's is placed at the macro's call, and so would be a panic in it.)
 fn verbatim_arg(ts: TokenStream, at: &Expr) -> Expr {
     use syn::spanned::Spanned;
-    let mut g = Group::new(Delimiter::Parenthesis, ts);
-    g.set_span(Span::mixed_site().located_at(at.span()));
-    Expr::Verbatim(TokenTree::Group(g).into())
+    parenthesized(ts, Span::mixed_site().located_at(at.span()))
+}
+
+/// Lane `__wk_l`'s value of the per-lane variable `v`, moved out or copied when `Copy`
+/// (`LaneArg`), in a block spanned as `span`. The traits' `use` is the macro's: one of the two
+/// goes unused, which a crate that denies `unused_imports` must not see as its own code.
+fn lane_value(krate: &TokenStream, v: &syn::Ident, span: Span) -> TokenStream {
+    let traits = quote!(use #krate::__private::wide::{ArgCopy as _, ArgMove as _};);
+    quote_spanned!(span=> { #traits #v.arg(__wk_l).__warpkit_value() })
 }
 
 /// A read of a variable, a field of one or a constant: nothing that runs code.
@@ -1587,8 +1602,7 @@ impl<'p> Gen<'p> {
     fn moved_value(&mut self, e: &Expr) -> Option<TokenStream> {
         let v = self.wide_var(e)?;
         self.used.push(v.to_string());
-        let k = &self.krate;
-        Some(quote!({ use #k::__private::wide::{ArgCopy as _, ArgMove as _}; #v.arg(__wk_l).__warpkit_value() }))
+        Some(lane_value(&self.krate, &v, Span::call_site()))
     }
 
     /// A `Lanes` declared for the current stretch (set lane by lane in it).
@@ -1798,7 +1812,7 @@ impl<'p> Gen<'p> {
                     Some(Bind::Wide(v)) => {
                         let v = v.clone();
                         self.used.push(v.to_string());
-                        verbatim_arg(quote!({ use #w::{ArgCopy as _, ArgMove as _}; #v.arg(__wk_l).__warpkit_value() }), a)
+                        verbatim_arg(lane_value(&self.krate, &v, Span::call_site()), a)
                     }
                     _ => verbatim_arg(self.emit(a), a),
                 },
@@ -2095,11 +2109,7 @@ impl<'p> Gen<'p> {
             let t = syn::Ident::new(&t.to_string(), span);
             if self.call_results.contains(&at) {
                 // Moved out, or copied when `Copy` (no bit to clear: `LaneArg`).
-                let krate = self.krate.clone();
-                // The `use` in the macro's context: one of the two traits goes unused, which a
-                // crate that denies `unused_imports` must not see as its own code.
-                let traits = quote!(use #krate::__private::wide::{ArgCopy as _, ArgMove as _};);
-                return quote_spanned!(span=> { #traits #t.arg(__wk_l).__warpkit_value() });
+                return lane_value(&self.krate, &t, span);
             }
             return quote_spanned!(span=> #t[__wk_l]);
         }
@@ -3218,13 +3228,11 @@ impl VisitMut for LaneRewrite<'_, '_> {
         // be either, and a glob `use` or a macro statement (other than the standard library's
         // that make no items) may bring anything: the form is declined when they may name a
         // variable.
-        let mut names = Vec::new();
-        let known = b.stmts.iter().all(|s| match s {
-            Stmt::Item(i) => item_names(i, &mut names),
-            Stmt::Macro(m) => makes_no_items(&m.mac),
-            _ => true,
+        let names = block_item_names(b).unwrap_or_else(|| {
+            self.g.ok = false;
+            Vec::new()
         });
-        if !known || names.iter().any(|(n, ns)| *ns == Namespace::Either && self.names_a_variable(n)) {
+        if names.iter().any(|(n, ns)| *ns == Namespace::Either && self.names_a_variable(n)) {
             self.g.ok = false;
         }
         let values = names.into_iter().filter(|(_, ns)| *ns == Namespace::Value).map(|(n, _)| n).collect();

@@ -114,7 +114,6 @@ fn predicates(mode: ShflMode, bval: u32) -> u32 {
 /// `warp_sum`'s.) The AVX2 level takes it too for all but `.bfly`: its permutes cost more than
 /// the copies (`warp_sum`: 2,281 instructions a run against 2,159, and 234-240 ns against
 /// 308-380 in the same session).
-
 #[inline(always)]
 fn shfl_portable(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
     fn copy(d: &mut [MaybeUninit<u32>], a: &[u32]) {
@@ -149,8 +148,8 @@ fn permute_portable(a: &[u32; 32], src: &[u32; 32], d: &mut [MaybeUninit<u32>; 3
     }
 }
 
-/// Each lane's source lane (as [`sources`]) for the 16 lanes whose numbers are `lane`, in
-/// registers: no array between computing the indices and the permute.
+/// Each lane's source lane (as `shfl_portable` reads it) for the 16 lanes whose numbers are
+/// `lane`, in registers: no array between computing the indices and the permute.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 fn sources_avx512(mode: ShflMode, bval: u32, lane: core::arch::x86_64::__m512i) -> core::arch::x86_64::__m512i {
@@ -187,37 +186,17 @@ fn shfl_avx512(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u3
     }
 }
 
-/// Each lane's source lane (as [`sources`]) for the 8 lanes whose numbers are `lane`, in
-/// registers.
+/// A converged whole-warp `.bfly` by `bval` with AVX2 permutes: lane `l` reads lane `l ^ bval`.
+/// (`.up`, `.down` and `.idx` are block copies at this level: `shfl_portable`.)
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn sources_avx2(mode: ShflMode, bval: u32, lane: core::arch::x86_64::__m256i) -> core::arch::x86_64::__m256i {
-    use core::arch::x86_64::*;
-    let b = _mm256_set1_epi32(bval as i32);
-    match mode {
-        // lane >= b (both below 32: a signed compare is exact): lane - b, else the lane.
-        ShflMode::Up => {
-            let below = _mm256_cmpgt_epi32(b, lane);
-            _mm256_blendv_epi8(_mm256_sub_epi32(lane, b), lane, below)
-        }
-        ShflMode::Down => {
-            let j = _mm256_add_epi32(lane, b);
-            let past = _mm256_cmpgt_epi32(j, _mm256_set1_epi32(31));
-            _mm256_blendv_epi8(j, lane, past)
-        }
-        ShflMode::Bfly => _mm256_xor_si256(lane, b),
-        ShflMode::Idx => b,
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn shfl_avx2(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
+fn bfly_avx2(a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
     use core::arch::x86_64::*;
     let chunks = chunks_avx2(a);
+    let b = _mm256_set1_epi32(bval as i32);
     for k in 0..4 {
         let lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k));
-        let idx = sources_avx2(mode, bval, lane);
+        let idx = _mm256_xor_si256(lane, b);
         // SAFETY: a store of 8 `u32`s inside `d`; the function is only called on CPUs with AVX2.
         unsafe { _mm256_storeu_si256(d.as_mut_ptr().add(8 * k as usize) as *mut _, select_avx2(&chunks, idx)) };
     }
@@ -336,7 +315,7 @@ pub(crate) fn shfl32_into(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: 
         Simd::Avx512 => unsafe { shfl_avx512(mode, a, bval, d) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for AVX2.
-        Simd::Avx2 if mode == ShflMode::Bfly => unsafe { shfl_avx2(mode, a, bval, d) },
+        Simd::Avx2 if mode == ShflMode::Bfly => unsafe { bfly_avx2(a, bval, d) },
         #[cfg(target_arch = "aarch64")]
         // SAFETY: as above, for NEON.
         Simd::Neon => unsafe { shfl_neon(mode, a, bval, d) },

@@ -116,16 +116,14 @@ pub fn target_features(sm: &str) -> Option<&'static str> {
 }
 
 /// Arguments for the kernel crate only: the crate attributes a kernel crate needs on nvptx64,
-/// so that its source does not carry them. `-A` the lints that fire when the crate has them anyway,
-/// and when it does not use them (a crate without `asm!` of its own: warpkit's is in its runtime).
-/// The same `allow` as a crate attribute too: a lint level in the source (`#![deny(unused)]`)
-/// overrides a command line's, but not the attribute, which comes after it.
+/// so that its source does not carry them, and an `allow` of the lints they trip when the crate
+/// has them anyway or does not use them (a crate without `asm!` of its own: warpkit's is in its
+/// runtime). The `allow` is a crate attribute, not `-A`: a lint level in the source
+/// (`#![deny(unused)]`) overrides a command line's, but not the attribute, which comes after it.
 pub const KERNEL_CRATE_ARGS: &[&str] = &[
     "-Zcrate-attr=no_std",
     "-Zcrate-attr=feature(abi_ptx, asm_experimental_arch)",
     "-Zcrate-attr=allow(unused_features, unused_attributes, duplicate_features)",
-    "-Aduplicate_features",
-    "-Aunused_attributes",
 ];
 
 /// Checks a target name: `sm_<NN>` with NN >= 70 (the lowest rustc's nvptx64 backend builds),
