@@ -2897,3 +2897,98 @@ mod blanket_methods {
         assert_eq!(warpkit::wide_runs() - before, 2, "uses_every_method and its callee run warp-wide");
     }
 }
+
+/// Kernels written inside a `macro_rules!` macro, every name in them (parameters, variables,
+/// loop counters, callees) from the macro's arguments. The form declares its own identifiers
+/// where those names are declared, so that its uses of them resolve as the user's tokens do;
+/// before, each kernel here failed to compile with E0425 (`cannot find value __wk_..`).
+mod macro_rules_kernels {
+    use super::*;
+
+    macro_rules! family {
+        ($sum:ident, $scan:ident, $mixed:ident, $w:ident, $x:ident, $v:ident, $k:ident, $up:ident, $ok:ident, $t:ty, $op:ident) => {
+            #[warp_kernel]
+            pub fn $sum($w: &Warp, $x: $t) -> $t {
+                let mut $v = $x;
+                for $k in [16, 8, 4, 2, 1] {
+                    $v = $v.$op($w.shfl_xor($v, $k));
+                }
+                $v
+            }
+
+            #[warp_kernel]
+            pub fn $scan($w: &Warp, $x: $t) -> $t {
+                let mut $v = $x;
+                let mut $k = 1;
+                while $k < $w.width() {
+                    let ($up, $ok) = $w.shfl_up_pred($v, $k);
+                    if $ok {
+                        $v = $up.$op($v);
+                    }
+                    $k *= 2;
+                }
+                $v
+            }
+
+            /// A call (to a kernel the macro names), a tile, a vote, a per-lane array, a uniform
+            /// that changes after lane code read it, and a lane's panic in arithmetic on a
+            /// shuffled value (the divisor is 0 where a lane's input is).
+            #[warp_kernel]
+            pub fn $mixed($w: &Warp, $x: $t) -> ($t, $t, u32) {
+                let mut $k: u32 = 3;
+                let $v = [$x, $x + $x];
+                let $up = $v[1] + $k as $t;
+                $k *= 5;
+                let $ok = $w.ballot($up > 15);
+                let total = $sum($w, $v[0]);
+                let tile = $scan(&$w.tile(8), $up);
+                let d = $w.shfl_idx($x, $w.lane_id() ^ 1);
+                (total / d + $k as $t, tile, $ok)
+            }
+        };
+    }
+
+    family!(sum_u32, scan_u32, mixed_u32, w, x, v, k, up, ok, u32, wrapping_add);
+    family!(max_i32, running_i32, mixed_i32, warp, value, acc, step, above, in_range, i32, max);
+
+    /// `run()`, asserting that it ran a warp-wide form (both ways: `both()` runs each kernel per
+    /// lane and warp-wide).
+    fn in_form<T>(what: &str, run: impl FnOnce() -> T) -> T {
+        let before = warpkit::wide_runs();
+        let out = run();
+        assert!(warpkit::wide_runs() > before, "{what} ran warp-wide");
+        out
+    }
+
+    #[test]
+    fn kernels_named_by_a_macros_arguments_run_warp_wide() {
+        let x: [u32; 32] = core::array::from_fn(|l| l as u32 * 7 + 1);
+        let xi: [i32; 32] = core::array::from_fn(|l| (l as i32 * 37) % 23 - 11);
+        let ex = both().races(false);
+        let sum: u32 = x.iter().sum();
+        assert_eq!(in_form("sum_u32", || ex.run_with(&x, sum_u32)).unwrap(), [sum; 32]);
+        assert_eq!(in_form("max_i32", || ex.run_with(&xi, max_i32)).unwrap(), [*xi.iter().max().unwrap(); 32]);
+        let prefix: [u32; 32] = core::array::from_fn(|l| x[..=l].iter().sum());
+        assert_eq!(in_form("scan_u32", || ex.run_with(&x, scan_u32)).unwrap(), prefix);
+        let running: [i32; 32] = core::array::from_fn(|l| *xi[..=l].iter().max().unwrap());
+        assert_eq!(in_form("running_i32", || ex.run_with(&xi, running_i32)).unwrap(), running);
+        // `mixed_*`, sequentially: `up` = 2x + 3, voted on, scanned in tiles of 8; the total
+        // divided by the neighbour's input, plus `k` (15 by then).
+        let mixed = |x: &[i64; 32], op: fn(i64, i64) -> i64| -> [(i64, i64, u32); 32] {
+            let up: [i64; 32] = core::array::from_fn(|l| 2 * x[l] + 3);
+            let ballot = (0..32).filter(|&l| up[l] > 15).fold(0u32, |m, l| m | 1 << l);
+            let total = x.iter().copied().reduce(op).unwrap();
+            core::array::from_fn(|l| (total / x[l ^ 1] + 15, up[l & !7..=l].iter().copied().reduce(op).unwrap(), ballot))
+        };
+        let expected = mixed(&x.map(i64::from), |a, b| a + b).map(|(a, b, c)| (a as u32, b as u32, c));
+        assert_eq!(in_form("mixed_u32", || ex.run_with(&x, mixed_u32)).unwrap(), expected);
+        // A lane whose neighbour's input is 0 divides by it: that lane's panic, both ways.
+        let zero = xi.iter().position(|&v| v == 0).expect("a lane of xi is 0");
+        let r = in_form("mixed_i32", || ex.run_with(&xi, mixed_i32));
+        let Err(WarpError::LanePanicked { lane, message, .. }) = &r else { panic!("{r:?}") };
+        assert_eq!((*lane as usize, message.as_str()), (zero ^ 1, "attempt to divide by zero"));
+        let xj = xi.map(|v| if v == 0 { 1 } else { v });
+        let expected = mixed(&xj.map(i64::from), i64::max).map(|(a, b, c)| (a as i32, b as i32, c));
+        assert_eq!(in_form("mixed_i32", || ex.run_with(&xj, mixed_i32)).unwrap(), expected);
+    }
+}

@@ -35,7 +35,7 @@
 //!         for l in lanes { ret(l, v[l]); }
 //! ```
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Delimiter, Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
@@ -1160,6 +1160,9 @@ struct Gen<'p> {
     slice_binds: HashSet<(usize, usize)>,
     /// `GlobalSlice` parameters not declared `mut` that the body never binds again (`prologue`).
     fixed: HashSet<String>,
+    /// Where each identifier the form declares (`fresh`) resolves: its declaration's span, which
+    /// each use takes for its hygiene (`ident_at`).
+    decls: HashMap<String, Span>,
 }
 
 /// What [`Gen::order`] found so far in an expression.
@@ -1233,7 +1236,16 @@ fn verbatim_arg(ts: TokenStream, at: &Expr) -> Expr {
 /// goes unused, which a crate that denies `unused_imports` must not see as its own code.
 fn lane_value(krate: &TokenStream, v: &syn::Ident, span: Span) -> TokenStream {
     let traits = quote!(use #krate::__private::wide::{ArgCopy as _, ArgMove as _};);
-    quote_spanned!(span=> { #traits #v.arg(__wk_l).__warpkit_value() })
+    let l = form_ident("__wk_l", span);
+    quote_spanned!(span=> { #traits #v.arg(#l).__warpkit_value() })
+}
+
+/// The form's own `__wk` or `__wk_l` (the run's context, the current lane), placed at `span`: in
+/// the macro's call-site context, as `quote!` declares them. A use spanned as the user's tokens
+/// would be in their context, which is another when the kernel is written inside a
+/// `macro_rules!` macro (E0425).
+fn form_ident(name: &str, span: Span) -> syn::Ident {
+    syn::Ident::new(name, Span::call_site().located_at(span))
 }
 
 /// A read of a variable, a field of one or a constant: nothing that runs code.
@@ -1273,7 +1285,7 @@ fn mutating(e: &Expr, fixed: &HashSet<String>) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, calls: &'p [usize], barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, calls, call_uniform: vec![0; calls.len()], call_tiles: vec![false; calls.len()], tiles: HashSet::new(), call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, stretch: 0, escaped: HashSet::new(), escapes: Vec::new(), hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), renamed_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new(), copy_binds: HashSet::new(), slice_binds: HashSet::new(), reasons: Default::default(), untaint: HashSet::new(), uniform_used: Default::default(), vote_lets: Vec::new(), fixed: HashSet::new() }
+        Gen { points, calls, call_uniform: vec![0; calls.len()], call_tiles: vec![false; calls.len()], tiles: HashSet::new(), call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, stretch: 0, escaped: HashSet::new(), escapes: Vec::new(), hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), renamed_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new(), copy_binds: HashSet::new(), slice_binds: HashSet::new(), reasons: Default::default(), untaint: HashSet::new(), uniform_used: Default::default(), vote_lets: Vec::new(), fixed: HashSet::new(), decls: HashMap::new() }
     }
 
     fn push_scope(&mut self) {
@@ -1306,8 +1318,21 @@ impl<'p> Gen<'p> {
         self.scopes.iter().rev().find_map(|s| s.iter().rev().find(|(n, _)| n == name).map(|(_, b)| b))
     }
     fn fresh(&mut self, what: &str) -> syn::Ident {
+        self.fresh_at(what, Span::call_site())
+    }
+    /// [`fresh`](Self::fresh), declared at `span`: a user's variable's is its name's, so that its
+    /// uses resolve in the context of the user's tokens.
+    fn fresh_at(&mut self, what: &str, span: Span) -> syn::Ident {
         self.next += 1;
-        format_ident!("__wk_{}_{}", self.next, what.trim_start_matches("r#"))
+        let v = format_ident!("__wk_{}_{}", self.next, what.trim_start_matches("r#"), span = span);
+        self.decls.insert(v.to_string(), span);
+        v
+    }
+    /// A use of the form's identifier `name` at `span`, resolved as its declaration: the same
+    /// context, whether the user's tokens come from a `macro_rules!` macro's arguments or not
+    /// (E0425 otherwise), and the place of the use, so that errors and panics point at it.
+    fn ident_at(&self, name: &str, span: Span) -> syn::Ident {
+        syn::Ident::new(name, span.resolved_at(self.decls.get(name).copied().unwrap_or_else(Span::call_site)))
     }
     fn is_point(&self, e: &Expr) -> bool {
         self.points.contains(&(e as *const Expr as usize))
@@ -1329,7 +1354,7 @@ impl<'p> Gen<'p> {
     }
     /// Each lane's arguments into per-lane variables.
     fn params(&mut self, names: &[syn::Ident]) -> TokenStream {
-        let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh(&n.to_string())).collect();
+        let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh_at(&n.to_string(), n.span())).collect();
         // A parameter taken for uniform is one value (every lane passed it: the offer checked),
         // read from the first live lane.
         let mut uniform = Vec::new();
@@ -1448,7 +1473,7 @@ impl<'p> Gen<'p> {
         used.sort();
         used.dedup();
         used.retain(|u| !fresh.contains(u));
-        let full: Vec<syn::Ident> = used.iter().map(|u| syn::Ident::new(u, Span::call_site())).collect();
+        let full: Vec<syn::Ident> = used.iter().map(|u| self.ident_at(u, Span::call_site())).collect();
         let w = &self.handle;
         let handle_of = if self.stable_handles { quote!(&__wk_hs[__wk_l as usize]) } else { quote!(&__wk.handle(__wk_l)) };
         // The lane's handle, under the kernel's name for it, where the stretch names it (and
@@ -1546,9 +1571,15 @@ impl<'p> Gen<'p> {
             // per lane), which the name takes after the stretch's loop (the later lanes read the
             // value they would have read per lane). The rest of the stretch must not read it.
             let once = self.fresh("once");
-            let ident = match name.strip_prefix("r#") {
-                Some(raw) => syn::Ident::new_raw(raw, Span::call_site()),
-                None => syn::Ident::new(name, Span::call_site()),
+            // The name as the assignment writes it (its first token): the user's, in their
+            // context, which a `macro_rules!` macro's argument may give (not the macro's).
+            let ident = value.clone().into_iter().find_map(|t| match t {
+                TokenTree::Ident(i) if i == name => Some(i),
+                _ => None,
+            });
+            let Some(ident) = ident else {
+                self.ok = false;
+                return;
             };
             self.hoisted.push(quote!(let mut #once = ::core::option::Option::None;));
             self.pending.push(quote!(if #once.is_none() { #once = ::core::option::Option::Some({ let mut #ident = #ident; #value; #ident }); }));
@@ -1714,17 +1745,17 @@ impl<'p> Gen<'p> {
             // resumes (the next instruction overwrites the result registers), through the
             // instruction's `Future` bound, spanned at the value argument as the per-lane form's
             // `.await`: a value type the instruction does not take is an error at those tokens.
-            let r = self.fresh("result");
             let span = {
                 use syn::spanned::Spanned;
                 crate::intrinsics::value_arg(&m.method.to_string()).and_then(|i| m.args.iter().nth(i)).map_or(m.method.span(), |a| a.span())
             };
+            let r = self.fresh_at("result", span);
             let krate = self.krate.clone();
-            let t_at = syn::Ident::new(&t.to_string(), span);
-            let r = syn::Ident::new(&r.to_string(), span);
+            let t_at = self.ident_at(&t.to_string(), span);
+            let l = form_ident("__wk_l", span);
             self.hoisted.push(quote_spanned!(span=> let mut #r = #lanes::new();));
             self.declare(&r);
-            let read = quote_spanned!(span=> #krate::__private::wide::result(#t_at.take(__wk_l)));
+            let read = quote_spanned!(span=> #krate::__private::wide::result(#t_at.take(#l)));
             self.pending.push(quote!(#r.set(__wk_l, #read);));
             self.temps.push((pt as *const Expr as usize, r));
         }
@@ -1966,11 +1997,12 @@ impl<'p> Gen<'p> {
         let lanes = self.lanes_ty();
         let k = self.krate.clone();
         let w = quote!(#k::__private::wide);
-        let (i, site, a, b, r) = (self.fresh("instr"), self.fresh("site"), self.fresh("a"), self.fresh("b"), self.fresh("result"));
+        let (i, site, a, b) = (self.fresh("instr"), self.fresh("site"), self.fresh("a"), self.fresh("b"));
         let method = m.method.span();
         let value_arg = &m.args[ops.value];
         let value = value_arg.span();
-        let a_at = syn::Ident::new(&a.to_string(), value);
+        let r = self.fresh_at("result", value);
+        let a_at = self.ident_at(&a.to_string(), value);
         // The arguments that make the `b` operand (`b`, and `c` when there is one).
         let b_args: Vec<&Expr> = ops.b.iter().chain(&ops.c).map(|&i| &m.args[i]).collect();
         let with_b = !b_args.is_empty();
@@ -2000,7 +2032,7 @@ impl<'p> Gen<'p> {
             _ => None,
         };
         let operands_at = match &in_place {
-            Some(v) => syn::Ident::new(&v.to_string(), value),
+            Some(v) => self.ident_at(&v.to_string(), value),
             None => a_at.clone(),
         };
         self.hoisted.push(quote!(let #i = #instr;));
@@ -2014,7 +2046,8 @@ impl<'p> Gen<'p> {
         // position, as the handle method does.
         let at_method = crate::krate::facade_at(method);
         self.hoisted.push(quote_spanned!(method=> let #site = #at_method::__private::wide::site();));
-        self.hoisted.push(quote_spanned!(value=> __wk.expect(&#i, #site, &#operands_at);));
+        let wk = form_ident("__wk", value);
+        self.hoisted.push(quote_spanned!(value=> #wk.expect(&#i, #site, &#operands_at);));
         self.declare(&a);
         self.declare(&b);
         if in_place.is_none() {
@@ -2061,9 +2094,9 @@ impl<'p> Gen<'p> {
             (true, true) => quote!(#w::B::Uniform(#b)),
             (true, false) => quote!(#w::B::Lanes(&#b)),
         };
-        let r_at = syn::Ident::new(&r.to_string(), value);
-        self.out.push(quote_spanned!(value=> let mut #r_at = #lanes::new();));
-        self.out.push(quote_spanned!(value=> __wk.issue(&#i, #site, &#a_at, #b_arg, &mut #r_at)?;));
+        let wk = form_ident("__wk", value);
+        self.out.push(quote_spanned!(value=> let mut #r = #lanes::new();));
+        self.out.push(quote_spanned!(value=> #wk.issue(&#i, #site, &#a_at, #b_arg, &mut #r)?;));
         self.temps.push((pt as *const Expr as usize, r));
     }
 
@@ -2093,7 +2126,7 @@ impl<'p> Gen<'p> {
         }
         let name = p.path.get_ident()?;
         match self.resolve(&name.to_string()) {
-            Some(Bind::Wide(v)) => Some(syn::Ident::new(&v.to_string(), name.span())),
+            Some(Bind::Wide(v)) => Some(self.ident_at(&v.to_string(), name.span())),
             _ => None,
         }
     }
@@ -2106,12 +2139,13 @@ impl<'p> Gen<'p> {
             use syn::spanned::Spanned;
             let span = e.span();
             self.used.push(t.to_string());
-            let t = syn::Ident::new(&t.to_string(), span);
+            let t = self.ident_at(&t.to_string(), span);
             if self.call_results.contains(&at) {
                 // Moved out, or copied when `Copy` (no bit to clear: `LaneArg`).
                 return lane_value(&self.krate, &t, span);
             }
-            return quote_spanned!(span=> #t[__wk_l]);
+            let l = form_ident("__wk_l", span);
+            return quote_spanned!(span=> #t[#l]);
         }
         if !self.has_point(e) {
             return self.lane_expr(e);
@@ -2477,7 +2511,7 @@ impl<'p> Gen<'p> {
             return;
         }
         let lanes = self.lanes_ty();
-        let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh(&n.to_string())).collect();
+        let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh_at(&n.to_string(), n.span())).collect();
         for v in &vars {
             self.hoisted.push(quote!(let mut #v = #lanes::new();));
             self.declare(v);
@@ -2939,11 +2973,12 @@ impl<'g, 'p> LaneRewrite<'g, 'p> {
                         Some(_) => {
                             let v = self.wide_use(&name).expect("a per-lane variable");
                             let span = id.span();
-                            let v = syn::Ident::new(&v.to_string(), span);
+                            let v = self.g.ident_at(&v.to_string(), span);
+                            let l = form_ident("__wk_l", span);
                             // The parentheses on the name's span too: an operation on the
                             // value (`v / d`) then keeps the user's span, and a panic in it
                             // names the user's line, not the attribute's (as per lane).
-                            let mut g = Group::new(Delimiter::Parenthesis, quote_spanned!(span=> #v[__wk_l]));
+                            let mut g = Group::new(Delimiter::Parenthesis, quote_spanned!(span=> #v[#l]));
                             g.set_span(span);
                             out.push(TokenTree::Group(g));
                         }
@@ -2998,8 +3033,9 @@ impl VisitMut for LaneRewrite<'_, '_> {
                     if let Some(v) = self.wide_use(&ident.to_string()) {
                         // Spanned as the use: errors about the value point at it.
                         let span = ident.span();
-                        let v = syn::Ident::new(&v.to_string(), span);
-                        *e = syn::parse_quote_spanned!(span=> #v[__wk_l]);
+                        let v = self.g.ident_at(&v.to_string(), span);
+                        let l = form_ident("__wk_l", span);
+                        *e = syn::parse_quote_spanned!(span=> #v[#l]);
                     }
                 }
                 return;
