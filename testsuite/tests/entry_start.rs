@@ -339,3 +339,39 @@ fn an_endless_entry_ends_at_the_grids_time_limit() {
         assert_eq!(warpkit::direct_starts() - before > 0, wide, "wide {wide}: direct starts");
     }
 }
+
+/// An entry kernel written inside a `macro_rules!` macro, its parameters' and variables' names
+/// from the macro's arguments: launched through its type, each warp starts in its form.
+macro_rules! rotated_named {
+    ($name:ident, $w:ident, $input:ident, $out:ident, $i:ident, $x:ident) => {
+        #[warp_kernel(entry)]
+        pub fn $name($w: &Warp, $input: GlobalSlice<'_, u32>, $out: GlobalSlice<'_, u32>) {
+            let $i = $w.global_id() as usize;
+            let $x = $input.load($i);
+            let r = $w.shfl_idx($x * 3, ($w.lane_id() + 5) % 32);
+            $out.store($i, r);
+        }
+    };
+}
+
+rotated_named!(rotated_by_a_macro, warp, data, results, index, value);
+
+#[test]
+fn a_macro_made_entry_starts_in_its_form() {
+    let n = 128;
+    let input: Vec<u32> = (0..n as u32).map(|v| v.wrapping_mul(2_654_435_761) >> 9).collect();
+    let grid = Grid::new(n as u64).cpu_threads(1);
+    let (out, direct) = entry_agrees::<rotated_by_a_macro>(
+        grid,
+        Executor::new(),
+        || (GlobalBuffer::from_slice(&input), GlobalBuffer::<u32>::zeroed(n)),
+        |cpu| cpu.1.to_vec(),
+        |grid, cpu| {
+            let (i, o) = (cpu.0.slice(), cpu.1.slice());
+            grid.run(async |w: &Warp<'_>| rotated_by_a_macro(w, i, o).await)
+        },
+    );
+    let expected: Vec<u32> = (0..n).map(|i| input[i / 32 * 32 + (i % 32 + 5) % 32] * 3).collect();
+    assert_eq!(out.unwrap(), expected);
+    assert_eq!(direct, 2 * (n as u64 / 32), "every warp started in its form, in both warp-wide runs");
+}

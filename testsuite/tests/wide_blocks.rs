@@ -686,3 +686,59 @@ fn a_barrier_after_a_forms_calls_meets_a_warp_that_ran_per_lane() {
         assert_eq!(*s, pair(lane).wrapping_add(pair(lane ^ 2)).wrapping_add(bias), "thread {t}");
     }
 }
+
+// ---- a block kernel written inside a `macro_rules!` macro.
+
+/// `block_scan`'s loop, and a ticket from a global counter between two barriers, with every
+/// name (the handle, the shared array, the loop's counter, the variables, the slice) from the
+/// macro's arguments: the form's own identifiers resolve as those names do.
+macro_rules! block_scan_named {
+    ($name:ident, $w:ident, $s:ident, $t:ident, $step:ident, $below:ident, $v:ident, $c:ident, $x:ident) => {
+        #[warp_kernel]
+        fn $name($w: &Warp, $x: u32, $c: GlobalSlice<'_, u32>) -> (u32, u32) {
+            let $s = $w.shared_array::<u32, 128>();
+            let $t = $w.thread_rank() as usize;
+            $s.store($t, $x);
+            $w.sync_threads();
+            for $step in [1usize, 2, 4, 8, 16, 32, 64] {
+                let $below = if $t >= $step { $s.load($t - $step) } else { 0 };
+                $w.sync_threads();
+                let $v = $s.load($t).wrapping_add($below);
+                $s.store($t, $v);
+                $w.sync_threads();
+            }
+            // Between two barriers (as an atomic must be, for the form). The counter runs on
+            // across launches: each takes 256 tickets.
+            $w.sync_threads();
+            let ticket = $c.atomic_add(0, 1) % 256;
+            $w.sync_threads();
+            ($s.load($t), ticket)
+        }
+    };
+}
+
+block_scan_named!(scan_named, warp, cells, me, stride, lower, sum, counter, input);
+
+#[test]
+fn a_macro_made_block_kernel_runs_warp_wide() {
+    let d = data(256);
+    let (blocks, size) = (2u32, 128u32);
+    let counter = GlobalBuffer::<u32>::zeroed(1);
+    let c = counter.slice();
+    let d = &d;
+    let (out, runs) = grid_both(&Grid::blocks(blocks, size), Executor::new().races(false), async |w: &Warp<'_>| {
+        scan_named(w, d[w.global_id() as usize], c).await
+    });
+    let out = out.unwrap();
+    assert_eq!(runs, (blocks * size / 32) as u64, "every warp runs warp-wide");
+    let mut tickets: Vec<u32> = out.iter().map(|&(_, t)| t).collect();
+    tickets.sort_unstable();
+    assert_eq!(tickets, (0..256).collect::<Vec<u32>>());
+    for b in 0..blocks as usize {
+        let mut acc = 0u32;
+        for t in 0..size as usize {
+            acc = acc.wrapping_add(d[b * size as usize + t]);
+            assert_eq!(out[b * size as usize + t].0, acc, "block {b} thread {t}");
+        }
+    }
+}
