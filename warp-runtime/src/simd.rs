@@ -390,13 +390,78 @@ fn keyed_sources(mode: ShflMode, keys: &[u64; 32]) -> ([u32; 32], u32) {
 /// completes: writes every lane's `d` and returns the predicate mask.
 #[inline]
 pub(crate) fn shfl32_keyed_into(simd: Simd, mode: ShflMode, a: &[u32; 32], keys: &[u64; 32], d: &mut [MaybeUninit<u32>; 32]) -> u32 {
-    // SAFETY (each AVX2 function below): `has_avx2` holds.
     #[cfg(target_arch = "x86_64")]
-    let (src, pred) = if has_avx2(simd) { unsafe { keyed_sources_avx2(mode, keys) } } else { keyed_sources(mode, keys) };
-    #[cfg(not(target_arch = "x86_64"))]
+    if has_avx2(simd) {
+        // SAFETY: `has_avx2` holds.
+        return unsafe { keyed_avx2(mode, a, keys, d) };
+    }
     let (src, pred) = keyed_sources(mode, keys);
     permute(simd, a, &src, d);
     pred
+}
+
+/// [`shfl32_keyed_into`] with AVX2: each eight lanes' `b` and `c` taken from their keys' low
+/// words, their sources computed (`sources8_avx2`) and permuted in vector registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn keyed_avx2(mode: ShflMode, a: &[u32; 32], keys: &[u64; 32], d: &mut [MaybeUninit<u32>; 32]) -> u32 {
+    use core::arch::x86_64::*;
+    let five = _mm256_set1_epi32(0x1f);
+    let mut src = [_mm256_setzero_si256(); 4];
+    let mut pred = 0u32;
+    for (k, src) in src.iter_mut().enumerate() {
+        // SAFETY: two loads of four keys each, inside `keys`.
+        let (lo, hi) = unsafe {
+            let p = keys.as_ptr().add(8 * k) as *const __m256;
+            (_mm256_loadu_ps(p as *const f32), _mm256_loadu_ps(p.add(1) as *const f32))
+        };
+        // The low words of keys 8k..8k+8 (`b_of`: bits 12..17, `c_of`: the clamp in bits
+        // 17..22 and the segment mask in 22..27): keys 0 1 4 5 | 2 3 6 7, then in order.
+        let w = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(lo, hi)));
+        let (bv, clamp, sm) = (_mm256_and_si256(_mm256_srli_epi32::<12>(w), five), _mm256_and_si256(_mm256_srli_epi32::<17>(w), five), _mm256_and_si256(_mm256_srli_epi32::<22>(w), five));
+        let (s, own) = sources8_avx2(mode, lanes8_avx2(k), bv, clamp, sm);
+        *src = s;
+        pred |= (!(_mm256_movemask_ps(_mm256_castsi256_ps(own)) as u32) & 0xff) << (8 * k);
+    }
+    let chunks = chunks_avx2(a);
+    for (k, src) in src.iter().enumerate() {
+        // SAFETY: a store of 8 `u32`s inside `d`; the function is only called on CPUs with AVX2.
+        unsafe { _mm256_storeu_si256(d.as_mut_ptr().add(8 * k) as *mut _, select_avx2(&chunks, *src)) };
+    }
+    pred
+}
+
+/// Lanes `8k..8k + 8`'s numbers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lanes8_avx2(k: usize) -> core::arch::x86_64::__m256i {
+    use core::arch::x86_64::*;
+    _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k as i32))
+}
+
+/// The pseudo-code (`semantics::shfl::source_lane`) for eight lanes numbered `lane`, with their
+/// `b & 0x1f` (`bv`), clamps (`c & 0x1f`) and segment masks (`c[12:8]`), in 32-bit lanes: every
+/// value is in -31..=62, so the signed compares are exact. Returns each lane's source, and the
+/// lanes whose predicate is false (`.up`: j < maxLane; the others: j > maxLane), which read
+/// their own value.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn sources8_avx2(mode: ShflMode, lane: core::arch::x86_64::__m256i, bv: core::arch::x86_64::__m256i, clamp: core::arch::x86_64::__m256i, sm: core::arch::x86_64::__m256i) -> (core::arch::x86_64::__m256i, core::arch::x86_64::__m256i) {
+    use core::arch::x86_64::*;
+    let max_lane = _mm256_or_si256(_mm256_and_si256(lane, sm), _mm256_andnot_si256(sm, clamp));
+    let j = match mode {
+        ShflMode::Up => _mm256_sub_epi32(lane, bv),
+        ShflMode::Down => _mm256_add_epi32(lane, bv),
+        ShflMode::Bfly => _mm256_xor_si256(lane, bv),
+        ShflMode::Idx => _mm256_or_si256(_mm256_and_si256(lane, sm), _mm256_andnot_si256(sm, bv)),
+    };
+    let own = match mode {
+        ShflMode::Up => _mm256_cmpgt_epi32(max_lane, j),
+        _ => _mm256_cmpgt_epi32(j, max_lane),
+    };
+    (_mm256_blendv_epi8(j, lane, own), own)
 }
 
 /// [`shfl32_keyed_into`] into initialized registers.
@@ -436,36 +501,21 @@ pub(crate) fn shfl32_segments_into(simd: Simd, mode: ShflMode, a: &[u32; 32], b:
 }
 
 /// [`shfl32_segments_into`] with AVX2: each eight lanes' sources computed in a vector register
-/// (`b` and `c` are the same for every lane) and permuted from there, where
+/// (`sources8_avx2`: `b` and `c` are the same for every lane) and permuted from there, where
 /// [`segment_sources`] went through arrays of sources and predicate bytes (about 160
 /// instructions for the sources, against about 40 here).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn segments_avx2(mode: ShflMode, a: &[u32; 32], b: u32, c: u32, d: &mut [MaybeUninit<u32>; 32]) -> Option<u32> {
     use core::arch::x86_64::*;
-    // The pseudo-code (`semantics::shfl::source_lane`) in 32-bit lanes: every value is in
-    // -31..=62, so the signed compares are exact.
-    let (bval, cval, segmask) = ((b & 0x1f) as i32, (c & 0x1f) as i32, (c >> 8 & 0x1f) as i32);
-    let (bv, sm, clamp) = (_mm256_set1_epi32(bval), _mm256_set1_epi32(segmask), _mm256_set1_epi32(cval & !segmask));
+    let (bv, clamp, sm) = (_mm256_set1_epi32((b & 0x1f) as i32), _mm256_set1_epi32((c & 0x1f) as i32), _mm256_set1_epi32((c >> 8 & 0x1f) as i32));
     let mut src = [_mm256_setzero_si256(); 4];
     let mut outside = _mm256_setzero_si256();
     let mut pred = 0u32;
     for (k, src) in src.iter_mut().enumerate() {
-        let lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k as i32));
-        let max_lane = _mm256_or_si256(_mm256_and_si256(lane, sm), clamp);
-        let j = match mode {
-            ShflMode::Up => _mm256_sub_epi32(lane, bv),
-            ShflMode::Down => _mm256_add_epi32(lane, bv),
-            ShflMode::Bfly => _mm256_xor_si256(lane, bv),
-            ShflMode::Idx => _mm256_or_si256(_mm256_and_si256(lane, sm), _mm256_andnot_si256(sm, bv)),
-        };
-        // The lanes whose predicate is false (`.up`: j < maxLane; the others: j > maxLane),
-        // which read their own value.
-        let own = match mode {
-            ShflMode::Up => _mm256_cmpgt_epi32(max_lane, j),
-            _ => _mm256_cmpgt_epi32(j, max_lane),
-        };
-        *src = _mm256_blendv_epi8(j, lane, own);
+        let lane = lanes8_avx2(k);
+        let own;
+        (*src, own) = sources8_avx2(mode, lane, bv, clamp, sm);
         outside = _mm256_or_si256(outside, _mm256_xor_si256(*src, lane));
         pred |= (!(_mm256_movemask_ps(_mm256_castsi256_ps(own)) as u32) & 0xff) << (8 * k);
     }
@@ -556,13 +606,6 @@ fn pairs_avx2(d: &[u32; 32], pred: u32, pairs: &mut [[MaybeUninit<u32>; 2]; 32])
             _mm256_storeu_si256(out.add(16 * k + 8) as *mut __m256i, _mm256_permute2x128_si256::<0x31>(lo, hi));
         }
     }
-}
-
-/// [`keyed_sources`] compiled for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn keyed_sources_avx2(mode: ShflMode, keys: &[u64; 32]) -> ([u32; 32], u32) {
-    keyed_sources(mode, keys)
 }
 
 /// `d[lane] = a[src[lane] & 31]` with AVX2 permutes (`select_avx2`).
