@@ -225,12 +225,11 @@ async fn warp_total(w: &Warp<'_>, x: u32) -> u32 {
             let __wk_2_instr = ::warpkit::__private::wide::ReduxAdd;
             let __wk_3_site = ::warpkit::__private::wide::site();
             __wk.expect(&__wk_2_instr, __wk_3_site, &__wk_1_x);
-            let __wk_4_a = ::warpkit::__private::wide::Lanes::copied(&__wk_1_x);
             let mut __wk_6_result = ::warpkit::__private::wide::Lanes::new();
             __wk.issue(
                 &__wk_2_instr,
                 __wk_3_site,
-                &__wk_4_a,
+                &__wk_1_x,
                 ::warpkit::__private::wide::B::None,
                 &mut __wk_6_result,
             )?;

@@ -52,13 +52,12 @@ pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
                     );
                     let __wk_4_site = ::warpkit::__private::wide::site();
                     __wk.expect(&__wk_3_instr, __wk_4_site, &__wk_2_v);
-                    let __wk_5_a = ::warpkit::__private::wide::Lanes::copied(&__wk_2_v);
                     let __wk_6_b: u32 = (offset);
                     let mut __wk_7_result = ::warpkit::__private::wide::Lanes::new();
                     __wk.issue(
                         &__wk_3_instr,
                         __wk_4_site,
-                        &__wk_5_a,
+                        &__wk_2_v,
                         ::warpkit::__private::wide::B::Uniform(__wk_6_b),
                         &mut __wk_7_result,
                     )?;
@@ -376,13 +375,12 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
         let __wk_6_instr = ::warpkit::__private::wide::ShflOwn(::warpkit::ShflMode::Idx);
         let __wk_7_site = ::warpkit::__private::wide::site();
         __wk.expect(&__wk_6_instr, __wk_7_site, &__wk_5_returned);
-        let __wk_8_a = ::warpkit::__private::wide::Lanes::copied(&__wk_5_returned);
         let __wk_9_b: u32 = (0);
         let mut __wk_10_result = ::warpkit::__private::wide::Lanes::new();
         __wk.issue(
             &__wk_6_instr,
             __wk_7_site,
-            &__wk_8_a,
+            &__wk_5_returned,
             ::warpkit::__private::wide::B::Uniform(__wk_9_b),
             &mut __wk_10_result,
         )?;
@@ -486,13 +484,12 @@ async fn pair_sum(w: &Warp<'_>, x: u32) -> u32 {
             );
             let __wk_3_site = ::warpkit::__private::wide::site();
             __wk.expect(&__wk_2_instr, __wk_3_site, &__wk_1_x);
-            let __wk_4_a = ::warpkit::__private::wide::Lanes::copied(&__wk_1_x);
             let __wk_5_b: u32 = (1);
             let mut __wk_6_result = ::warpkit::__private::wide::Lanes::new();
             __wk.issue(
                 &__wk_2_instr,
                 __wk_3_site,
-                &__wk_4_a,
+                &__wk_1_x,
                 ::warpkit::__private::wide::B::Uniform(__wk_5_b),
                 &mut __wk_6_result,
             )?;

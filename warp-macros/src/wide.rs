@@ -2084,9 +2084,9 @@ impl<'p> Gen<'p> {
             }
         }
         self.flush_at(Edge::Point);
-        if in_place.is_some() {
-            self.out.push(quote_spanned!(value=> let #a_at = #lanes::copied(&#operands_at);));
-        }
+        // A per-lane variable's values are the operand as they are (the instruction only reads
+        // them, and nothing before it changes them): no copy.
+        let a_at = if in_place.is_some() { operands_at.clone() } else { a_at };
         self.out.extend(after);
         let b_arg = match (with_b, b_uniform) {
             _ if b_word.is_some() => quote!(#b_word),
