@@ -2951,6 +2951,63 @@ mod macro_rules_kernels {
     family!(sum_u32, scan_u32, mixed_u32, w, x, v, k, up, ok, u32, wrapping_add);
     family!(max_i32, running_i32, mixed_i32, warp, value, acc, step, above, in_range, i32, max);
 
+    /// The same name from the macro's arguments and in its body: two variables (hygiene), which
+    /// the generator, resolving names as strings, would take for one. Each kernel here keeps the
+    /// per-lane form (before the check in `Gen::ident_at`, each took a form that read the other
+    /// variable).
+    macro_rules! collide {
+        ($a:ident, $b:ident, $c:ident, $d:ident, $x:ident, $t:ident, $v:ident) => {
+            #[warp_kernel]
+            pub fn $a(w: &Warp, $x: u32) -> u32 {
+                let x = $x * 2;
+                let v = w.shfl_xor(x, 1);
+                v + x + $x
+            }
+
+            #[warp_kernel]
+            pub fn $b(w: &Warp, x: u32) -> u32 {
+                let $x = w.shfl_xor(x, 1);
+                let y = w.shfl_xor(x, 2);
+                y * 1000 + $x + x
+            }
+
+            #[warp_kernel]
+            pub fn $c(w: &Warp, x: u32) -> u32 {
+                let $t = w.tile(4);
+                let t = w.tile(16);
+                $t.redux_add(x) * 1000 + t.redux_add(x)
+            }
+
+            #[warp_kernel]
+            pub fn $d(w: &Warp, x: u32) -> u32 {
+                let mut $v = x;
+                let mut v = x + 1000;
+                $v += w.shfl_xor($v, 1);
+                v += 1;
+                $v * 10000 + v
+            }
+        };
+    }
+
+    collide!(param_and_let, let_and_param, two_tiles, two_sums, x, t, v);
+
+    #[test]
+    fn a_name_from_the_arguments_is_not_the_bodys() {
+        let x: [u32; 32] = core::array::from_fn(|l| l as u32 + 1);
+        let ex = both().races(false);
+        fn per_lane(what: &str, run: impl FnOnce() -> Result<[u32; 32], WarpError>) -> [u32; 32] {
+            let before = warpkit::wide_runs();
+            let out = run();
+            assert_eq!(warpkit::wide_runs(), before, "{what} has no form");
+            out.unwrap()
+        }
+        let group = |l: usize, n: usize| x[l / n * n..][..n].iter().sum::<u32>();
+        assert_eq!(per_lane("param_and_let", || ex.run_with(&x, param_and_let)), core::array::from_fn(|l| 2 * x[l ^ 1] + 2 * x[l] + x[l]));
+        assert_eq!(per_lane("let_and_param", || ex.run_with(&x, let_and_param)), core::array::from_fn(|l| x[l ^ 2] * 1000 + x[l ^ 1] + x[l]));
+        assert_eq!(per_lane("two_tiles", || ex.run_with(&x, two_tiles)), core::array::from_fn(|l| group(l, 4) * 1000 + group(l, 16)));
+        assert_eq!(per_lane("two_sums", || ex.run_with(&x, two_sums)), core::array::from_fn(|l| (x[l] + x[l ^ 1]) * 10000 + x[l] + 1001));
+    }
+
     /// `run()`, asserting that it ran a warp-wide form (both ways: `both()` runs each kernel per
     /// lane and warp-wide).
     fn in_form<T>(what: &str, run: impl FnOnce() -> T) -> T {

@@ -642,6 +642,10 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
             }
         }
         let block = g.fn_block(&item.block, unit);
+        if g.mixed.get() {
+            // A name used in another hygiene context than its binding's (`Gen::ident_at`).
+            return None;
+        }
         reasons = core::mem::take(&mut g.reasons);
         // Names found changed by lane code are per-lane: generate again (a pass that gave up
         // may have given up because it took one of them for uniform).
@@ -1163,6 +1167,11 @@ struct Gen<'p> {
     /// Where each identifier the form declares (`fresh`) resolves: its declaration's span, which
     /// each use takes for its hygiene (`ident_at`).
     decls: HashMap<String, Span>,
+    /// The user's name that each per-lane variable of a user's binding stands for (a parameter,
+    /// a `let`'s name): its span, whose hygiene each use of the name must share (`ident_at`).
+    binds_at: HashMap<String, Span>,
+    /// A use of a name whose hygiene is not its binding's (`ident_at`): the form is declined.
+    mixed: core::cell::Cell<bool>,
 }
 
 /// What [`Gen::order`] found so far in an expression.
@@ -1248,6 +1257,15 @@ fn form_ident(name: &str, span: Span) -> syn::Ident {
     syn::Ident::new(name, Span::call_site().located_at(span))
 }
 
+/// The hygiene context of `span`, as the compiler prints it (`#3 bytes(10..12)`: `#3`); `None`
+/// outside the compiler or in another format. (Stable Rust has no other way to compare two
+/// tokens' contexts.)
+fn context(span: Span) -> Option<String> {
+    let debug = format!("{span:?}");
+    let (ctx, _) = debug.split_once(" bytes(")?;
+    ctx.starts_with('#').then(|| ctx.to_string())
+}
+
 /// A read of a variable, a field of one or a constant: nothing that runs code.
 fn simple_read(e: &Expr) -> bool {
     match e {
@@ -1285,7 +1303,7 @@ fn mutating(e: &Expr, fixed: &HashSet<String>) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, calls: &'p [usize], barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, calls, call_uniform: vec![0; calls.len()], call_tiles: vec![false; calls.len()], tiles: HashSet::new(), call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, stretch: 0, escaped: HashSet::new(), escapes: Vec::new(), hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), renamed_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new(), copy_binds: HashSet::new(), slice_binds: HashSet::new(), reasons: Default::default(), untaint: HashSet::new(), uniform_used: Default::default(), vote_lets: Vec::new(), fixed: HashSet::new(), decls: HashMap::new() }
+        Gen { points, calls, call_uniform: vec![0; calls.len()], call_tiles: vec![false; calls.len()], tiles: HashSet::new(), call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, stretch: 0, escaped: HashSet::new(), escapes: Vec::new(), hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), renamed_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new(), copy_binds: HashSet::new(), slice_binds: HashSet::new(), reasons: Default::default(), untaint: HashSet::new(), uniform_used: Default::default(), vote_lets: Vec::new(), fixed: HashSet::new(), decls: HashMap::new(), binds_at: HashMap::new(), mixed: core::cell::Cell::new(false) }
     }
 
     fn push_scope(&mut self) {
@@ -1328,11 +1346,35 @@ impl<'p> Gen<'p> {
         self.decls.insert(v.to_string(), span);
         v
     }
-    /// A use of the form's identifier `name` at `span`, resolved as its declaration: the same
-    /// context, whether the user's tokens come from a `macro_rules!` macro's arguments or not
-    /// (E0425 otherwise), and the place of the use, so that errors and panics point at it.
+    /// A use of the form's identifier `name` at `span` (the user's token, for a user's
+    /// variable), resolved as its declaration: the same context, whether the user's tokens come
+    /// from a `macro_rules!` macro's arguments or not (E0425 otherwise), and the place of the
+    /// use, so that errors and panics point at it.
+    ///
+    /// The generator resolves the user's names as strings. Inside a `macro_rules!` macro, a
+    /// name from its arguments and the same name written in its body are two variables (Rust's
+    /// hygiene), which the strings do not tell apart: when the use's context is not the
+    /// binding's, the form is declined (`mixed`), so that the kernel runs per lane, as Rust
+    /// resolves it, instead of reading the other variable.
     fn ident_at(&self, name: &str, span: Span) -> syn::Ident {
+        if let Some(&bound) = self.binds_at.get(name) {
+            if let (Some(used), Some(bound)) = (context(span), context(bound)) {
+                if used != bound {
+                    self.mixed.set(true);
+                }
+            }
+        }
         syn::Ident::new(name, span.resolved_at(self.decls.get(name).copied().unwrap_or_else(Span::call_site)))
+    }
+    /// The form's identifier `name` as declared (its declaration's span).
+    fn decl_ident(&self, name: &str) -> syn::Ident {
+        syn::Ident::new(name, self.decls.get(name).copied().unwrap_or_else(Span::call_site))
+    }
+    /// [`fresh_at`](Self::fresh_at) for the user's binding `name`.
+    fn fresh_user(&mut self, name: &syn::Ident) -> syn::Ident {
+        let v = self.fresh_at(&name.to_string(), name.span());
+        self.binds_at.insert(v.to_string(), name.span());
+        v
     }
     fn is_point(&self, e: &Expr) -> bool {
         self.points.contains(&(e as *const Expr as usize))
@@ -1354,7 +1396,7 @@ impl<'p> Gen<'p> {
     }
     /// Each lane's arguments into per-lane variables.
     fn params(&mut self, names: &[syn::Ident]) -> TokenStream {
-        let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh_at(&n.to_string(), n.span())).collect();
+        let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh_user(n)).collect();
         // A parameter taken for uniform is one value (every lane passed it: the offer checked),
         // read from the first live lane.
         let mut uniform = Vec::new();
@@ -1473,7 +1515,7 @@ impl<'p> Gen<'p> {
         used.sort();
         used.dedup();
         used.retain(|u| !fresh.contains(u));
-        let full: Vec<syn::Ident> = used.iter().map(|u| self.ident_at(u, Span::call_site())).collect();
+        let full: Vec<syn::Ident> = used.iter().map(|u| self.decl_ident(u)).collect();
         let w = &self.handle;
         let handle_of = if self.stable_handles { quote!(&__wk_hs[__wk_l as usize]) } else { quote!(&__wk.handle(__wk_l)) };
         // The lane's handle, under the kernel's name for it, where the stretch names it (and
@@ -1841,7 +1883,7 @@ impl<'p> Gen<'p> {
             .map(|a| match unparen(a) {
                 Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => match self.resolve(&p.path.segments[0].ident.to_string()) {
                     Some(Bind::Wide(v)) => {
-                        let v = v.clone();
+                        let v = self.ident_at(&v.to_string(), p.path.segments[0].ident.span());
                         self.used.push(v.to_string());
                         verbatim_arg(lane_value(&self.krate, &v, Span::call_site()), a)
                     }
@@ -2025,14 +2067,14 @@ impl<'p> Gen<'p> {
                     b_args.iter().for_each(|e| idents_in(e.to_token_stream(), &mut in_b));
                 }
                 match self.resolve(&name) {
-                    Some(Bind::Wide(v)) if !in_b.contains(&name) => Some(v.clone()),
+                    Some(Bind::Wide(v)) if !in_b.contains(&name) => Some((v.clone(), p.path.segments[0].ident.span())),
                     _ => None,
                 }
             }
             _ => None,
         };
         let operands_at = match &in_place {
-            Some(v) => self.ident_at(&v.to_string(), value),
+            Some((v, name)) => self.ident_at(&v.to_string(), *name),
             None => a_at.clone(),
         };
         self.hoisted.push(quote!(let #i = #instr;));
@@ -2424,13 +2466,14 @@ impl<'p> Gen<'p> {
                 let instruction = temp.is_some() && !self.call_results.contains(&at);
                 if instruction && !self.escaped.contains(&key) {
                     self.lane_local_let(&local.pat, e, key);
-                } else if let (Some(name), Some(r)) = (bare_ident(&local.pat), temp) {
+                } else if let (Some((name, at)), Some(r)) = (bare_ident(&local.pat), temp) {
                     // `let v = f(w, ..);` or `let v = w.shfl(..);` read past this stretch: `v`
                     // is the result's own per-lane variable (each lane's value stays where the
                     // call or the instruction left it, not copied into another). Set in this
                     // stretch, as the copy was: a call's borrow of it here is of a changing
                     // variable (`borrows_changing`).
                     self.renamed_here.push(r.to_string());
+                    self.binds_at.insert(r.to_string(), at);
                     self.bind(&name, Bind::Wide(r));
                 } else {
                     self.per_lane_let(&local.pat, e);
@@ -2511,7 +2554,7 @@ impl<'p> Gen<'p> {
             return;
         }
         let lanes = self.lanes_ty();
-        let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh_at(&n.to_string(), n.span())).collect();
+        let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh_user(n)).collect();
         for v in &vars {
             self.hoisted.push(quote!(let mut #v = #lanes::new();));
             self.declare(v);
@@ -3359,9 +3402,9 @@ fn assign_whole(krate: &TokenStream, v: &syn::Ident, right: TokenStream) -> Toke
 }
 
 /// The identifier of `x` or `mut x` (no type, which could coerce the value).
-fn bare_ident(pat: &Pat) -> Option<String> {
+fn bare_ident(pat: &Pat) -> Option<(String, Span)> {
     match pat {
-        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.to_string()),
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some((p.ident.to_string(), p.ident.span())),
         _ => None,
     }
 }
