@@ -3008,6 +3008,45 @@ mod macro_rules_kernels {
         assert_eq!(per_lane("two_sums", || ex.run_with(&x, two_sums)), core::array::from_fn(|l| (x[l] + x[l ^ 1]) * 10000 + x[l] + 1001));
     }
 
+    /// An instruction's and a barrier's method named by the macro's arguments: a report names
+    /// the place the per-lane form's `#[track_caller]` records (the macro's call, where the
+    /// method's name and its parentheses come from two contexts), in both forms (before
+    /// `site_call`, the form named the method's token).
+    macro_rules! named_methods {
+        ($shfl:ident, $sync:ident, $m:ident, $s:ident) => {
+            #[warp_kernel]
+            pub fn $shfl(w: &Warp, x: u32) -> u32 {
+                if x == 5 {
+                    return 0;
+                }
+                w.$m(x, 1)
+            }
+
+            #[warp_kernel]
+            pub fn $sync(w: &Warp, x: u32) -> u32 {
+                let y = x + 1;
+                if x == 5 {
+                    panic!("lane 5");
+                }
+                w.$s();
+                y
+            }
+        };
+    }
+
+    named_methods!(named_shuffle, named_barrier, shfl_xor, sync_threads);
+
+    #[test]
+    fn reports_name_an_instruction_named_by_the_arguments_alike() {
+        let x: [u32; 32] = core::array::from_fn(|l| l as u32);
+        // Lane 5 exits; the others' shuffle names it: the same report both ways (`both`).
+        let r = in_form("named_shuffle", || both().races(false).run_with(&x, named_shuffle));
+        assert!(format!("{r:?}").contains("lanes 0-4    waiting at `shfl.sync.bfly.b32`"), "{r:?}");
+        // Lane 5 panics; lanes 0-4 wait at the barrier, named where `both` compares it.
+        let r = in_form("named_barrier", || both().races(false).run_with(&x, named_barrier));
+        assert!(format!("{r:?}").contains("lanes 0-4    waiting at `bar.sync`"), "{r:?}");
+    }
+
     /// `run()`, asserting that it ran a warp-wide form (both ways: `both()` runs each kernel per
     /// lane and warp-wide).
     fn in_form<T>(what: &str, run: impl FnOnce() -> T) -> T {

@@ -1257,6 +1257,18 @@ fn form_ident(name: &str, span: Span) -> syn::Ident {
     syn::Ident::new(name, Span::call_site().located_at(span))
 }
 
+/// A call of `wide::site()` placed as the user's method call whose method name is spanned
+/// `method` and whose parentheses `paren`: `#[track_caller]` then records the place that the
+/// handle's method records in the per-lane form, the method's position; and where the method's
+/// name and the parentheses come from different macro contexts (a `macro_rules!` macro's
+/// argument and its body), the macro call's, as there.
+fn site_call(method: Span, paren: Span) -> TokenStream {
+    let at = crate::krate::facade_at(method);
+    let mut args = Group::new(Delimiter::Parenthesis, TokenStream::new());
+    args.set_span(paren);
+    quote_spanned!(method=> #at::__private::wide::site #args)
+}
+
 /// The hygiene context of `span`, as the compiler prints it (`#3 bytes(10..12)`: `#3`); `None`
 /// outside the compiler or in another format. (Stable Rust has no other way to compare two
 /// tokens' contexts.)
@@ -2084,10 +2096,8 @@ impl<'p> Gen<'p> {
         if with_b && !b_uniform {
             self.hoisted.push(quote!(let mut #b: #lanes<u32> = #lanes::new();));
         }
-        // The whole call on the method's span: `#[track_caller]` then records the method's
-        // position, as the handle method does.
-        let at_method = crate::krate::facade_at(method);
-        self.hoisted.push(quote_spanned!(method=> let #site = #at_method::__private::wide::site();));
+        let at_method = site_call(method, m.paren_token.span.join());
+        self.hoisted.push(quote_spanned!(method=> let #site = #at_method;));
         let wk = form_ident("__wk", value);
         self.hoisted.push(quote_spanned!(value=> #wk.expect(&#i, #site, &#operands_at);));
         self.declare(&a);
@@ -2643,8 +2653,8 @@ impl<'p> Gen<'p> {
             Expr::MethodCall(m) if self.barriers.contains(&(e as *const Expr as usize)) && self.own_sync_threads(m) => {
                 let method = m.method.span();
                 let site = self.fresh("site");
-                let at_method = crate::krate::facade_at(method);
-                self.hoisted.push(quote_spanned!(method=> let #site = #at_method::__private::wide::site();));
+                let at_method = site_call(method, m.paren_token.span.join());
+                self.hoisted.push(quote_spanned!(method=> let #site = #at_method;));
                 self.hoisted.push(quote!(__wk.expect_sync_threads(#site);));
                 self.point(e);
                 self.flush_at(Edge::Point);
