@@ -2956,7 +2956,7 @@ mod macro_rules_kernels {
     /// per-lane form (before the check in `Gen::ident_at`, each took a form that read the other
     /// variable).
     macro_rules! collide {
-        ($a:ident, $b:ident, $c:ident, $d:ident, $x:ident, $t:ident, $v:ident) => {
+        ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $x:ident, $t:ident, $v:ident) => {
             #[warp_kernel]
             pub fn $a(w: &Warp, $x: u32) -> u32 {
                 let x = $x * 2;
@@ -2978,6 +2978,15 @@ mod macro_rules_kernels {
                 $t.redux_add(x) * 1000 + t.redux_add(x)
             }
 
+            /// A uniform `x` of the body beside the parameter `$x`: before `mixed_names`, E0308
+            /// (the form took `$x` for the uniform and captured the outer parameter).
+            #[warp_kernel]
+            pub fn $e(w: &Warp, $x: u32) -> u32 {
+                let x = 5u32;
+                let y = w.shfl_xor($x, 1);
+                y * 100 + x + $x
+            }
+
             #[warp_kernel]
             pub fn $d(w: &Warp, x: u32) -> u32 {
                 let mut $v = x;
@@ -2989,7 +2998,7 @@ mod macro_rules_kernels {
         };
     }
 
-    collide!(param_and_let, let_and_param, two_tiles, two_sums, x, t, v);
+    collide!(param_and_let, let_and_param, two_tiles, two_sums, uniform_and_param, x, t, v);
 
     #[test]
     fn a_name_from_the_arguments_is_not_the_bodys() {
@@ -3006,6 +3015,7 @@ mod macro_rules_kernels {
         assert_eq!(per_lane("let_and_param", || ex.run_with(&x, let_and_param)), core::array::from_fn(|l| x[l ^ 2] * 1000 + x[l ^ 1] + x[l]));
         assert_eq!(per_lane("two_tiles", || ex.run_with(&x, two_tiles)), core::array::from_fn(|l| group(l, 4) * 1000 + group(l, 16)));
         assert_eq!(per_lane("two_sums", || ex.run_with(&x, two_sums)), core::array::from_fn(|l| (x[l] + x[l ^ 1]) * 10000 + x[l] + 1001));
+        assert_eq!(per_lane("uniform_and_param", || ex.run_with(&x, uniform_and_param)), core::array::from_fn(|l| x[l ^ 1] * 100 + 5 + x[l]));
     }
 
     /// An instruction's and a barrier's method named by the macro's arguments: a report names

@@ -611,6 +611,11 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
     if items_name_the_signature(&item.block, &item.sig) {
         return None;
     }
+    // Names of two hygiene contexts (a `macro_rules!` macro's arguments and its body), which
+    // the generator's strings would take for one.
+    if mixed_names(item) {
+        return None;
+    }
     let krate = crate::krate::facade_at(Span::call_site());
     // Parameters of a primitive integer, `bool`, `char` or `GlobalSlice` type may be taken for
     // uniform (the offer then checks that every lane passed the same value, or slice).
@@ -1267,6 +1272,42 @@ fn site_call(method: Span, paren: Span) -> TokenStream {
     let mut args = Group::new(Delimiter::Parenthesis, TokenStream::new());
     args.set_span(paren);
     quote_spanned!(method=> #at::__private::wide::site #args)
+}
+
+/// Whether a name that `item` binds (a parameter, or a pattern's name in its body) is bound in
+/// two hygiene contexts, or written anywhere in the body in a context none of its bindings has:
+/// inside a `macro_rules!` macro, a name from its arguments and the same name written in its
+/// body are two variables to Rust, one to the generator, which resolves names as strings (a
+/// use would read the other variable, or a uniform one of the other's name would be captured
+/// as the outer function's parameter). Such a kernel keeps the per-lane form. A token of that
+/// name that is a field or a method counts too (a kernel then runs per lane that might not
+/// need to). Outside the compiler, or where its format is not known, nothing is mixed.
+fn mixed_names(item: &ItemFn) -> bool {
+    struct Binds(HashMap<String, HashSet<String>>);
+    impl<'ast> syn::visit::Visit<'ast> for Binds {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            if let Some(ctx) = context(p.ident.span()) {
+                self.0.entry(p.ident.to_string()).or_default().insert(ctx);
+            }
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut binds = Binds(HashMap::new());
+    for input in &item.sig.inputs {
+        syn::visit::Visit::visit_fn_arg(&mut binds, input);
+    }
+    syn::visit::Visit::visit_block(&mut binds, &item.block);
+    if binds.0.values().any(|c| c.len() > 1) {
+        return true;
+    }
+    fn uses(ts: TokenStream, binds: &HashMap<String, HashSet<String>>) -> bool {
+        ts.into_iter().any(|t| match t {
+            TokenTree::Group(g) => uses(g.stream(), binds),
+            TokenTree::Ident(i) => binds.get(&i.to_string()).is_some_and(|c| context(i.span()).is_some_and(|ctx| !c.contains(&ctx))),
+            _ => false,
+        })
+    }
+    uses(item.block.to_token_stream(), &binds.0)
 }
 
 /// The hygiene context of `span`, as the compiler prints it (`#3 bytes(10..12)`: `#3`); `None`
