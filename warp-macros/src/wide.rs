@@ -647,10 +647,6 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
             }
         }
         let block = g.fn_block(&item.block, unit);
-        if g.mixed.get() {
-            // A name used in another hygiene context than its binding's (`Gen::ident_at`).
-            return None;
-        }
         reasons = core::mem::take(&mut g.reasons);
         // Names found changed by lane code are per-lane: generate again (a pass that gave up
         // may have given up because it took one of them for uniform).
@@ -1172,11 +1168,6 @@ struct Gen<'p> {
     /// Where each identifier the form declares (`fresh`) resolves: its declaration's span, which
     /// each use takes for its hygiene (`ident_at`).
     decls: HashMap<String, Span>,
-    /// The user's name that each per-lane variable of a user's binding stands for (a parameter,
-    /// a `let`'s name): its span, whose hygiene each use of the name must share (`ident_at`).
-    binds_at: HashMap<String, Span>,
-    /// A use of a name whose hygiene is not its binding's (`ident_at`): the form is declined.
-    mixed: core::cell::Cell<bool>,
 }
 
 /// What [`Gen::order`] found so far in an expression.
@@ -1356,7 +1347,7 @@ fn mutating(e: &Expr, fixed: &HashSet<String>) -> bool {
 
 impl<'p> Gen<'p> {
     fn new(points: &'p HashSet<usize>, calls: &'p [usize], barriers: &'p HashSet<usize>, handle: syn::Ident, krate: TokenStream, tainted: HashSet<String>) -> Gen<'p> {
-        Gen { points, calls, call_uniform: vec![0; calls.len()], call_tiles: vec![false; calls.len()], tiles: HashSet::new(), call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, stretch: 0, escaped: HashSet::new(), escapes: Vec::new(), hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), renamed_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new(), copy_binds: HashSet::new(), slice_binds: HashSet::new(), reasons: Default::default(), untaint: HashSet::new(), uniform_used: Default::default(), vote_lets: Vec::new(), fixed: HashSet::new(), decls: HashMap::new(), binds_at: HashMap::new(), mixed: core::cell::Cell::new(false) }
+        Gen { points, calls, call_uniform: vec![0; calls.len()], call_tiles: vec![false; calls.len()], tiles: HashSet::new(), call_results: HashSet::new(), changed: HashSet::new(), returns_early: false, return_seen: false, stretch_atomic: false, after_point: false, loops: 0, barriers, whole_warp: false, handle_read: Default::default(), same_shape: Default::default(), const_lets: Vec::new(), candidates: HashSet::new(), uniform_params: HashSet::new(), wanted: HashSet::new(), handle, stable_handles: true, krate, scopes: Vec::new(), next: 0, ok: true, tainted, stretch: 0, escaped: HashSet::new(), escapes: Vec::new(), hoisted: Vec::new(), pending: Vec::new(), out: Vec::new(), temps: Vec::new(), used: Vec::new(), fresh_here: Vec::new(), renamed_here: Vec::new(), deferred: Vec::new(), deferred_names: Vec::new(), uniform_reads: Vec::new(), copy_binds: HashSet::new(), slice_binds: HashSet::new(), reasons: Default::default(), untaint: HashSet::new(), uniform_used: Default::default(), vote_lets: Vec::new(), fixed: HashSet::new(), decls: HashMap::new() }
     }
 
     fn push_scope(&mut self) {
@@ -1402,32 +1393,15 @@ impl<'p> Gen<'p> {
     /// A use of the form's identifier `name` at `span` (the user's token, for a user's
     /// variable), resolved as its declaration: the same context, whether the user's tokens come
     /// from a `macro_rules!` macro's arguments or not (E0425 otherwise), and the place of the
-    /// use, so that errors and panics point at it.
-    ///
-    /// The generator resolves the user's names as strings. Inside a `macro_rules!` macro, a
-    /// name from its arguments and the same name written in its body are two variables (Rust's
-    /// hygiene), which the strings do not tell apart: when the use's context is not the
-    /// binding's, the form is declined (`mixed`), so that the kernel runs per lane, as Rust
-    /// resolves it, instead of reading the other variable.
+    /// use, so that errors and panics point at it. (The generator resolves the user's names as
+    /// strings: a kernel whose names of one string come from two contexts has no form,
+    /// `mixed_names`.)
     fn ident_at(&self, name: &str, span: Span) -> syn::Ident {
-        if let Some(&bound) = self.binds_at.get(name) {
-            if let (Some(used), Some(bound)) = (context(span), context(bound)) {
-                if used != bound {
-                    self.mixed.set(true);
-                }
-            }
-        }
         syn::Ident::new(name, span.resolved_at(self.decls.get(name).copied().unwrap_or_else(Span::call_site)))
     }
     /// The form's identifier `name` as declared (its declaration's span).
     fn decl_ident(&self, name: &str) -> syn::Ident {
         syn::Ident::new(name, self.decls.get(name).copied().unwrap_or_else(Span::call_site))
-    }
-    /// [`fresh_at`](Self::fresh_at) for the user's binding `name`.
-    fn fresh_user(&mut self, name: &syn::Ident) -> syn::Ident {
-        let v = self.fresh_at(&name.to_string(), name.span());
-        self.binds_at.insert(v.to_string(), name.span());
-        v
     }
     fn is_point(&self, e: &Expr) -> bool {
         self.points.contains(&(e as *const Expr as usize))
@@ -1449,7 +1423,7 @@ impl<'p> Gen<'p> {
     }
     /// Each lane's arguments into per-lane variables.
     fn params(&mut self, names: &[syn::Ident]) -> TokenStream {
-        let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh_user(n)).collect();
+        let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh_at(&n.to_string(), n.span())).collect();
         // A parameter taken for uniform is one value (every lane passed it: the offer checked),
         // read from the first live lane.
         let mut uniform = Vec::new();
@@ -2120,14 +2094,14 @@ impl<'p> Gen<'p> {
                     b_args.iter().for_each(|e| idents_in(e.to_token_stream(), &mut in_b));
                 }
                 match self.resolve(&name) {
-                    Some(Bind::Wide(v)) if !in_b.contains(&name) => Some((v.clone(), p.path.segments[0].ident.span())),
+                    Some(Bind::Wide(v)) if !in_b.contains(&name) => Some(v.clone()),
                     _ => None,
                 }
             }
             _ => None,
         };
         let operands_at = match &in_place {
-            Some((v, name)) => self.ident_at(&v.to_string(), *name),
+            Some(v) => self.ident_at(&v.to_string(), value),
             None => a_at.clone(),
         };
         self.hoisted.push(quote!(let #i = #instr;));
@@ -2517,14 +2491,13 @@ impl<'p> Gen<'p> {
                 let instruction = temp.is_some() && !self.call_results.contains(&at);
                 if instruction && !self.escaped.contains(&key) {
                     self.lane_local_let(&local.pat, e, key);
-                } else if let (Some((name, at)), Some(r)) = (bare_ident(&local.pat), temp) {
+                } else if let (Some(name), Some(r)) = (bare_ident(&local.pat), temp) {
                     // `let v = f(w, ..);` or `let v = w.shfl(..);` read past this stretch: `v`
                     // is the result's own per-lane variable (each lane's value stays where the
                     // call or the instruction left it, not copied into another). Set in this
                     // stretch, as the copy was: a call's borrow of it here is of a changing
                     // variable (`borrows_changing`).
                     self.renamed_here.push(r.to_string());
-                    self.binds_at.insert(r.to_string(), at);
                     self.bind(&name, Bind::Wide(r));
                 } else {
                     self.per_lane_let(&local.pat, e);
@@ -2605,7 +2578,7 @@ impl<'p> Gen<'p> {
             return;
         }
         let lanes = self.lanes_ty();
-        let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh_user(n)).collect();
+        let vars: Vec<syn::Ident> = names.iter().map(|n| self.fresh_at(&n.to_string(), n.span())).collect();
         for v in &vars {
             self.hoisted.push(quote!(let mut #v = #lanes::new();));
             self.declare(v);
@@ -3453,9 +3426,9 @@ fn assign_whole(krate: &TokenStream, v: &syn::Ident, right: TokenStream) -> Toke
 }
 
 /// The identifier of `x` or `mut x` (no type, which could coerce the value).
-fn bare_ident(pat: &Pat) -> Option<(String, Span)> {
+fn bare_ident(pat: &Pat) -> Option<String> {
     match pat {
-        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some((p.ident.to_string(), p.ident.span())),
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.to_string()),
         _ => None,
     }
 }

@@ -389,6 +389,7 @@ fn keyed_sources(mode: ShflMode, keys: &[u64; 32]) -> ([u32; 32], u32) {
 /// `keys[l]` (each lane's own `b` and `c`: a clamp per lane): no read is undefined, so it always
 /// completes: writes every lane's `d` and returns the predicate mask.
 #[inline]
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 pub(crate) fn shfl32_keyed_into(simd: Simd, mode: ShflMode, a: &[u32; 32], keys: &[u64; 32], d: &mut [MaybeUninit<u32>; 32]) -> u32 {
     #[cfg(target_arch = "x86_64")]
     if has_avx2(simd) {
@@ -396,7 +397,7 @@ pub(crate) fn shfl32_keyed_into(simd: Simd, mode: ShflMode, a: &[u32; 32], keys:
         return unsafe { keyed_avx2(mode, a, keys, d) };
     }
     let (src, pred) = keyed_sources(mode, keys);
-    permute(simd, a, &src, d);
+    permute_portable(a, &src, d);
     pred
 }
 
@@ -410,10 +411,10 @@ fn keyed_avx2(mode: ShflMode, a: &[u32; 32], keys: &[u64; 32], d: &mut [MaybeUni
     let mut src = [_mm256_setzero_si256(); 4];
     let mut pred = 0u32;
     for (k, src) in src.iter_mut().enumerate() {
-        // SAFETY: two loads of four keys each, inside `keys`.
+        // SAFETY: two loads of four keys (eight words) each, inside `keys`.
         let (lo, hi) = unsafe {
-            let p = keys.as_ptr().add(8 * k) as *const __m256;
-            (_mm256_loadu_ps(p as *const f32), _mm256_loadu_ps(p.add(1) as *const f32))
+            let p = keys.as_ptr().add(8 * k) as *const u32;
+            (_mm256_castsi256_ps(load8_avx2(p)), _mm256_castsi256_ps(load8_avx2(p.add(8))))
         };
         // The low words of keys 8k..8k+8 (`b_of`: bits 12..17, `c_of`: the clamp in bits
         // 17..22 and the segment mask in 22..27): keys 0 1 4 5 | 2 3 6 7, then in order.
@@ -472,23 +473,11 @@ pub(crate) fn shfl32_keyed(simd: Simd, mode: ShflMode, a: &[u32; 32], keys: &[u6
     shfl32_keyed_into(simd, mode, a, keys, unsafe { &mut *(d as *mut [u32; 32] as *mut [MaybeUninit<u32>; 32]) })
 }
 
-/// `d[lane] = a[src[lane]]` (each source a lane) at `simd`'s level: AVX2 gathers, else the plain
-/// loop.
-#[inline(always)]
-#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
-fn permute(simd: Simd, a: &[u32; 32], src: &[u32; 32], d: &mut [MaybeUninit<u32>; 32]) {
-    #[cfg(target_arch = "x86_64")]
-    if has_avx2(simd) {
-        // SAFETY: `has_avx2` holds.
-        return unsafe { permute_avx2(a, src, d) };
-    }
-    permute_portable(a, src, d)
-}
-
 /// [`shfl32_into`] for a shuffle within segments of the warp, each a tile whose lanes all take
 /// part (`c[12:8]` the tiles' segment mask): `None`, writing nothing, when a lane would read
 /// outside its segment.
 #[inline]
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 pub(crate) fn shfl32_segments_into(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: u32, d: &mut [MaybeUninit<u32>; 32]) -> Option<u32> {
     #[cfg(target_arch = "x86_64")]
     if has_avx2(simd) {
@@ -496,7 +485,7 @@ pub(crate) fn shfl32_segments_into(simd: Simd, mode: ShflMode, a: &[u32; 32], b:
         return unsafe { segments_avx2(mode, a, b, c, d) };
     }
     let (src, pred) = segment_sources(mode, b, c)?;
-    permute(simd, a, &src, d);
+    permute_portable(a, &src, d);
     Some(pred)
 }
 
@@ -604,22 +593,6 @@ fn pairs_avx2(d: &[u32; 32], pred: u32, pairs: &mut [[MaybeUninit<u32>; 2]; 32])
         unsafe {
             _mm256_storeu_si256(out.add(16 * k) as *mut __m256i, _mm256_permute2x128_si256::<0x20>(lo, hi));
             _mm256_storeu_si256(out.add(16 * k + 8) as *mut __m256i, _mm256_permute2x128_si256::<0x31>(lo, hi));
-        }
-    }
-}
-
-/// `d[lane] = a[src[lane] & 31]` with AVX2 permutes (`select_avx2`).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn permute_avx2(a: &[u32; 32], src: &[u32; 32], d: &mut [MaybeUninit<u32>; 32]) {
-    use core::arch::x86_64::*;
-    let chunks = chunks_avx2(a);
-    for k in 0..4 {
-        // SAFETY: a load of 8 indices inside `src`, a store of 8 `u32`s inside `d`; only called
-        // on CPUs with AVX2.
-        unsafe {
-            let idx = load8_avx2(src.as_ptr().add(8 * k));
-            _mm256_storeu_si256(d.as_mut_ptr().add(8 * k) as *mut _, select_avx2(&chunks, idx));
         }
     }
 }

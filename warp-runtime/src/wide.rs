@@ -240,16 +240,6 @@ impl<T> Lanes<T> {
         self.full_ref().expect("warp-wide form: a per-lane value is missing with every lane live")
     }
 
-    /// A copy of every lane's value (the lanes that hold one).
-    #[inline(always)]
-    pub fn copied(&self) -> Lanes<T>
-    where
-        T: Copy,
-    {
-        // `MaybeUninit<T>` of a `Copy` `T` is `Copy`: the slots are copied as they are.
-        Lanes { slots: self.slots, set: self.set }
-    }
-
     /// Every lane's value (every lane holds one).
     #[inline(always)]
     pub(crate) fn into_array(self) -> [T; 32] {
