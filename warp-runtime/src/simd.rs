@@ -195,10 +195,9 @@ fn bfly_avx2(a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
     let chunks = chunks_avx2(a);
     let b = _mm256_set1_epi32(bval as i32);
     for k in 0..4 {
-        let lane = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(8 * k));
-        let idx = _mm256_xor_si256(lane, b);
+        let idx = _mm256_xor_si256(lanes8_avx2(k), b);
         // SAFETY: a store of 8 `u32`s inside `d`; the function is only called on CPUs with AVX2.
-        unsafe { _mm256_storeu_si256(d.as_mut_ptr().add(8 * k as usize) as *mut _, select_avx2(&chunks, idx)) };
+        unsafe { _mm256_storeu_si256(d.as_mut_ptr().add(8 * k) as *mut _, select_avx2(&chunks, idx)) };
     }
 }
 
