@@ -590,6 +590,19 @@ impl Executor {
         mut start: impl FnMut(u32) -> F,
         direct: Option<(&[A; 32], &mut crate::wide::Lanes<F::Output>)>,
     ) -> Result<Option<Outs<F::Output>>, WarpError> {
+        // The kernel's future, by its `poll`: the address its form is learned and found by.
+        let poll = <F as Future>::poll as fn(core::pin::Pin<&mut F>, &mut core::task::Context<'_>) -> core::task::Poll<F::Output> as *const ();
+        // A kernel this thread already ran in its form starts in it again, without the lanes'
+        // futures and the step loop (an untraced run that takes forms: a traced one polls).
+        let direct = match direct {
+            Some((args, douts)) if self.wide && self.trace.is_none() && self.target.independent_scheduling() => {
+                match crate::wide::KnownForm::find::<K>(poll, args, launched) {
+                    Some(known) => return self.drive_known(regs, launched, &known, args, douts).map(|()| None),
+                    None => Some((args, douts)),
+                }
+            }
+            direct => direct,
+        };
         crate::warp::install_panic_capture();
         let mut lanes = core::pin::pin!(Lanes::<F>::new());
         let mut outs = Outs::new();
@@ -615,7 +628,7 @@ impl Executor {
         let mut first = None;
         let mut wide = false;
         if let Some((args, douts)) = direct.filter(|_| regs.wide_allowed()) {
-            match run.first_step_direct::<K, _, A>(lanes.as_mut(), &mut start, &mut outs, args, douts) {
+            match run.first_step_direct::<K, _, A>(lanes.as_mut(), &mut start, &mut outs, args, douts, poll) {
                 Ok(Some(step)) => first = Some(Ok(step)),
                 Ok(None) => wide = true,
                 Err(e) => first = Some(Err(e)),
@@ -674,6 +687,30 @@ impl Executor {
             tracer.finish(result.as_ref().err());
         }
         result.map(|()| (!wide).then_some(outs))
+    }
+
+    /// [`drive`](Self::drive) for a run that starts in the form `known` (`Ok(())`: every lane
+    /// returned, its result in `douts`): the same run, its registers, clock, race checks and
+    /// thread's current warp, without the lanes' futures, their results and the step loop. Not
+    /// inlined: its frame holds none of theirs.
+    #[inline(never)]
+    fn drive_known<A: Copy, R>(&self, regs: &Regs, launched: u32, known: &crate::wide::KnownForm<A, R>, args: &[A; 32], douts: &mut crate::wide::Lanes<R>) -> Result<(), WarpError> {
+        crate::warp::install_panic_capture();
+        let deadline = Deadline::start(self.time_limit);
+        let mut run = WarpRun::new(regs, self.target, self.order, launched);
+        run.traced(None).wide(self.wide, deadline, self.current_simd());
+        debug_assert!(regs.wide_allowed());
+        let races = self.current_races().then(|| {
+            let pos = regs.pos();
+            crate::race::RunRaces::new(pos.nctaid, pos.ntid, pos.cluster, !self.target.independent_scheduling())
+        });
+        if let Some(races) = &races {
+            regs.block().races.start(Some(races), regs.pos().warp);
+        }
+        let current = crate::mem::Current::enter(regs);
+        let result = run.start_known(known, args, douts);
+        drop(current);
+        result.and_then(|()| races.map_or(Ok(()), |r| r.result()))
     }
 }
 

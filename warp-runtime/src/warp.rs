@@ -1178,7 +1178,9 @@ impl<'r> WarpRun<'r> {
     /// The first step of a run of the kernel itself (see `crate::wide::Direct`): polls the first
     /// lane alone, and when it offered a warp-wide form taking `A` and giving `R`, runs that form
     /// for every lane with the arguments `args` instead of the lanes' futures (`Ok(None)`, the
-    /// results in `douts`). Otherwise the step goes on as any first step.
+    /// results in `douts`). Otherwise the step goes on as any first step. The form is learned
+    /// for the kernel's future's `poll` at `poll` (`Direct::learn`): a kernel this thread
+    /// already ran directly starts its form without a lane's poll (`start_known`).
     pub(crate) fn first_step_direct<K, F: Future, A: Copy>(
         &mut self,
         futs: Pin<&mut Lanes<F>>,
@@ -1186,24 +1188,24 @@ impl<'r> WarpRun<'r> {
         outs: &mut Outs<F::Output>,
         args: &[A; 32],
         douts: &mut crate::wide::Lanes<F::Output>,
+        poll: *const (),
     ) -> Result<Option<Step>, WarpError> {
         let pointers = (args as *const [A; 32] as *const (), douts as *mut crate::wide::Lanes<F::Output> as *mut ());
         let take = |direct: &crate::wide::Direct, launched: u32| (direct.of::<K, A, F::Output>() && direct.agrees(args, launched)).then_some(pointers);
-        // The kernel's future, by its `poll`: a kernel this thread already ran directly starts
-        // its form without a lane's poll (`Direct::known`), the decision otherwise the same.
-        let poll = <F as Future>::poll as fn(Pin<&mut F>, &mut Context<'_>) -> Poll<F::Output> as *const ();
-        // (With no lane launched there is none to poll, and no form starts.)
-        if let Some(direct) = crate::wide::Direct::known(poll).filter(|_| self.runnable != 0) {
-            if let Some((args, douts)) = take(&direct, self.launched) {
-                self.begin_step();
-                // SAFETY: as below.
-                return unsafe { self.direct(&direct, args, douts) };
-            }
-        }
         // SAFETY: `take` gives the pointers only for a form of these `A` and `F::Output`, and
         // `A` is `Copy`. No probe: the run's kernel may be a closure that goes on after a
         // wrapper entry it calls, and would then run that part twice.
         unsafe { self.first_step_offered(futs, start, outs, false, take, poll) }
+    }
+
+    /// The run of a kernel in the form this thread learned for it (`wide::KnownForm`), started
+    /// without polling a lane: every lane's arguments from `args`, its result into `douts`
+    /// (`Ok(())`: every lane returned).
+    pub(crate) fn start_known<A: Copy, R>(&mut self, known: &crate::wide::KnownForm<A, R>, args: &[A; 32], douts: &mut crate::wide::Lanes<R>) -> Result<(), WarpError> {
+        self.begin_step();
+        // SAFETY: `KnownForm::find` checked `Direct::of` for `A` and `R`; `A` is `Copy`.
+        let run = unsafe { self.direct(known.direct(), args as *const [A; 32] as *const (), douts as *mut crate::wide::Lanes<R> as *mut ()) };
+        run.map(|_| ())
     }
 
     /// [`first_step_direct`](Self::first_step_direct) for a grid's warp of an entry kernel

@@ -1439,6 +1439,34 @@ impl Direct {
     }
 }
 
+/// The form of a kernel `K` with arguments `A` and results `R` that this thread already ran
+/// directly (`Direct::known`), found for one run's arguments: the run starts in it without a
+/// lane's poll or the lanes' futures (`Executor::drive_known`).
+pub(crate) struct KnownForm<A, R> {
+    direct: Direct,
+    _types: core::marker::PhantomData<fn(A) -> R>,
+}
+
+impl<A, R> KnownForm<A, R> {
+    /// The known form of the kernel `K` whose future's `poll` is at `poll` (as
+    /// `WarpRun::first_step_direct` learns it: one address taken in one place, since a
+    /// function's copies in two codegen units have two), when `Direct::of` holds for it with `A`
+    /// and `R` and the `launched` lanes' `args` agree on its uniform parameters (the decision
+    /// `first_step_direct` makes after a lane's poll).
+    #[inline(always)]
+    pub(crate) fn find<K>(poll: *const (), args: &[A; 32], launched: u32) -> Option<KnownForm<A, R>> {
+        // (With no lane launched there is none to run, and no form starts.)
+        let direct = Direct::known(poll).filter(|d| launched != 0 && d.of::<K, A, R>() && d.agrees(args, launched))?;
+        Some(KnownForm { direct, _types: core::marker::PhantomData })
+    }
+
+    /// The form.
+    #[inline(always)]
+    pub(crate) fn direct(&self) -> &Direct {
+        &self.direct
+    }
+}
+
 /// Runs `direct` for the live lanes of `run`, each lane's arguments from `args`
 /// (`*const [A; 32]`), its result into `outs` (`*mut Lanes<R>`), with the warp's own handles
 /// (each `Warp::new(regs, lane)`).
