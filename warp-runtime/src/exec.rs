@@ -710,7 +710,16 @@ impl Executor {
         let current = crate::mem::Current::enter(regs);
         let result = run.start_known(known, args, douts);
         drop(current);
-        result.and_then(|()| races.map_or(Ok(()), |r| r.result()))
+        // Matched, not mapped: the error (most of the `Result`'s bytes) is moved only when there
+        // is one (`map_or` and `and_then` copied all of its bytes, written or not, and the copy
+        // waited on the callee's narrower stores).
+        if let Err(e) = result {
+            return Err(e);
+        }
+        match races {
+            Some(races) => races.result(),
+            None => Ok(()),
+        }
     }
 }
 

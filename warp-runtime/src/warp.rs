@@ -1204,8 +1204,10 @@ impl<'r> WarpRun<'r> {
     pub(crate) fn start_known<A: Copy, R>(&mut self, known: &crate::wide::KnownForm<A, R>, args: &[A; 32], douts: &mut crate::wide::Lanes<R>) -> Result<(), WarpError> {
         self.begin_step();
         // SAFETY: `KnownForm::find` checked `Direct::of` for `A` and `R`; `A` is `Copy`.
-        let run = unsafe { self.direct(known.direct(), args as *const [A; 32] as *const (), douts as *mut crate::wide::Lanes<R> as *mut ()) };
-        run.map(|_| ())
+        match unsafe { self.direct(known.direct(), args as *const [A; 32] as *const (), douts as *mut crate::wide::Lanes<R> as *mut ()) } {
+            Ok(_) => Ok(()),
+            Err(e) => Err(e),
+        }
     }
 
     /// [`first_step_direct`](Self::first_step_direct) for a grid's warp of an entry kernel
