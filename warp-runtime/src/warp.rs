@@ -881,10 +881,12 @@ impl<'r> WarpRun<'r> {
         regs.target.set(target);
         regs.tracing.set(false);
         regs.wide.set(false);
-        WarpRun {
+        let mut run = WarpRun {
             regs,
             target,
-            order: (order != crate::LaneOrder::Ascending).then(|| order.permutation()),
+            // Set below where there is one: `then` copied the 32 bytes even for `None`, and the
+            // copy waited on stores to them from before.
+            order: None,
             lane_order: order,
             launched,
             exited: !launched,
@@ -903,7 +905,11 @@ impl<'r> WarpRun<'r> {
             clock: crate::exec::CLOCK_EVERY,
             simd: crate::simd::Simd::Portable,
             form: core::ptr::null(),
+        };
+        if order != crate::LaneOrder::Ascending {
+            run.order = Some(order.permutation());
         }
+        run
     }
 
     /// Takes the warp-wide forms kernels offer when `on` ([`crate::wide`]), unless the target
@@ -1311,10 +1317,21 @@ impl<'r> WarpRun<'r> {
         self.started = true;
         crate::wide::count_direct_start();
         let limit = self.deadline;
+        // The form's error, if it ends with one, is put here, so that the `catch_unwind` returns
+        // nothing (returning the `Result`, it copied the error's bytes, written or not: most of
+        // an empty kernel's `direct` waited on that copy).
+        let mut failed = None;
         // SAFETY: the caller checked the form and its types (`Direct::of`); `A` is `Copy`.
-        let run = catch_lane_panic(|| unsafe { crate::wide::run_direct(self, direct, args, douts, limit) });
+        let run = catch_lane_panic(|| {
+            if let Err(e) = unsafe { crate::wide::run_direct(self, direct, args, douts, limit) } {
+                failed = Some(e);
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
         match run {
-            Ok(Ok(())) => {
+            Ok(()) => {
                 // Every lane returned; one that returned with an instruction issued and never
                 // awaited is reported as the step it returned in would.
                 self.exited = FULL;
@@ -1326,7 +1343,6 @@ impl<'r> WarpRun<'r> {
                 }
                 Ok(None)
             }
-            Ok(Err(e)) => Err(e),
             Err(caught) => Err(self.wide_panicked(caught)),
         }
     }
