@@ -3057,6 +3057,36 @@ mod macro_rules_kernels {
         assert!(format!("{r:?}").contains("lanes 0-4    waiting at `bar.sync`"), "{r:?}");
     }
 
+    /// A loop's label from the arguments (`$l:lifetime`, which the macro passes in an invisible
+    /// group): before, the attribute did not parse the kernel ("applies to a `fn` with a body").
+    /// Its loop leaves early, so it runs per lane both ways (README: `break`).
+    macro_rules! labeled {
+        ($name:ident, $l:lifetime) => {
+            #[warp_kernel]
+            pub fn $name(w: &Warp, x: u32) -> u32 {
+                let mut v = x;
+                let mut k = 1;
+                $l: loop {
+                    v = v.wrapping_add(w.shfl_xor(v, k));
+                    k *= 2;
+                    if k == 32 {
+                        break $l;
+                    }
+                }
+                v
+            }
+        };
+    }
+
+    labeled!(labeled_sum, 'turns);
+
+    #[test]
+    fn a_label_from_the_arguments() {
+        let x: [u32; 32] = core::array::from_fn(|l| l as u32 * 5 + 2);
+        let sum: u32 = x.iter().sum();
+        assert_eq!(both().races(false).run_with(&x, labeled_sum).unwrap(), [sum; 32]);
+    }
+
     /// `run()`, asserting that it ran a warp-wide form (both ways: `both()` runs each kernel per
     /// lane and warp-wide).
     fn in_form<T>(what: &str, run: impl FnOnce() -> T) -> T {

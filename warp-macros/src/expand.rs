@@ -14,6 +14,7 @@ use crate::ctxt::Ctxt;
 
 /// The whole attribute: parse, check, expand.
 pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
+    let input = unwrap_lifetimes(input);
     let mut item: ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {
@@ -51,6 +52,33 @@ pub fn warp_kernel(args: TokenStream, input: TokenStream) -> TokenStream {
             out
         }
     }
+}
+
+/// `input` with every invisible group that holds just a lifetime replaced by the lifetime: a
+/// `macro_rules!` macro passes a `$l:lifetime` argument (a loop's label) in such a group, which
+/// syn does not parse as a label or a lifetime. A lifetime has no precedence for the group to
+/// keep, and its tokens keep their spans.
+fn unwrap_lifetimes(input: TokenStream) -> TokenStream {
+    use proc_macro2::{Delimiter, Group, Spacing, TokenTree};
+    let mut out = TokenStream::new();
+    for tt in input {
+        match tt {
+            TokenTree::Group(g) => {
+                let inner = unwrap_lifetimes(g.stream());
+                let tokens: Vec<TokenTree> = inner.clone().into_iter().collect();
+                let lifetime = matches!(tokens.as_slice(), [TokenTree::Punct(p), TokenTree::Ident(_)] if p.as_char() == '\'' && p.spacing() == Spacing::Joint);
+                if g.delimiter() == Delimiter::None && lifetime {
+                    out.extend(inner);
+                } else {
+                    let mut group = Group::new(g.delimiter(), inner);
+                    group.set_span(g.span());
+                    out.extend([TokenTree::Group(group)]);
+                }
+            }
+            tt => out.extend([tt]),
+        }
+    }
+    out
 }
 
 // Input:  fn warp_sum(w: &Warp, x: u32) -> u32 { let mut v = x; v += w.shfl_down(v, 16); helper(w, v) }
