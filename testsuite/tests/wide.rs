@@ -3080,11 +3080,38 @@ mod macro_rules_kernels {
 
     labeled!(labeled_sum, 'turns);
 
+    fn plus_one(x: u32) -> u32 {
+        x + 1
+    }
+
+    /// The handle named by the arguments, and a `let` of the same name in the body: two
+    /// variables (hygiene). Before, the per-lane rewrite took the `let` for the handle after it,
+    /// so the shuffle was not awaited (E0277), and a call passing the `let`'s value first would
+    /// have been awaited.
+    macro_rules! handle_beside_a_let {
+        ($name:ident, $w:ident) => {
+            #[warp_kernel]
+            pub fn $name($w: &Warp, x: u32) -> u32 {
+                let w = x * 3;
+                plus_one(w) + $w.shfl_xor(x, 1)
+            }
+        };
+    }
+
+    handle_beside_a_let!(two_ws, w);
+
     #[test]
     fn a_label_from_the_arguments() {
         let x: [u32; 32] = core::array::from_fn(|l| l as u32 * 5 + 2);
         let sum: u32 = x.iter().sum();
         assert_eq!(both().races(false).run_with(&x, labeled_sum).unwrap(), [sum; 32]);
+    }
+
+    #[test]
+    fn a_handle_from_the_arguments_beside_a_let_of_its_name() {
+        let x: [u32; 32] = core::array::from_fn(|l| l as u32 * 5 + 2);
+        let expected: [u32; 32] = core::array::from_fn(|l| x[l] * 3 + 1 + x[l ^ 1]);
+        assert_eq!(both().races(false).run_with(&x, two_ws).unwrap(), expected);
     }
 
     /// `run()`, asserting that it ran a warp-wide form (both ways: `both()` runs each kernel per

@@ -174,6 +174,15 @@ impl<'a> Kernel<'a> {
     }
 }
 
+/// The hygiene context of `span`, as the compiler prints it (`#3 bytes(10..12)`: `#3`); `None`
+/// outside the compiler or in another format. (Stable Rust has no other way to compare two
+/// tokens' contexts.)
+pub(crate) fn context(span: proc_macro2::Span) -> Option<String> {
+    let debug = format!("{span:?}");
+    let (ctx, _) = debug.split_once(" bytes(")?;
+    ctx.starts_with('#').then(|| ctx.to_string())
+}
+
 /// The typed parameters whose type is a warp handle (a path ending in `Warp`, possibly behind a
 /// reference), in order: the first is the function's handle.
 fn find_handles(item: &ItemFn) -> Vec<Handle<'_>> {
@@ -241,8 +250,9 @@ const FORMATTING: &[&str] = &[
 
 /// Walks a body, tracking which names are handle variables, and records every use of one.
 struct Analyzer<'a> {
-    /// Lexical scopes, innermost last: each binding and whether it is a handle variable.
-    scopes: Vec<Vec<(String, bool)>>,
+    /// Lexical scopes, innermost last: each binding, its hygiene context (`context`) and
+    /// whether it is a handle variable.
+    scopes: Vec<Vec<(String, Option<String>, bool)>>,
     context: Context<'a>,
     uses: Vec<Use<'a>>,
     /// The warp function's name, for direct recursion (`None` in a nested fn).
@@ -270,7 +280,7 @@ impl<'a> Analyzer<'a> {
         }
         let segs: Vec<&Ident> = p.path.segments.iter().map(|s| &s.ident).collect();
         match segs.as_slice() {
-            [f] => !self.method && *f == name && !self.scopes.iter().flatten().any(|(n, _)| *f == n),
+            [f] => !self.method && *f == name && !self.scopes.iter().flatten().any(|(n, _, _)| *f == n),
             [s, f] => *s == "Self" && *f == name,
             _ => false,
         }
@@ -316,7 +326,7 @@ impl<'a> Analyzer<'a> {
     }
 
     fn bind(&mut self, ident: &Ident, handle: bool) {
-        self.scopes.last_mut().expect("a scope").push((ident.to_string(), handle));
+        self.scopes.last_mut().expect("a scope").push((ident.to_string(), context(ident.span()), handle));
     }
 
     /// Binds every identifier of `pat` as a non-handle (shadowing handles of the same name).
@@ -348,8 +358,14 @@ impl<'a> Analyzer<'a> {
         self.context = outer;
     }
 
+    /// Whether `ident` names a handle: the innermost binding of its name in its hygiene context
+    /// is one. (In a `macro_rules!` macro, a handle named by the macro's arguments and a `let`
+    /// of that name in its body are two variables; where the contexts cannot be read, names
+    /// alone decide.)
     fn is_handle_name(&self, ident: &Ident) -> bool {
-        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(name, _)| ident == name).is_some_and(|&(_, h)| h)
+        let at = context(ident.span());
+        let same = |c: &Option<String>| c.is_none() || at.is_none() || *c == at;
+        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).find(|(name, c, _)| ident == name && same(c)).is_some_and(|&(_, _, h)| h)
     }
 
     /// `h` where `h` is a handle variable.

@@ -1277,7 +1277,7 @@ fn mixed_names(item: &ItemFn) -> bool {
     struct Binds(HashMap<String, HashSet<String>>);
     impl<'ast> syn::visit::Visit<'ast> for Binds {
         fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            if let Some(ctx) = context(p.ident.span()) {
+            if let Some(ctx) = crate::ast::context(p.ident.span()) {
                 self.0.entry(p.ident.to_string()).or_default().insert(ctx);
             }
             syn::visit::visit_pat_ident(self, p);
@@ -1294,20 +1294,11 @@ fn mixed_names(item: &ItemFn) -> bool {
     fn uses(ts: TokenStream, binds: &HashMap<String, HashSet<String>>) -> bool {
         ts.into_iter().any(|t| match t {
             TokenTree::Group(g) => uses(g.stream(), binds),
-            TokenTree::Ident(i) => binds.get(&i.to_string()).is_some_and(|c| context(i.span()).is_some_and(|ctx| !c.contains(&ctx))),
+            TokenTree::Ident(i) => binds.get(&i.to_string()).is_some_and(|c| crate::ast::context(i.span()).is_some_and(|ctx| !c.contains(&ctx))),
             _ => false,
         })
     }
     uses(item.block.to_token_stream(), &binds.0)
-}
-
-/// The hygiene context of `span`, as the compiler prints it (`#3 bytes(10..12)`: `#3`); `None`
-/// outside the compiler or in another format. (Stable Rust has no other way to compare two
-/// tokens' contexts.)
-fn context(span: Span) -> Option<String> {
-    let debug = format!("{span:?}");
-    let (ctx, _) = debug.split_once(" bytes(")?;
-    ctx.starts_with('#').then(|| ctx.to_string())
 }
 
 /// A read of a variable, a field of one or a constant: nothing that runs code.
