@@ -419,7 +419,11 @@ impl Regs {
 
     /// Makes the registers fresh for another warp at `pos` (a block slot taking its next block).
     pub(crate) fn reset(&self, pos: WarpPos) {
-        self.key.set([0; 32]);
+        // Only posted lanes' words are not zero (`posted`): after a run that left none posted
+        // (every run that ended without a report, warp-wide or not), they are all zero already.
+        if self.posted() != 0 {
+            self.key.set([0; 32]);
+        }
         self.marks.set(0);
         self.pred.set(0);
         self.twice.set(0);
