@@ -617,13 +617,7 @@ impl Executor {
         // count their instructions on the run's own count, `WarpRun::clock`, and look at the
         // same deadline).
         let mut clock = CLOCK_EVERY;
-        let races = self.current_races().then(|| {
-            let pos = regs.pos();
-            crate::race::RunRaces::new(pos.nctaid, pos.ntid, pos.cluster, !self.target.independent_scheduling())
-        });
-        if let Some(races) = &races {
-            regs.block().races.start(Some(races), regs.pos().warp);
-        }
+        let races = self.start_races(regs);
         let current = crate::mem::Current::enter(regs);
         let mut first = None;
         let mut wide = false;
@@ -689,6 +683,20 @@ impl Executor {
         result.map(|()| (!wide).then_some(outs))
     }
 
+    /// The race detection of a run of the warp of `regs`, started in its block, when this
+    /// executor checks for races.
+    #[inline(always)]
+    fn start_races(&self, regs: &Regs) -> Option<std::sync::Arc<crate::race::RunRaces>> {
+        let races = self.current_races().then(|| {
+            let pos = regs.pos();
+            crate::race::RunRaces::new(pos.nctaid, pos.ntid, pos.cluster, !self.target.independent_scheduling())
+        });
+        if let Some(races) = &races {
+            regs.block().races.start(Some(races), regs.pos().warp);
+        }
+        races
+    }
+
     /// [`drive`](Self::drive) for a run that starts in the form `known` (`Ok(())`: every lane
     /// returned, its result in `douts`): the same run, its registers, clock, race checks and
     /// thread's current warp, without the lanes' futures, their results and the step loop. Not
@@ -700,13 +708,7 @@ impl Executor {
         let mut run = WarpRun::new(regs, self.target, self.order, launched);
         run.traced(None).wide(self.wide, deadline, self.current_simd());
         debug_assert!(regs.wide_allowed());
-        let races = self.current_races().then(|| {
-            let pos = regs.pos();
-            crate::race::RunRaces::new(pos.nctaid, pos.ntid, pos.cluster, !self.target.independent_scheduling())
-        });
-        if let Some(races) = &races {
-            regs.block().races.start(Some(races), regs.pos().warp);
-        }
+        let races = self.start_races(regs);
         let current = crate::mem::Current::enter(regs);
         let result = run.start_known(known, args, douts);
         drop(current);
