@@ -65,9 +65,11 @@ fn unwrap_lifetimes(input: TokenStream) -> TokenStream {
         match tt {
             TokenTree::Group(g) => {
                 let inner = unwrap_lifetimes(g.stream());
-                let tokens: Vec<TokenTree> = inner.clone().into_iter().collect();
-                let lifetime = matches!(tokens.as_slice(), [TokenTree::Punct(p), TokenTree::Ident(_)] if p.as_char() == '\'' && p.spacing() == Spacing::Joint);
-                if g.delimiter() == Delimiter::None && lifetime {
+                let lifetime = || {
+                    let tokens: Vec<TokenTree> = inner.clone().into_iter().take(3).collect();
+                    matches!(tokens.as_slice(), [TokenTree::Punct(p), TokenTree::Ident(_)] if p.as_char() == '\'' && p.spacing() == Spacing::Joint)
+                };
+                if g.delimiter() == Delimiter::None && lifetime() {
                     out.extend(inner);
                 } else {
                     let mut group = Group::new(g.delimiter(), inner);

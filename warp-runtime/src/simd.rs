@@ -3,10 +3,10 @@
 //! mask move, a reduction a vector fold.
 //!
 //! Which unit is chosen at run time ([`Simd::detected`]): AVX-512 (`vpermt2d`), else AVX2
-//! (`vpgatherdd`) on x86-64; NEON (`tbl`/`tbx` over the 128 bytes of the warp's values) on
-//! aarch64; elsewhere, and on x86-64 CPUs with neither, the portable code (plain loops that the
-//! compiler vectorizes for the baseline target). Reductions are one fold, compiled for each
-//! level. Every level computes the same values as the portable code, which is the
+//! (`vpermd` and blends) on x86-64; NEON (`tbl`/`tbx` over the 128 bytes of the warp's values)
+//! on aarch64; elsewhere, and on x86-64 CPUs with neither, the portable code (plain loops that
+//! the compiler vectorizes for the baseline target). Reductions combine four AVX2 vectors on
+//! x86-64, and are one fold elsewhere. Every level computes the same values as the portable code, which is the
 //! specification's formula written plainly; tests compare each level the CPU has against it, and
 //! against `semantics::shfl` (on x86-64 here, and on aarch64 under qemu: DEVELOPMENT.md).
 //!
@@ -24,7 +24,7 @@ use crate::semantics::shfl::ShflMode;
 pub enum Simd {
     /// Plain loops (vectorized by the compiler for the build's baseline target).
     Portable,
-    /// x86-64 AVX2: gathers for shuffles.
+    /// x86-64 AVX2: permutes for shuffles within the 32 lanes (`select_avx2`).
     Avx2,
     /// x86-64 AVX-512 (F), with AVX2: two-table permutes for whole-warp shuffles, AVX2 for
     /// the rest.
@@ -212,13 +212,12 @@ unsafe fn load16_avx512(p: *const u32) -> core::arch::x86_64::__m512i {
 #[target_feature(enable = "avx2")]
 fn bfly_avx2(a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
     use core::arch::x86_64::*;
-    let chunks = chunks_avx2(a);
     let b = _mm256_set1_epi32(bval as i32);
-    for k in 0..4 {
-        let idx = _mm256_xor_si256(lanes8_avx2(k), b);
-        // SAFETY: a store of 8 `u32`s inside `d`; the function is only called on CPUs with AVX2.
-        unsafe { _mm256_storeu_si256(d.as_mut_ptr().add(8 * k) as *mut _, select_avx2(&chunks, idx)) };
+    let mut src = [_mm256_setzero_si256(); 4];
+    for (k, src) in src.iter_mut().enumerate() {
+        *src = _mm256_xor_si256(lanes8_avx2(k), b);
     }
+    select_all_avx2(a, src, d);
 }
 
 /// The 32 registers as four vectors of eight (`load8_avx2`).
@@ -441,14 +440,33 @@ fn keyed_avx2(mode: ShflMode, a: &[u32; 32], keys: &[u64; 32], d: &mut [MaybeUni
         let (bv, clamp, sm) = (_mm256_and_si256(_mm256_srli_epi32::<12>(w), five), _mm256_and_si256(_mm256_srli_epi32::<17>(w), five), _mm256_and_si256(_mm256_srli_epi32::<22>(w), five));
         let (s, own) = sources8_avx2(mode, lanes8_avx2(k), bv, clamp, sm);
         *src = s;
-        pred |= (!(_mm256_movemask_ps(_mm256_castsi256_ps(own)) as u32) & 0xff) << (8 * k);
+        pred |= predicates8_avx2(own, k);
     }
-    let chunks = chunks_avx2(a);
-    for (k, src) in src.iter().enumerate() {
-        // SAFETY: a store of 8 `u32`s inside `d`; the function is only called on CPUs with AVX2.
-        unsafe { _mm256_storeu_si256(d.as_mut_ptr().add(8 * k) as *mut _, select_avx2(&chunks, *src)) };
-    }
+    select_all_avx2(a, src, d);
     pred
+}
+
+/// The predicate bits of lanes `8k..8k + 8` (set where the lane reads another), from the lanes
+/// that read their own value (`sources8_avx2`'s second result).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn predicates8_avx2(own: core::arch::x86_64::__m256i, k: usize) -> u32 {
+    use core::arch::x86_64::*;
+    (!(_mm256_movemask_ps(_mm256_castsi256_ps(own)) as u32) & 0xff) << (8 * k)
+}
+
+/// `d[l] = a[src[l]]` for the 32 lanes, each eight sources a vector (`select_avx2`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn select_all_avx2(a: &[u32; 32], src: [core::arch::x86_64::__m256i; 4], d: &mut [MaybeUninit<u32>; 32]) {
+    use core::arch::x86_64::*;
+    let chunks = chunks_avx2(a);
+    for (k, src) in src.into_iter().enumerate() {
+        // SAFETY: a store of 8 `u32`s inside `d`; the function is only called on CPUs with AVX2.
+        unsafe { _mm256_storeu_si256(d.as_mut_ptr().add(8 * k) as *mut _, select_avx2(&chunks, src)) };
+    }
 }
 
 /// Lanes `8k..8k + 8`'s numbers.
@@ -525,17 +543,13 @@ fn segments_avx2(mode: ShflMode, a: &[u32; 32], b: u32, c: u32, d: &mut [MaybeUn
         let own;
         (*src, own) = sources8_avx2(mode, lane, bv, clamp, sm);
         outside = _mm256_or_si256(outside, _mm256_xor_si256(*src, lane));
-        pred |= (!(_mm256_movemask_ps(_mm256_castsi256_ps(own)) as u32) & 0xff) << (8 * k);
+        pred |= predicates8_avx2(own, k);
     }
     // A lane that reads outside its segment: the engine reports it.
     if _mm256_testz_si256(outside, sm) == 0 {
         return None;
     }
-    let chunks = chunks_avx2(a);
-    for (k, src) in src.iter().enumerate() {
-        // SAFETY: a store of 8 `u32`s inside `d`; the function is only called on CPUs with AVX2.
-        unsafe { _mm256_storeu_si256(d.as_mut_ptr().add(8 * k) as *mut _, select_avx2(&chunks, *src)) };
-    }
+    select_all_avx2(a, src, d);
     Some(pred)
 }
 
@@ -721,16 +735,11 @@ pub(crate) fn nonzero(simd: Simd, a: &[u32; 32]) -> u32 {
     }
 }
 
-/// An integer or bitwise reduction over all 32 lanes, plainly (`semantics::redux::redux_int`
-/// with every lane participating, written as one fold the compiler vectorizes).
+/// An integer or bitwise reduction over the values `a` (all 32 lanes, or `redux_avx2`'s eight
+/// partial results), plainly (`semantics::redux::redux_int` with every lane participating,
+/// written as one fold the compiler vectorizes).
 #[inline(always)]
-fn redux_portable(op: ReduxOp, ty: ReduxType, a: &[u32; 32]) -> u32 {
-    fold(op, ty, a)
-}
-
-/// The reduction `op` of the values `a`, as one fold.
-#[inline(always)]
-fn fold(op: ReduxOp, ty: ReduxType, a: &[u32]) -> u32 {
+fn redux_portable(op: ReduxOp, ty: ReduxType, a: &[u32]) -> u32 {
     match (op, ty) {
         (ReduxOp::Add, _) => a.iter().fold(0u32, |s, &x| s.wrapping_add(x)),
         (ReduxOp::Min, ReduxType::S32) => a.iter().fold(i32::MAX, |s, &x| s.min(x as i32)) as u32,
@@ -764,7 +773,7 @@ fn redux_avx2(op: ReduxOp, ty: ReduxType, a: &[u32; 32]) -> u32 {
     };
     // SAFETY: a vector of eight `u32` lanes, read as its lanes in order.
     let lanes: [u32; 8] = unsafe { core::mem::transmute::<__m256i, [u32; 8]>(v) };
-    fold(op, ty, &lanes)
+    redux_portable(op, ty, &lanes)
 }
 
 /// `redux.sync` (integer and bitwise) over all 32 lanes.
