@@ -4,11 +4,13 @@
 //!
 //! Which unit is chosen at run time ([`Simd::detected`]): AVX-512 (`vpermt2d`), else AVX2
 //! (`vpermd` and blends) on x86-64; NEON (`tbl`/`tbx` over the 128 bytes of the warp's values)
-//! on aarch64; elsewhere, and on x86-64 CPUs with neither, the portable code (plain loops that
-//! the compiler vectorizes for the baseline target). Reductions combine four AVX2 vectors on
-//! x86-64, and are one fold elsewhere. Every level computes the same values as the portable code, which is the
-//! specification's formula written plainly; tests compare each level the CPU has against it, and
-//! against `semantics::shfl` (on x86-64 here, and on aarch64 under qemu: DEVELOPMENT.md).
+//! on aarch64; elsewhere, and on x86-64 CPUs with neither, the portable code: plain loops that
+//! the compiler vectorizes for the baseline target, and whole-warp `.up`, `.down` and `.bfly`
+//! moved a quarter of the warp at a time (in SSE2 registers on x86-64, whose baseline has them;
+//! `shfl_portable` says why). Reductions combine four AVX2 vectors on x86-64, and are one fold
+//! elsewhere. Every level computes the values of the specification's formula, written plainly in
+//! `semantics`: tests compare each level the CPU has against it (on x86-64 here, and on aarch64
+//! under qemu: DEVELOPMENT.md).
 //!
 //! `WARPKIT_SIMD=0` in the environment, or [`Executor::simd(false)`](crate::Executor::simd),
 //! keeps the portable code. The operations themselves are the crate's own: a [`Simd`] value
@@ -22,7 +24,8 @@ use crate::semantics::shfl::ShflMode;
 /// The vector instructions a run uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Simd {
-    /// Plain loops (vectorized by the compiler for the build's baseline target).
+    /// Plain loops (vectorized by the compiler for the build's baseline target), and
+    /// `shfl_portable`'s quarter moves (SSE2 on x86-64: in every x86-64 CPU, not detected).
     Portable,
     /// x86-64 AVX2: permutes for shuffles within the 32 lanes (`select_avx2`).
     Avx2,
@@ -109,37 +112,207 @@ fn predicates(mode: ShflMode, bval: u32) -> u32 {
 }
 
 /// A converged whole-warp shuffle, plainly: lane `l` reads lane `j` (`.up` j = l - b where that
-/// is >= 0, `.down` j = l + b where it is <= 31, else `l` itself; `.bfly` l ^ b; `.idx` b), one
-/// shape per mode. `.down` and `.up` are two runs of consecutive registers each (lanes
-/// `0..32 - b` read `b..32` and the rest their own; the mirror for `.up`), which the compiler
-/// copies as blocks; `.idx` is one register everywhere; `.bfly` goes lane by lane. (A gather of
-/// each lane's source for every mode took about 260 instructions a shuffle: 60% of the portable
-/// `warp_sum`'s.) The AVX2 level takes it too for all but `.bfly`: its permutes cost more than
-/// the copies (`warp_sum`: 2,281 instructions a run against 2,159, and 234-240 ns against
-/// 308-380 in the same session).
+/// is >= 0, `.down` j = l + b where it is <= 31, else `l` itself; `.bfly` l ^ b; `.idx` b).
+///
+/// `.down`, `.up` and `.bfly` move the warp's values a quarter (four lanes) at a time
+/// ([`shfl_quarters`]): each quarter of the result is one 16-byte store, made in registers from
+/// whole quarters of the source. That is the width of the forms' own stores and loads: their
+/// stretch loops write each value 16 bytes at a time, and a load that spans two such stores, or
+/// a 16-byte load of a value stored in pieces, waits until the stores reach the cache. Block
+/// copies (`memmove` from lane `b`) stalled so: 13% of the portable `warp_sum`'s time on the
+/// development machine. Plain code over `[u32; 4]` does not keep the quarters whole either: the
+/// compiler moves their lanes in 4- and 8-byte pieces. So on x86-64 the quarters are SSE2
+/// registers, which every x86-64 CPU has (the baseline the compiler vectorizes for); elsewhere
+/// they are `[u32; 4]`, and the tests run both on x86-64. (A gather of each lane's source for
+/// every mode took about 260 instructions a shuffle: 60% of the portable `warp_sum`'s.) The AVX2
+/// level takes this code too for all but `.bfly`: its permutes cost more than block copies did
+/// (`warp_sum`: 2,281 instructions a run against 2,159, and 234-240 ns against 308-380 in the
+/// same session).
 #[inline(always)]
 fn shfl_portable(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
-    fn copy(d: &mut [MaybeUninit<u32>], a: &[u32]) {
-        for (d, &v) in d.iter_mut().zip(a) {
-            d.write(v);
-        }
-    }
+    #[cfg(target_arch = "x86_64")]
+    type Q = core::arch::x86_64::__m128i;
+    #[cfg(not(target_arch = "x86_64"))]
+    type Q = [u32; 4];
+    shfl_quarters::<Q>(mode, a, bval, d)
+}
+
+/// [`shfl_portable`] with quarters `Q`.
+#[inline(always)]
+fn shfl_quarters<Q: Quarter>(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
     let b = bval as usize & 31;
+    let (src, []) = a.as_chunks::<4>() else { unreachable!("32 lanes are 8 quarters") };
+    let (dst, []) = d.as_chunks_mut::<4>() else { unreachable!("32 lanes are 8 quarters") };
+    let src: &[[u32; 4]; 8] = src.try_into().expect("8 quarters");
+    let dst: &mut [[MaybeUninit<u32>; 4]; 8] = dst.try_into().expect("8 quarters");
+    // One copy of each function per `b % 4`, in which the lanes' places are constants.
+    macro_rules! by_rest {
+        ($f:ident) => {
+            match b % 4 {
+                0 => $f::<Q, 0>(src, b / 4, dst),
+                1 => $f::<Q, 1>(src, b / 4, dst),
+                2 => $f::<Q, 2>(src, b / 4, dst),
+                _ => $f::<Q, 3>(src, b / 4, dst),
+            }
+        };
+    }
     match mode {
-        ShflMode::Down => {
-            copy(&mut d[..32 - b], &a[b..]);
-            copy(&mut d[32 - b..], &a[32 - b..]);
-        }
-        ShflMode::Up => {
-            copy(&mut d[b..], &a[..32 - b]);
-            copy(&mut d[..b], &a[..b]);
-        }
-        ShflMode::Bfly => d.iter_mut().enumerate().for_each(|(l, d)| {
-            d.write(a[l ^ b]);
-        }),
+        ShflMode::Down => by_rest!(shift_down),
+        ShflMode::Up => by_rest!(shift_up),
+        ShflMode::Bfly => by_rest!(bfly_quarters),
         ShflMode::Idx => d.iter_mut().for_each(|d| {
             d.write(a[b]);
         }),
+    }
+}
+
+/// Four lanes' values, moved whole. The lane counts `n` are constants after inlining, `0..=4`.
+trait Quarter: Copy {
+    fn load(a: &[u32; 4]) -> Self;
+    fn store(self, d: &mut [MaybeUninit<u32>; 4]);
+    /// Lane `i` gets lane `i + n`; the top `n` lanes 0.
+    fn down(self, n: usize) -> Self;
+    /// Lane `i` gets lane `i - n`; the bottom `n` lanes 0.
+    fn up(self, n: usize) -> Self;
+    fn or(self, other: Self) -> Self;
+    /// Lane `i` gets lane `i ^ n`.
+    fn xor_lanes(self, n: usize) -> Self;
+}
+
+/// The plain quarter.
+impl Quarter for [u32; 4] {
+    #[inline(always)]
+    fn load(a: &[u32; 4]) -> Self {
+        *a
+    }
+    #[inline(always)]
+    fn store(self, d: &mut [MaybeUninit<u32>; 4]) {
+        for (d, v) in d.iter_mut().zip(self) {
+            d.write(v);
+        }
+    }
+    #[inline(always)]
+    fn down(self, n: usize) -> Self {
+        core::array::from_fn(|i| if i + n < 4 { self[i + n] } else { 0 })
+    }
+    #[inline(always)]
+    fn up(self, n: usize) -> Self {
+        core::array::from_fn(|i| if i >= n { self[i - n] } else { 0 })
+    }
+    #[inline(always)]
+    fn or(self, other: Self) -> Self {
+        core::array::from_fn(|i| self[i] | other[i])
+    }
+    #[inline(always)]
+    fn xor_lanes(self, n: usize) -> Self {
+        core::array::from_fn(|i| self[i ^ n])
+    }
+}
+
+/// The quarter in an SSE2 register. SSE2 is in x86-64's baseline (the target's own features,
+/// enabled in every build for it), so its intrinsics need no detection; they are `unsafe` to
+/// call only because these trait methods cannot be marked with the feature.
+#[cfg(target_arch = "x86_64")]
+impl Quarter for core::arch::x86_64::__m128i {
+    #[inline(always)]
+    fn load(a: &[u32; 4]) -> Self {
+        // SAFETY: 16 readable bytes (an unaligned load); SSE2 is in the baseline.
+        unsafe { core::arch::x86_64::_mm_loadu_si128(a.as_ptr() as *const _) }
+    }
+    #[inline(always)]
+    fn store(self, d: &mut [MaybeUninit<u32>; 4]) {
+        // SAFETY: 16 writable bytes (an unaligned store); any bits are a valid `u32`.
+        unsafe { core::arch::x86_64::_mm_storeu_si128(d.as_mut_ptr() as *mut _, self) }
+    }
+    #[inline(always)]
+    fn down(self, n: usize) -> Self {
+        use core::arch::x86_64::*;
+        // SAFETY: SSE2 is in the baseline.
+        unsafe {
+            match n {
+                0 => self,
+                1 => _mm_srli_si128::<4>(self),
+                2 => _mm_srli_si128::<8>(self),
+                3 => _mm_srli_si128::<12>(self),
+                _ => _mm_setzero_si128(),
+            }
+        }
+    }
+    #[inline(always)]
+    fn up(self, n: usize) -> Self {
+        use core::arch::x86_64::*;
+        // SAFETY: SSE2 is in the baseline.
+        unsafe {
+            match n {
+                0 => self,
+                1 => _mm_slli_si128::<4>(self),
+                2 => _mm_slli_si128::<8>(self),
+                3 => _mm_slli_si128::<12>(self),
+                _ => _mm_setzero_si128(),
+            }
+        }
+    }
+    #[inline(always)]
+    fn or(self, other: Self) -> Self {
+        // SAFETY: SSE2 is in the baseline.
+        unsafe { core::arch::x86_64::_mm_or_si128(self, other) }
+    }
+    #[inline(always)]
+    fn xor_lanes(self, n: usize) -> Self {
+        use core::arch::x86_64::*;
+        // SAFETY: SSE2 is in the baseline.
+        unsafe {
+            match n {
+                0 => self,
+                // Lanes (1, 0, 3, 2), (2, 3, 0, 1), (3, 2, 1, 0); the immediate lists lane 3's
+                // source first.
+                1 => _mm_shuffle_epi32::<0b10_11_00_01>(self),
+                2 => _mm_shuffle_epi32::<0b01_00_11_10>(self),
+                _ => _mm_shuffle_epi32::<0b00_01_10_11>(self),
+            }
+        }
+    }
+}
+
+/// `.down` by `b = 4q + R`: lane `4k + i` reads lane `4(k + q) + R + i` where that is <= 31,
+/// else its own.
+#[inline(never)]
+fn shift_down<Q: Quarter, const R: usize>(a: &[[u32; 4]; 8], q: usize, d: &mut [[MaybeUninit<u32>; 4]; 8]) {
+    for k in 0..8 {
+        let v = match k + q {
+            // Every lane reads another: lanes R.. of quarter m, then ..R of quarter m + 1.
+            m if m < 7 => Q::load(&a[m]).down(R).or(Q::load(&a[m + 1]).up(4 - R)),
+            // The first 4 - R lanes read quarter 7's last; the last R keep their own.
+            7 => Q::load(&a[7]).down(R).or(Q::load(&a[k]).down(4 - R).up(4 - R)),
+            _ => Q::load(&a[k]),
+        };
+        v.store(&mut d[k]);
+    }
+}
+
+/// `.up` by `b = 4q + R`: lane `4k + i` reads lane `4(k - q) + i - R` where that is >= 0, else
+/// its own.
+#[inline(never)]
+fn shift_up<Q: Quarter, const R: usize>(a: &[[u32; 4]; 8], q: usize, d: &mut [[MaybeUninit<u32>; 4]; 8]) {
+    for k in 0..8 {
+        let v = if k < q {
+            Q::load(&a[k])
+        } else if k == q {
+            // The first R lanes keep their own; the rest read quarter 0's first.
+            Q::load(&a[k]).up(4 - R).down(4 - R).or(Q::load(&a[0]).up(R))
+        } else {
+            // Lanes 4 - R.. of quarter k - q - 1, then ..4 - R of quarter k - q.
+            Q::load(&a[k - q - 1]).down(4 - R).or(Q::load(&a[k - q]).up(R))
+        };
+        v.store(&mut d[k]);
+    }
+}
+
+/// `.bfly` by `b = 4q + R`: lane `4k + i` reads lane `4(k ^ q) + (i ^ R)`.
+#[inline(never)]
+fn bfly_quarters<Q: Quarter, const R: usize>(a: &[[u32; 4]; 8], q: usize, d: &mut [[MaybeUninit<u32>; 4]; 8]) {
+    for (k, d) in d.iter_mut().enumerate() {
+        Q::load(&a[k ^ q]).xor_lanes(R).store(d);
     }
 }
 
@@ -820,6 +993,32 @@ mod tests {
                 // SAFETY: `pairs_into` writes every word.
                 let got: [[u32; 2]; 32] = pairs.map(|p| p.map(|w| unsafe { w.assume_init() }));
                 prop_assert_eq!(got, expected, "{:?}", simd);
+            }
+        }
+    }
+
+    /// The quarter moves, both kinds on x86-64 (SSE2 registers and the plain `[u32; 4]` that
+    /// other targets use), for every mode and every `b` (including bits above `b[4:0]`), on
+    /// lanes whose values name them, are the semantics' converged shuffle.
+    #[test]
+    fn quarter_moves_match_the_semantics_for_every_b() {
+        let a: [u32; 32] = core::array::from_fn(|l| 0x0100_0000 * l as u32 + 0x9e37 * l as u32 + 7);
+        let wide: [u64; 32] = a.map(u64::from);
+        for mode in [ShflMode::Up, ShflMode::Down, ShflMode::Bfly, ShflMode::Idx] {
+            for b in (0..32).chain([32, 33, 0xffff_ffe1]) {
+                let c = if mode == ShflMode::Up { 0 } else { 0x1f };
+                let mut want = [0u64; 32];
+                shfl::converged(mode, &wide, b, c, &mut want);
+                let mut kinds: Vec<(&str, fn(ShflMode, &[u32; 32], u32, &mut [MaybeUninit<u32>; 32]))> = vec![("[u32; 4]", shfl_quarters::<[u32; 4]>)];
+                #[cfg(target_arch = "x86_64")]
+                kinds.push(("__m128i", shfl_quarters::<core::arch::x86_64::__m128i>));
+                for (kind, shfl) in kinds {
+                    let mut d = [MaybeUninit::<u32>::uninit(); 32];
+                    shfl(mode, &a, b & 0x1f, &mut d);
+                    // SAFETY: a quarter move writes all 32 lanes.
+                    let got = d.map(|v| u64::from(unsafe { v.assume_init() }));
+                    assert_eq!(got, want, "{kind} {mode:?} b = {b}");
+                }
             }
         }
     }
