@@ -314,6 +314,7 @@ fn example_entries_start_in_their_forms() {
 }
 
 /// An endless uniform loop: the grid's time limit ends it, started in the form or not.
+#[allow(clippy::while_immutable_condition)]
 #[warp_kernel(entry)]
 pub fn endless(w: &Warp, out: GlobalSlice<'_, u32>) {
     let n = 0u32;

@@ -1306,6 +1306,8 @@ fn counted_deferred(w: &Warp, c: &core::cell::Cell<u32>) -> u32 {
     w.redux_max(b - a) * two
 }
 
+// (Endless on purpose: the loop's condition never changes.)
+#[allow(clippy::while_immutable_condition)]
 #[warp_kernel]
 fn endless(w: &Warp, x: u32) -> u32 {
     let n = 0u32;
@@ -1780,6 +1782,8 @@ fn short_forms_count_toward_the_time_limit() {
 
 // A form in a grid reads the grid's clock.
 
+// (Endless on purpose: the loop's condition never changes.)
+#[allow(clippy::while_immutable_condition)]
 #[warp_kernel]
 fn endless_in_a_grid(w: &Warp, x: u32) -> u32 {
     let n = 0u32;
