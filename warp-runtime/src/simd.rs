@@ -6,8 +6,8 @@
 //! (`vpermd` and blends) on x86-64; NEON (`tbl`/`tbx` over the 128 bytes of the warp's values)
 //! on aarch64; elsewhere, and on x86-64 CPUs with neither, the portable code: plain loops that
 //! the compiler vectorizes for the baseline target, and whole-warp `.up`, `.down` and `.bfly`
-//! moved a quarter of the warp at a time (in SSE2 registers on x86-64, whose baseline has them;
-//! `shfl_portable` says why). Reductions combine four AVX2 vectors on x86-64, and are one fold
+//! moved a quarter of the warp at a time (in SSE2 registers on x86-64, whose baseline has them,
+//! without detection; `shfl_portable` says why). Reductions combine four AVX2 vectors on x86-64, and are one fold
 //! elsewhere. Every level computes the values of the specification's formula, written plainly in
 //! `semantics`: tests compare each level the CPU has against it (on x86-64 here, and on aarch64
 //! under qemu: DEVELOPMENT.md).
@@ -25,7 +25,7 @@ use crate::semantics::shfl::ShflMode;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Simd {
     /// Plain loops (vectorized by the compiler for the build's baseline target), and
-    /// `shfl_portable`'s quarter moves (SSE2 on x86-64: in every x86-64 CPU, not detected).
+    /// `shfl_portable`'s quarter moves (SSE2 on x86-64: in its baseline, not detected).
     Portable,
     /// x86-64 AVX2: permutes for shuffles within the 32 lanes (`select_avx2`).
     Avx2,
@@ -123,16 +123,16 @@ fn predicates(mode: ShflMode, bval: u32) -> u32 {
 /// development machine. Plain code over `[u32; 4]` does not keep the quarters whole either: the
 /// compiler moves their lanes in 4- and 8-byte pieces. So on x86-64 the quarters are SSE2
 /// registers, which every x86-64 CPU has (the baseline the compiler vectorizes for); elsewhere
-/// they are `[u32; 4]`, and the tests run both on x86-64. (A gather of each lane's source for
+/// (and on an x86-64 target without SSE2) they are `[u32; 4]`, and the tests run both on x86-64. (A gather of each lane's source for
 /// every mode took about 260 instructions a shuffle: 60% of the portable `warp_sum`'s.) The AVX2
 /// level takes this code too for all but `.bfly`: its permutes cost more than block copies did
 /// (`warp_sum`: 2,281 instructions a run against 2,159, and 234-240 ns against 308-380 in the
 /// same session).
 #[inline(always)]
 fn shfl_portable(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     type Q = core::arch::x86_64::__m128i;
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     type Q = [u32; 4];
     shfl_quarters::<Q>(mode, a, bval, d)
 }
@@ -166,7 +166,8 @@ fn shfl_quarters<Q: Quarter>(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [
     }
 }
 
-/// Four lanes' values, moved whole. The lane counts `n` are constants after inlining, `0..=4`.
+/// Four lanes' values, moved whole. The lane counts `n` are constants after inlining: `0..=4`
+/// for the shifts, `0..=3` for `xor_lanes`.
 trait Quarter: Copy {
     fn load(a: &[u32; 4]) -> Self;
     fn store(self, d: &mut [MaybeUninit<u32>; 4]);
@@ -209,25 +210,27 @@ impl Quarter for [u32; 4] {
     }
 }
 
-/// The quarter in an SSE2 register. SSE2 is in x86-64's baseline (the target's own features,
-/// enabled in every build for it), so its intrinsics need no detection; they are `unsafe` to
-/// call only because these trait methods cannot be marked with the feature.
-#[cfg(target_arch = "x86_64")]
+/// The quarter in an SSE2 register, where the build's target has SSE2 (every hosted x86-64
+/// target: it is in the x86-64 baseline; not `x86_64-unknown-none` or `-uefi`, nor a build with
+/// `-C target-feature=-sse2`, which take `[u32; 4]`), so its intrinsics need no detection. They
+/// are `unsafe` to call only because these trait methods cannot be marked with the feature.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 impl Quarter for core::arch::x86_64::__m128i {
     #[inline(always)]
     fn load(a: &[u32; 4]) -> Self {
-        // SAFETY: 16 readable bytes (an unaligned load); SSE2 is in the baseline.
+        // SAFETY: 16 readable bytes (an unaligned load); the target has SSE2 (the impl's `cfg`).
         unsafe { core::arch::x86_64::_mm_loadu_si128(a.as_ptr() as *const _) }
     }
     #[inline(always)]
     fn store(self, d: &mut [MaybeUninit<u32>; 4]) {
-        // SAFETY: 16 writable bytes (an unaligned store); any bits are a valid `u32`.
+        // SAFETY: 16 writable bytes (an unaligned store); any bits are a valid `u32`; the target has
+        // SSE2.
         unsafe { core::arch::x86_64::_mm_storeu_si128(d.as_mut_ptr() as *mut _, self) }
     }
     #[inline(always)]
     fn down(self, n: usize) -> Self {
         use core::arch::x86_64::*;
-        // SAFETY: SSE2 is in the baseline.
+        // SAFETY: the target has SSE2 (the impl's `cfg`).
         unsafe {
             match n {
                 0 => self,
@@ -241,7 +244,7 @@ impl Quarter for core::arch::x86_64::__m128i {
     #[inline(always)]
     fn up(self, n: usize) -> Self {
         use core::arch::x86_64::*;
-        // SAFETY: SSE2 is in the baseline.
+        // SAFETY: the target has SSE2 (the impl's `cfg`).
         unsafe {
             match n {
                 0 => self,
@@ -254,13 +257,13 @@ impl Quarter for core::arch::x86_64::__m128i {
     }
     #[inline(always)]
     fn or(self, other: Self) -> Self {
-        // SAFETY: SSE2 is in the baseline.
+        // SAFETY: the target has SSE2 (the impl's `cfg`).
         unsafe { core::arch::x86_64::_mm_or_si128(self, other) }
     }
     #[inline(always)]
     fn xor_lanes(self, n: usize) -> Self {
         use core::arch::x86_64::*;
-        // SAFETY: SSE2 is in the baseline.
+        // SAFETY: the target has SSE2 (the impl's `cfg`).
         unsafe {
             match n {
                 0 => self,
@@ -380,7 +383,7 @@ unsafe fn load16_avx512(p: *const u32) -> core::arch::x86_64::__m512i {
 }
 
 /// A converged whole-warp `.bfly` by `bval` with AVX2 permutes: lane `l` reads lane `l ^ bval`.
-/// (`.up`, `.down` and `.idx` are block copies at this level: `shfl_portable`.)
+/// (`.up` and `.down` move quarters at this level, and `.idx` is a broadcast: `shfl_portable`.)
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn bfly_avx2(a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
@@ -998,8 +1001,9 @@ mod tests {
     }
 
     /// The quarter moves, both kinds on x86-64 (SSE2 registers and the plain `[u32; 4]` that
-    /// other targets use), for every mode and every `b` (including bits above `b[4:0]`), on
-    /// lanes whose values name them, are the semantics' converged shuffle.
+    /// other targets use), for every mode and every `b` (and `b` with bits above `b[4:0]`,
+    /// which the moves ignore), on lanes whose values name them, are the semantics' converged
+    /// shuffle.
     #[test]
     fn quarter_moves_match_the_semantics_for_every_b() {
         let a: [u32; 32] = core::array::from_fn(|l| 0x0100_0000 * l as u32 + 0x9e37 * l as u32 + 7);
@@ -1009,12 +1013,15 @@ mod tests {
                 let c = if mode == ShflMode::Up { 0 } else { 0x1f };
                 let mut want = [0u64; 32];
                 shfl::converged(mode, &wide, b, c, &mut want);
-                let mut kinds: Vec<(&str, fn(ShflMode, &[u32; 32], u32, &mut [MaybeUninit<u32>; 32]))> = vec![("[u32; 4]", shfl_quarters::<[u32; 4]>)];
-                #[cfg(target_arch = "x86_64")]
-                kinds.push(("__m128i", shfl_quarters::<core::arch::x86_64::__m128i>));
-                for (kind, shfl) in kinds {
+                type Shfl = fn(ShflMode, &[u32; 32], u32, &mut [MaybeUninit<u32>; 32]);
+                let kinds: &[(&str, Shfl)] = &[
+                    ("[u32; 4]", shfl_quarters::<[u32; 4]>),
+                    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                    ("__m128i", shfl_quarters::<core::arch::x86_64::__m128i>),
+                ];
+                for &(kind, shfl) in kinds {
                     let mut d = [MaybeUninit::<u32>::uninit(); 32];
-                    shfl(mode, &a, b & 0x1f, &mut d);
+                    shfl(mode, &a, b, &mut d);
                     // SAFETY: a quarter move writes all 32 lanes.
                     let got = d.map(|v| u64::from(unsafe { v.assume_init() }));
                     assert_eq!(got, want, "{kind} {mode:?} b = {b}");
