@@ -63,7 +63,6 @@ impl Reducer {
     async fn leader(w: &Warp<'_>, x: u32) -> u32 {
         #[allow(clippy::used_underscore_binding)]
         let __warpkit_args = x;
-        #[allow(unused_mut)]
         let x = if ::warpkit::__private::wide::wanted(w) {
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
             let __warpkit_wide: ::warpkit::__private::wide::WideBody<u32, u32> = |

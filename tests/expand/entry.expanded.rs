@@ -11,7 +11,6 @@ pub async fn warp_sums(
 ) {
     #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = (input, out, scale);
-    #[allow(unused_mut)]
     let (input, out, scale) = if ::warpkit::__private::wide::wanted(w) {
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         let __warpkit_wide: ::warpkit::__private::wide::WideBody<
@@ -213,7 +212,6 @@ pub unsafe extern "ptx-kernel" fn warp_sums(
 async fn warp_total(w: &Warp<'_>, x: u32) -> u32 {
     #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = x;
-    #[allow(unused_mut)]
     let x = if ::warpkit::__private::wide::wanted(w) {
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         let __warpkit_wide: ::warpkit::__private::wide::WideBody<u32, u32> = |
@@ -296,8 +294,7 @@ pub async fn warp_totals(
     input: GlobalSlice<'_, u32>,
     out: GlobalSlice<'_, u32>,
 ) {
-    #[allow(non_upper_case_globals)]
-    static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new_last();
+    static __WARPKIT_CALLS_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new_last();
     #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = (input, out);
     #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
@@ -365,7 +362,7 @@ pub async fn warp_totals(
             (&__wk_5_callee)
                 .__warpkit_call_in(
                     __wk,
-                    &__warpkit_calls_0,
+                    &__WARPKIT_CALLS_0,
                     __wk_6_site,
                     ::core::option::Option::None,
                     &mut __wk_4_args,
@@ -406,14 +403,13 @@ pub async fn warp_totals(
         ::core::result::Result::Ok(())
     };
     let __warpkit_key: *const () = __warpkit_wide as *const ();
-    #[allow(unused_mut)]
     let (input, out) = match ::warpkit::__private::wide::wanted(w)
         && ::warpkit::__private::wide::probing(w)
     {
         true => {
             match ::warpkit::__private::wide::calls_ready(
                 __warpkit_key,
-                &[(&__warpkit_calls_0, 0u64)],
+                &[(&__WARPKIT_CALLS_0, 0u64)],
             ) {
                 ::core::option::Option::Some(_) => {
                     let __warpkit_kernel = ::core::concat!(
@@ -452,7 +448,7 @@ pub async fn warp_totals(
         ) {
             __warpkit_call => {
                 ::warpkit::__private::WarpCall::into_future(__warpkit_call)
-                    .learning(&__warpkit_calls_0, __warpkit_key)
+                    .learning(&__WARPKIT_CALLS_0, __warpkit_key)
             }
         }
             .await,
@@ -502,7 +498,6 @@ async fn count_odd(
 ) {
     #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = (input, counts);
-    #[allow(unused_mut)]
     let (input, counts) = if ::warpkit::__private::wide::wanted(w) {
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         let __warpkit_wide: ::warpkit::__private::wide::WideBody<
@@ -776,8 +771,7 @@ pub async fn odd_counts(
     input: GlobalSlice<'_, u32>,
     counts: GlobalSlice<'_, u32>,
 ) {
-    #[allow(non_upper_case_globals)]
-    static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new_last();
+    static __WARPKIT_CALLS_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new_last();
     #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = (input, counts);
     #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
@@ -855,7 +849,7 @@ pub async fn odd_counts(
             (&__wk_4_callee)
                 .__warpkit_call_in(
                     __wk,
-                    &__warpkit_calls_0,
+                    &__WARPKIT_CALLS_0,
                     __wk_5_site,
                     ::core::option::Option::None,
                     &mut __wk_3_args,
@@ -896,14 +890,13 @@ pub async fn odd_counts(
         ::core::result::Result::Ok(())
     };
     let __warpkit_key: *const () = __warpkit_wide as *const ();
-    #[allow(unused_mut)]
     let (input, counts) = match ::warpkit::__private::wide::wanted(w)
         && ::warpkit::__private::wide::probing(w)
     {
         true => {
             match ::warpkit::__private::wide::calls_ready(
                 __warpkit_key,
-                &[(&__warpkit_calls_0, 0u64)],
+                &[(&__WARPKIT_CALLS_0, 0u64)],
             ) {
                 ::core::option::Option::Some(_) => {
                     let __warpkit_kernel = ::core::concat!(
@@ -928,7 +921,7 @@ pub async fn odd_counts(
         match count_odd(w, input, counts) {
             __warpkit_call => {
                 ::warpkit::__private::WarpCall::into_future(__warpkit_call)
-                    .learning(&__warpkit_calls_0, __warpkit_key)
+                    .learning(&__WARPKIT_CALLS_0, __warpkit_key)
             }
         }
             .await,

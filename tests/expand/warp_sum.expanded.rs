@@ -5,7 +5,6 @@ use warpkit::prelude::*;
 pub async fn warp_sum(w: &Warp<'_>, x: u32) -> u32 {
     #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = x;
-    #[allow(unused_mut)]
     let x = if ::warpkit::__private::wide::wanted(w) {
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         let __warpkit_wide: ::warpkit::__private::wide::WideBody<u32, u32> = |
@@ -149,8 +148,7 @@ pub fn warp_sum(w: &Warp, x: u32) -> u32 {
 #[allow(clippy::future_not_send)]
 /// A helper call passes the handle on: awaited through `WarpCall`.
 async fn mean(w: &Warp<'_>, x: u32) -> u32 {
-    #[allow(non_upper_case_globals)]
-    static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new();
+    static __WARPKIT_CALLS_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new();
     #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = x;
     #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
@@ -208,7 +206,7 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
             (&__wk_3_callee)
                 .__warpkit_call_in(
                     __wk,
-                    &__warpkit_calls_0,
+                    &__WARPKIT_CALLS_0,
                     __wk_4_site,
                     ::core::option::Option::None,
                     &mut __wk_2_args,
@@ -249,12 +247,11 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
         ::core::result::Result::Ok(())
     };
     let __warpkit_key: *const () = __warpkit_wide as *const ();
-    #[allow(unused_mut)]
     let x = match ::warpkit::__private::wide::wanted(w) {
         true => {
             match ::warpkit::__private::wide::calls_ready(
                 __warpkit_key,
-                &[(&__warpkit_calls_0, 0u64)],
+                &[(&__WARPKIT_CALLS_0, 0u64)],
             ) {
                 ::core::option::Option::Some(__warpkit_ready) => {
                     let __warpkit_kernel = ::core::concat!(
@@ -289,7 +286,7 @@ async fn mean(w: &Warp<'_>, x: u32) -> u32 {
         match warp_sum(w, x) {
             __warpkit_call => {
                 ::warpkit::__private::WarpCall::into_future(__warpkit_call)
-                    .learning(&__warpkit_calls_0, __warpkit_key)
+                    .learning(&__WARPKIT_CALLS_0, __warpkit_key)
             }
         }
             .await,
@@ -305,8 +302,7 @@ fn mean(w: &Warp<'_>, x: u32) -> u32 {
 /// A call and an instruction: the warp-wide form runs the helper's form for the warp
 /// (`WideCtx::call`), once the call site has learnt it (`Calls`, `Call::learning`).
 async fn spread(w: &Warp<'_>, x: u32) -> u32 {
-    #[allow(non_upper_case_globals)]
-    static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new();
+    static __WARPKIT_CALLS_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new();
     #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = x;
     #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
@@ -364,7 +360,7 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
             (&__wk_3_callee)
                 .__warpkit_call_in(
                     __wk,
-                    &__warpkit_calls_0,
+                    &__WARPKIT_CALLS_0,
                     __wk_4_site,
                     ::core::option::Option::None,
                     &mut __wk_2_args,
@@ -410,12 +406,11 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
         ::core::result::Result::Ok(())
     };
     let __warpkit_key: *const () = __warpkit_wide as *const ();
-    #[allow(unused_mut)]
     let x = match ::warpkit::__private::wide::wanted(w) {
         true => {
             match ::warpkit::__private::wide::calls_ready(
                 __warpkit_key,
-                &[(&__warpkit_calls_0, 0u64)],
+                &[(&__WARPKIT_CALLS_0, 0u64)],
             ) {
                 ::core::option::Option::Some(__warpkit_ready) => {
                     let __warpkit_kernel = ::core::concat!(
@@ -450,7 +445,7 @@ async fn spread(w: &Warp<'_>, x: u32) -> u32 {
         match warp_sum(w, x) {
             __warpkit_call => {
                 ::warpkit::__private::WarpCall::into_future(__warpkit_call)
-                    .learning(&__warpkit_calls_0, __warpkit_key)
+                    .learning(&__WARPKIT_CALLS_0, __warpkit_key)
             }
         }
             .await,
@@ -470,7 +465,6 @@ fn spread(w: &Warp<'_>, x: u32) -> u32 {
 async fn pair_sum(w: &Warp<'_>, x: u32) -> u32 {
     #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = x;
-    #[allow(unused_mut)]
     let x = if ::warpkit::__private::wide::wanted(w) {
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         let __warpkit_wide: ::warpkit::__private::wide::WideBody<u32, u32> = |
@@ -553,11 +547,9 @@ fn pair_sum(w: &Warp<'_>, x: u32) -> u32 {
 /// warp-wide form keeps each lane's tile (`wide::tile_handle`) and runs the callee's form on
 /// them (`Calls::on_tiles`).
 pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
-    #[allow(non_upper_case_globals)]
-    static __warpkit_calls_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new()
+    static __WARPKIT_CALLS_0: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new()
         .on_tiles();
-    #[allow(non_upper_case_globals)]
-    static __warpkit_calls_1: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new()
+    static __WARPKIT_CALLS_1: ::warpkit::__private::wide::Calls = ::warpkit::__private::wide::Calls::new()
         .on_tiles();
     #[allow(clippy::used_underscore_binding)]
     let __warpkit_args = x;
@@ -639,7 +631,7 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
             (&__wk_4_callee)
                 .__warpkit_call_in(
                     __wk,
-                    &__warpkit_calls_0,
+                    &__WARPKIT_CALLS_0,
                     __wk_5_site,
                     ::core::option::Option::Some(&__wk_7_tiles),
                     &mut __wk_3_args,
@@ -703,7 +695,7 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
             (&__wk_9_callee)
                 .__warpkit_call_in(
                     __wk,
-                    &__warpkit_calls_1,
+                    &__WARPKIT_CALLS_1,
                     __wk_10_site,
                     ::core::option::Option::Some(&__wk_12_tiles),
                     &mut __wk_8_args,
@@ -751,12 +743,11 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
         ::core::result::Result::Ok(())
     };
     let __warpkit_key: *const () = __warpkit_wide as *const ();
-    #[allow(unused_mut)]
     let x = match ::warpkit::__private::wide::wanted(w) {
         true => {
             match ::warpkit::__private::wide::calls_ready(
                 __warpkit_key,
-                &[(&__warpkit_calls_0, 0u64), (&__warpkit_calls_1, 0u64)],
+                &[(&__WARPKIT_CALLS_0, 0u64), (&__WARPKIT_CALLS_1, 0u64)],
             ) {
                 ::core::option::Option::Some(__warpkit_ready) => {
                     let __warpkit_kernel = ::core::concat!(
@@ -792,7 +783,7 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
         match pair_sum(&t, x) {
             __warpkit_call => {
                 ::warpkit::__private::WarpCall::into_future(__warpkit_call)
-                    .learning(&__warpkit_calls_0, __warpkit_key)
+                    .learning(&__WARPKIT_CALLS_0, __warpkit_key)
             }
         }
             .await,
@@ -801,7 +792,7 @@ pub async fn tile_pairs(w: &Warp<'_>, x: u32) -> u32 {
             match pair_sum(&w.tile(4), x) {
                 __warpkit_call => {
                     ::warpkit::__private::WarpCall::into_future(__warpkit_call)
-                        .learning(&__warpkit_calls_1, __warpkit_key)
+                        .learning(&__WARPKIT_CALLS_1, __warpkit_key)
                 }
             }
                 .await,

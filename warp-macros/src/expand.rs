@@ -299,7 +299,7 @@ impl VisitMut for AwaitSuspensions<'_> {
                 }
             } else if let Some(index) = call {
                 // Input:  helper(w, v)   (in a kernel with a warp-wide form)
-                // Output: ::warpkit::__private::at(match helper(w, v) { __warpkit_call => ::warpkit::__private::WarpCall::into_future(__warpkit_call).learning(&__warpkit_calls_0, __warpkit_key) }.await)
+                // Output: ::warpkit::__private::at(match helper(w, v) { __warpkit_call => ::warpkit::__private::WarpCall::into_future(__warpkit_call).learning(&__WARPKIT_CALLS_0, __warpkit_key) }.await)
                 let krate = crate::krate::facade_at(span);
                 let call = syn::Ident::new("__warpkit_call", span);
                 let (calls, key) = (crate::wide::calls_static(index), crate::wide::calls_key());

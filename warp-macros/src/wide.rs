@@ -747,7 +747,6 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         let w = quote!(#krate::__private::wide);
         (
             quote! {
-                #[allow(unused_unsafe, unused_imports)]
                 let #copies = {
                     use #w::{CopyNo as _, CopyYes as _};
                     true #(&& (&#w::type_of(|| unsafe { #const_lets })).__warpkit_is_copy())*
@@ -800,7 +799,6 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
             #[allow(clippy::used_underscore_binding)]
             let #args = #args_value;
             #copy_let
-            #[allow(unused_mut)]
             let #args_pat = if #krate::__private::wide::wanted(#w) #copy_consts {
                 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
                 #form
@@ -846,7 +844,6 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         };
         quote! {
             #(
-                #[allow(non_upper_case_globals)]
                 static #statics: #krate::__private::wide::Calls = #krate::__private::wide::Calls::#new_calls;
             )*
             #[allow(clippy::used_underscore_binding)]
@@ -855,7 +852,6 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
             #form
             let #key: *const () = #wide as *const ();
-            #[allow(unused_mut)]
             let #args_pat = match #krate::__private::wide::wanted(#w) #probing #copy_consts {
                 true => match #krate::__private::wide::calls_ready(#key, &[#((&#statics, #call_uniform)),*]) {
                     ::core::option::Option::Some(#ready_pat) => {
@@ -985,7 +981,7 @@ fn finds(e: &Expr, into_closures: bool, hit: impl Fn(&Expr) -> bool) -> bool {
 
 /// The `static` of call site `index` (`wide::Calls`), declared at the top of the kernel's body.
 pub fn calls_static(index: usize) -> syn::Ident {
-    format_ident!("__warpkit_calls_{}", index)
+    format_ident!("__WARPKIT_CALLS_{}", index)
 }
 
 /// The local holding the form's address, by which the per-lane body's calls learn for this
