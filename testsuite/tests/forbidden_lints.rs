@@ -25,16 +25,13 @@ fn twice(w: &Warp, x: u32) -> u32 {
     once.wrapping_add(scaled_sum(w, x))
 }
 
+/// `scaled_sum` in plain Rust: `shfl.sync.down` gives lane `l` lane `l + offset`'s value, or its
+/// own past lane 31.
 fn sequential(x: &[u32; 32]) -> [u32; 32] {
     let mut v = x.map(|x| x.wrapping_mul(STEP));
     for offset in [16, 8, 4, 2, 1] {
         let prev = v;
-        for l in 0..32 - offset {
-            v[l] = v[l].wrapping_add(prev[l + offset]);
-        }
-        for l in 32 - offset..32 {
-            v[l] = v[l].wrapping_add(prev[l]);
-        }
+        v = core::array::from_fn(|l| prev[l].wrapping_add(prev[if l + offset < 32 { l + offset } else { l }]));
     }
     v
 }
