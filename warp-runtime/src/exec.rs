@@ -375,7 +375,8 @@ impl Executor {
     /// Lets warp-wide forms use the CPU's vector units for converged shuffles, votes and
     /// reductions (the default: the best of AVX-512 and AVX2 the CPU has, detected at run time;
     /// see [`crate::simd`]), or, with `false`, the portable code. Both compute the same values.
-    /// The environment variable `WARPKIT_SIMD=0` makes the detected level the portable one.
+    /// The environment variable `WARPKIT_SIMD=0` makes the detected level the portable one, and
+    /// `WARPKIT_SIMD=avx2` AVX2 on an x86-64 CPU that has it (also with AVX-512).
     pub fn simd(mut self, on: bool) -> Executor {
         self.simd = on;
         self

@@ -3,17 +3,18 @@
 //! mask move, a reduction a vector fold.
 //!
 //! Which unit is chosen at run time ([`Simd::detected`]): AVX-512 (`vpermt2d`), else AVX2
-//! (`vpermd` and blends) on x86-64; NEON (`tbl`/`tbx` over the 128 bytes of the warp's values)
-//! on aarch64; elsewhere, and on x86-64 CPUs with neither, the portable code: plain loops that
-//! the compiler vectorizes for the baseline target, and whole-warp `.up`, `.down` and `.bfly`
-//! moved a quarter of the warp at a time (in SSE2 registers on x86-64, whose baseline has them,
-//! without detection; `shfl_portable` says why). Reductions combine four AVX2 vectors on x86-64, and are one fold
-//! elsewhere. Every level computes the values of the specification's formula, written plainly in
+//! (`vpermd` and blends, for shuffles in which each lane has its own operands or tile) on x86-64;
+//! NEON (`tbl`/`tbx` over the 128 bytes of the warp's values) on aarch64; elsewhere, and on
+//! x86-64 CPUs with neither, the portable code: plain loops that the compiler vectorizes for the
+//! baseline target, and whole-warp `.up`, `.down` and `.bfly` moved a quarter of the warp at a
+//! time (in SSE2 registers on x86-64, whose baseline has them, without detection; the AVX2 level
+//! does the same; `shfl_portable` says why). Reductions combine four AVX2 vectors on x86-64, and
+//! are one fold elsewhere. Every level computes the values of the specification's formula, written plainly in
 //! `semantics`: tests compare each level the CPU has against it (on x86-64 here, and on aarch64
 //! under qemu: DEVELOPMENT.md).
 //!
 //! `WARPKIT_SIMD=0` in the environment, or [`Executor::simd(false)`](crate::Executor::simd),
-//! keeps the portable code. The operations themselves are the crate's own: a [`Simd`] value
+//! keeps the portable code; `WARPKIT_SIMD=avx2` keeps an x86-64 CPU with AVX-512 at AVX2. The operations themselves are the crate's own: a [`Simd`] value
 //! made outside it cannot run instructions the CPU lacks.
 
 use core::mem::MaybeUninit;
@@ -27,7 +28,9 @@ pub enum Simd {
     /// Plain loops (vectorized by the compiler for the build's baseline target), and
     /// `shfl_portable`'s quarter moves (SSE2 on x86-64: in its baseline, not detected).
     Portable,
-    /// x86-64 AVX2: permutes for shuffles within the 32 lanes (`select_avx2`).
+    /// x86-64 AVX2: permutes for shuffles in which lanes read lanes their own way (`b` and `c`
+    /// per lane, tiles: `select_avx2`), votes and reductions; whole-warp shuffles move quarters
+    /// as the portable code does (`shfl_portable`).
     Avx2,
     /// x86-64 AVX-512 (F), with AVX2: two-table permutes for whole-warp shuffles, AVX2 for
     /// the rest.
@@ -37,7 +40,9 @@ pub enum Simd {
 }
 
 impl Simd {
-    /// The best level this CPU has, unless `WARPKIT_SIMD=0` (then [`Simd::Portable`]); read once.
+    /// The best level this CPU has, unless `WARPKIT_SIMD=0` (then [`Simd::Portable`]) or
+    /// `WARPKIT_SIMD=avx2` on an x86-64 CPU with AVX2 (then [`Simd::Avx2`], also where the CPU
+    /// has AVX-512: to run and time the AVX2 code there); read once.
     pub fn detected() -> Simd {
         use std::sync::atomic::{AtomicU8, Ordering};
         static LEVEL: AtomicU8 = AtomicU8::new(u8::MAX);
@@ -47,7 +52,11 @@ impl Simd {
             2 => Simd::Avx512,
             3 => Simd::Neon,
             _ => {
-                let level = if std::env::var("WARPKIT_SIMD").is_ok_and(|v| v.trim() == "0") { Simd::Portable } else { Simd::best() };
+                let level = match std::env::var("WARPKIT_SIMD").as_deref().map(str::trim) {
+                    Ok("0") => Simd::Portable,
+                    Ok("avx2") if Simd::available().contains(&Simd::Avx2) => Simd::Avx2,
+                    _ => Simd::best(),
+                };
                 LEVEL.store(level as u8, Ordering::Relaxed);
                 level
             }
@@ -123,11 +132,13 @@ fn predicates(mode: ShflMode, bval: u32) -> u32 {
 /// development machine. Plain code over `[u32; 4]` does not keep the quarters whole either: the
 /// compiler moves their lanes in 4- and 8-byte pieces. So on x86-64 the quarters are SSE2
 /// registers, which every x86-64 CPU has (the baseline the compiler vectorizes for); elsewhere
-/// (and on an x86-64 target without SSE2) they are `[u32; 4]`, and the tests run both on x86-64. (A gather of each lane's source for
-/// every mode took about 260 instructions a shuffle: 60% of the portable `warp_sum`'s.) The AVX2
-/// level takes this code too for all but `.bfly`: its permutes cost more than block copies did
-/// (`warp_sum`: 2,281 instructions a run against 2,159, and 234-240 ns against 308-380 in the
-/// same session).
+/// (and on an x86-64 target without SSE2) they are `[u32; 4]`, and the tests run both on
+/// x86-64. (A gather of each lane's source for every mode took about 260 instructions a shuffle:
+/// 60% of the portable `warp_sum`'s.) The AVX2 level takes this code too: its permutes cost more
+/// than block copies did for `.up` and `.down` (`warp_sum`: 2,281 instructions a run against
+/// 2,159, and 234-240 ns against 308-380 in the same session), and more than the quarters for
+/// `.bfly` (`bitonic_sort` at the AVX2 level, `WARPKIT_SIMD=avx2`: 422 instructions per element
+/// against 431, and 48.5 ns against 51.0 in two runs each).
 #[inline(always)]
 fn shfl_portable(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -382,20 +393,6 @@ unsafe fn load16_avx512(p: *const u32) -> core::arch::x86_64::__m512i {
     _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
 }
 
-/// A converged whole-warp `.bfly` by `bval` with AVX2 permutes: lane `l` reads lane `l ^ bval`.
-/// (`.up` and `.down` move quarters at this level, and `.idx` is a broadcast: `shfl_portable`.)
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn bfly_avx2(a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
-    use core::arch::x86_64::*;
-    let b = _mm256_set1_epi32(bval as i32);
-    let mut src = [_mm256_setzero_si256(); 4];
-    for (k, src) in src.iter_mut().enumerate() {
-        *src = _mm256_xor_si256(lanes8_avx2(k), b);
-    }
-    select_all_avx2(a, src, d);
-}
-
 /// The 32 registers as four vectors of eight (`load8_avx2`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
@@ -507,11 +504,8 @@ pub(crate) fn shfl32_into(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: 
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Simd::Avx512` is only made when the CPU has AVX-512F (`best`, `available`).
         Simd::Avx512 => unsafe { shfl_avx512(mode, a, bval, d) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as above, for AVX2.
-        Simd::Avx2 if mode == ShflMode::Bfly => unsafe { bfly_avx2(a, bval, d) },
         #[cfg(target_arch = "aarch64")]
-        // SAFETY: as above, for NEON.
+        // SAFETY: `Simd::Neon` is only made when the CPU has NEON (`best`, `available`).
         Simd::Neon => unsafe { shfl_neon(mode, a, bval, d) },
         _ => shfl_portable(mode, a, bval, d),
     }
