@@ -32,8 +32,8 @@ pub enum Simd {
     /// per lane, tiles: `select_avx2`), votes and reductions; whole-warp shuffles move quarters
     /// as the portable code does (`shfl_portable`).
     Avx2,
-    /// x86-64 AVX-512 (F), with AVX2: two-table permutes for whole-warp shuffles, AVX2 for
-    /// the rest.
+    /// x86-64 AVX-512 (F), with AVX2: two-table permutes for whole-warp `.up`, `.down` and
+    /// `.idx`; `.bfly` moves quarters (`shfl_portable`); AVX2 for the rest.
     Avx512,
     /// aarch64 NEON: table lookups for shuffles.
     Neon,
@@ -120,25 +120,27 @@ fn predicates(mode: ShflMode, bval: u32) -> u32 {
     }
 }
 
-/// A converged whole-warp shuffle, plainly: lane `l` reads lane `j` (`.up` j = l - b where that
-/// is >= 0, `.down` j = l + b where it is <= 31, else `l` itself; `.bfly` l ^ b; `.idx` b).
+/// A converged whole-warp shuffle: lane `l` reads lane `j` (`.up` j = l - b where l is at least b,
+/// `.down` j = l + b where that is at most 31, else `l` itself; `.bfly` l ^ b; `.idx` b).
 ///
 /// `.down`, `.up` and `.bfly` move the warp's values a quarter (four lanes) at a time
 /// ([`shfl_quarters`]): each quarter of the result is one 16-byte store, made in registers from
 /// whole quarters of the source. That is the width of the forms' own stores and loads: their
-/// stretch loops write each value 16 bytes at a time, and a load that spans two such stores, or
-/// a 16-byte load of a value stored in pieces, waits until the stores reach the cache. Block
-/// copies (`memmove` from lane `b`) stalled so: 13% of the portable `warp_sum`'s time on the
-/// development machine. Plain code over `[u32; 4]` does not keep the quarters whole either: the
-/// compiler moves their lanes in 4- and 8-byte pieces. So on x86-64 the quarters are SSE2
-/// registers, which every x86-64 CPU has (the baseline the compiler vectorizes for); elsewhere
-/// (and on an x86-64 target without SSE2) they are `[u32; 4]`, and the tests run both on
-/// x86-64. (A gather of each lane's source for every mode took about 260 instructions a shuffle:
-/// 60% of the portable `warp_sum`'s.) The AVX2 level takes this code too: its permutes cost more
-/// than block copies did for `.up` and `.down` (`warp_sum`: 2,281 instructions a run against
-/// 2,159, and 234-240 ns against 308-380 in the same session), and more than the quarters for
-/// `.bfly` (`bitonic_sort` at the AVX2 level, `WARPKIT_SIMD=avx2`: 422 instructions per element
-/// against 431, and 48.5 ns against 51.0 in two runs each).
+/// stretch loops write each value 16 bytes at a time, and a load that spans two such stores, or a
+/// 16-byte load of a value stored in pieces, waits until the stores reach the cache. Block copies
+/// (`memmove` from lane `b`) stalled so: 13% of the portable `warp_sum`'s time on the development
+/// machine. Plain code over `[u32; 4]` does not keep the quarters whole either: the compiler moves
+/// their lanes in 4- and 8-byte pieces. So on x86-64 the quarters are SSE2 registers, which every
+/// x86-64 CPU has (the baseline the compiler vectorizes for); elsewhere (and on an x86-64 target
+/// without SSE2) they are `[u32; 4]`, and the tests run both on x86-64. (A gather of each lane's
+/// source for every mode took about 260 instructions a shuffle: 60% of the portable `warp_sum`'s.)
+/// The AVX-512 level takes it for `.bfly` (`bitonic_sort` 48.4-48.7 ns per element against
+/// 50.8-51.7 with the two-table permute, two runs each; for `.down` the permute kept `reduce` 3%
+/// faster). The AVX2 level takes this code too: its permutes cost more than block copies did for
+/// `.up` and `.down` (`warp_sum`: 2,281 instructions a run against 2,159, and 234-240 ns against
+/// 308-380 in the same session), and more than the quarters for `.bfly` (`bitonic_sort` at the AVX2
+/// level, `WARPKIT_SIMD=avx2`: 422 instructions per element against 431, and 48.5 ns against 51.0
+/// in two runs each).
 #[inline(always)]
 fn shfl_portable(mode: ShflMode, a: &[u32; 32], bval: u32, d: &mut [MaybeUninit<u32>; 32]) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -339,7 +341,8 @@ fn permute_portable(a: &[u32; 32], src: &[u32; 32], d: &mut [MaybeUninit<u32>; 3
 }
 
 /// Each lane's source lane (as `shfl_portable` reads it) for the 16 lanes whose numbers are
-/// `lane`, in registers: no array between computing the indices and the permute.
+/// `lane`, in registers: no array between computing the indices and the permute. (`.bfly` is
+/// here for completeness: `shfl32_into` moves its quarters instead.)
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 fn sources_avx512(mode: ShflMode, bval: u32, lane: core::arch::x86_64::__m512i) -> core::arch::x86_64::__m512i {
@@ -503,7 +506,7 @@ pub(crate) fn shfl32_into(simd: Simd, mode: ShflMode, a: &[u32; 32], b: u32, c: 
     match simd {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Simd::Avx512` is only made when the CPU has AVX-512F (`best`, `available`).
-        Simd::Avx512 => unsafe { shfl_avx512(mode, a, bval, d) },
+        Simd::Avx512 if mode != ShflMode::Bfly => unsafe { shfl_avx512(mode, a, bval, d) },
         #[cfg(target_arch = "aarch64")]
         // SAFETY: `Simd::Neon` is only made when the CPU has NEON (`best`, `available`).
         Simd::Neon => unsafe { shfl_neon(mode, a, bval, d) },
