@@ -1,7 +1,7 @@
 //! A crate that forbids lints: `#[warp_kernel]`'s code must not `allow` them, since an `allow`
 //! under a `forbid` is an error (E0453) in the user's crate. Compiling this file is most of the
 //! test; its kernels also run, both ways, against sequential Rust.
-#![forbid(unused_mut, unused_variables, unused_imports, unused_unsafe, non_upper_case_globals)]
+#![forbid(unused_mut, unused_variables, unused_imports, unused_unsafe, non_upper_case_globals, unsafe_code, unused)]
 
 use warpkit::prelude::*;
 

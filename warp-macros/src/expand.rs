@@ -98,11 +98,14 @@ fn host(item: &mut ItemFn, points: &HashSet<usize>, prologue: Option<crate::wide
     let ItemFn { attrs, vis, sig, block } = &*item;
     let mut sig = host_signature(sig);
     if prologue.is_some() {
+        // The prologue binds the parameters again, with their `mut` and their lint attributes
+        // (where the lints fire: an `expect` left here would go unfulfilled).
         for arg in sig.inputs.iter_mut().skip(1) {
             if let FnArg::Typed(pt) = arg {
                 if let syn::Pat::Ident(p) = &mut *pt.pat {
                     p.mutability = None;
                 }
+                pt.attrs.retain(|a| !crate::wide::is_lint_attr(a));
             }
         }
     }
@@ -180,14 +183,22 @@ fn device_entry(item: &ItemFn) -> TokenStream {
 }
 
 // Input:  a function with errors: fn kernel(w: &Warp) -> u32 { w.shfl_down(x, 40) }
-// Output: #[allow(unused_variables)] async fn kernel(w: &Warp<'_>) -> u32 { unimplemented!() }
-//         so that callers see the intended signature and no secondary errors.
+// Output: async fn kernel(_: &Warp<'_>) -> u32 { unimplemented!() }
+//         so that callers see the intended signature and no secondary errors (the parameters
+//         unnamed, where an `allow(unused_variables)` would be one more error in a crate that
+//         forbids that lint).
 fn stub(item: &ItemFn) -> TokenStream {
     let ItemFn { attrs, vis, sig, .. } = item;
     let mut sig = host_signature(sig);
     sig.constness = None;
     sig.abi = None;
     sig.variadic = None;
+    for arg in sig.inputs.iter_mut() {
+        if let FnArg::Typed(pt) = arg {
+            let span = pt.pat.span();
+            *pt.pat = syn::Pat::Wild(syn::PatWild { attrs: Vec::new(), underscore_token: Token![_](span) });
+        }
+    }
     let span = sig.ident.span();
     let message = format!("`{}` did not compile: see the errors from `#[warp_kernel]`", sig.ident);
     let (mut outer, _) = split_attrs(attrs);
@@ -195,7 +206,6 @@ fn stub(item: &ItemFn) -> TokenStream {
     outer.retain(|a| !crate::ast::is_warp_kernel_attr(a));
     quote_spanned! {span=>
         #(#outer)*
-        #[allow(unused_variables, clippy::all)]
         #vis #sig { ::core::unimplemented!(#message) }
     }
 }

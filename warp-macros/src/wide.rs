@@ -578,6 +578,10 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
     let mut names = Vec::new();
     let mut pats = Vec::new();
     let mut types = Vec::new();
+    // The parameters' lint attributes (`#[allow(unused_mut)] mut x`), for the `let` that binds
+    // them again for the per-lane body, where their lints fire (`expand::host` takes them off
+    // the signature).
+    let mut lint_attrs = Vec::new();
     for (i, arg) in item.sig.inputs.iter().enumerate() {
         let FnArg::Typed(pt) = arg else { return None };
         if i == 0 {
@@ -590,6 +594,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         names.push(p.ident.clone());
         pats.push((*pt.pat).clone());
         types.push((*pt.ty).clone());
+        lint_attrs.extend(pt.attrs.iter().filter(|a| is_lint_attr(a)).cloned());
     }
     let ret: Type = match &item.sig.output {
         ReturnType::Default => syn::parse_quote!(()),
@@ -799,6 +804,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
             #[allow(clippy::used_underscore_binding)]
             let #args = #args_value;
             #copy_let
+            #(#lint_attrs)*
             let #args_pat = if #krate::__private::wide::wanted(#w) #copy_consts {
                 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
                 #form
@@ -852,6 +858,7 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
             #form
             let #key: *const () = #wide as *const ();
+            #(#lint_attrs)*
             let #args_pat = match #krate::__private::wide::wanted(#w) #probing #copy_consts {
                 true => match #krate::__private::wide::calls_ready(#key, &[#((&#statics, #call_uniform)),*]) {
                     ::core::option::Option::Some(#ready_pat) => {
@@ -977,6 +984,11 @@ fn finds(e: &Expr, into_closures: bool, hit: impl Fn(&Expr) -> bool) -> bool {
     let mut f = Find(false, into_closures, hit);
     syn::visit::Visit::visit_expr(&mut f, e);
     f.0
+}
+
+/// Whether `attr` sets a lint's level (`allow`, `expect`, `warn`, `deny`, `forbid`).
+pub fn is_lint_attr(attr: &syn::Attribute) -> bool {
+    ["allow", "expect", "warn", "deny", "forbid"].iter().any(|l| attr.path().is_ident(l))
 }
 
 /// The `static` of call site `index` (`wide::Calls`), declared at the top of the kernel's body.

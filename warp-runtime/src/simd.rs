@@ -1,21 +1,23 @@
 //! The CPU's vector units for the warp-wide forms' converged instructions: a whole-warp shuffle
-//! of 32-bit values is one index vector and a permute in registers, a ballot a compare and a
-//! mask move, a reduction a vector fold.
+//! of 32-bit values is a permute in registers or whole quarters of the warp moved, a ballot a
+//! compare and a mask move, a reduction a vector fold.
 //!
-//! Which unit is chosen at run time ([`Simd::detected`]): AVX-512 (`vpermt2d`), else AVX2
-//! (`vpermd` and blends, for shuffles in which each lane has its own operands or tile) on x86-64;
-//! NEON (`tbl`/`tbx` over the 128 bytes of the warp's values) on aarch64; elsewhere, and on
-//! x86-64 CPUs with neither, the portable code: plain loops that the compiler vectorizes for the
-//! baseline target, and whole-warp `.up`, `.down` and `.bfly` moved a quarter of the warp at a
-//! time (in SSE2 registers on x86-64, whose baseline has them, without detection; the AVX2 level
-//! does the same; `shfl_portable` says why). Reductions combine four AVX2 vectors on x86-64, and
-//! are one fold elsewhere. Every level computes the values of the specification's formula, written plainly in
-//! `semantics`: tests compare each level the CPU has against it (on x86-64 here, and on aarch64
-//! under qemu: DEVELOPMENT.md).
+//! Which unit is chosen at run time ([`Simd::detected`]): AVX-512 (`vpermt2d` for `.up`, `.down`
+//! and `.idx`), else AVX2 (`vpermd` and blends, for shuffles in which each lane has its own
+//! operands or tile) on x86-64; NEON (`tbl`/`tbx` over the 128 bytes of the warp's values) on
+//! aarch64; elsewhere, and on x86-64 CPUs with neither, the portable code: plain loops that the
+//! compiler vectorizes for the baseline target, and whole-warp `.up`, `.down` and `.bfly` moved a
+//! quarter of the warp at a time (in SSE2 registers on x86-64, whose baseline has them, without
+//! detection; the AVX2 level does the same, and AVX-512 for `.bfly`; `shfl_portable` says why).
+//! Reductions combine four AVX2 vectors on x86-64, and are one fold elsewhere. Every level
+//! computes the values of the specification's formula, written plainly in `semantics`: tests
+//! compare each level the CPU has against it (on x86-64 here, and on aarch64 under qemu:
+//! DEVELOPMENT.md).
 //!
 //! `WARPKIT_SIMD=0` in the environment, or [`Executor::simd(false)`](crate::Executor::simd),
-//! keeps the portable code; `WARPKIT_SIMD=avx2` keeps an x86-64 CPU with AVX-512 at AVX2. The operations themselves are the crate's own: a [`Simd`] value
-//! made outside it cannot run instructions the CPU lacks.
+//! keeps the portable code; `WARPKIT_SIMD=avx2` keeps an x86-64 CPU with AVX-512 at AVX2. The
+//! operations themselves are the crate's own: a [`Simd`] value made outside it cannot run
+//! instructions the CPU lacks.
 
 use core::mem::MaybeUninit;
 
