@@ -24,6 +24,19 @@ fn allowed_unused(w: &Warp, #[allow(unused_variables)] x: u32, y: u32) -> u32 {
     w.shfl_down(y, 1)
 }
 
+/// A parameter configured out (and one configured in): the kernel compiles, per lane.
+#[warp_kernel]
+fn configured(w: &Warp, #[cfg(any())] gone: u64, #[cfg(all())] x: u32) -> u32 {
+    w.shfl_down(x, 1)
+}
+
+#[test]
+fn a_kernel_with_a_configured_out_parameter_runs() {
+    let data: [u32; 32] = core::array::from_fn(|l| 3 * l as u32);
+    let down: [u32; 32] = core::array::from_fn(|l| data[if l < 31 { l + 1 } else { l }]);
+    assert_eq!(Executor::new().run_with(&data, configured).unwrap(), down);
+}
+
 #[test]
 fn parameters_lint_attributes_apply_in_both_forms() {
     let data: [u32; 32] = core::array::from_fn(|l| 7 * l as u32 + 1);

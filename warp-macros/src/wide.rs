@@ -591,6 +591,11 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         if p.by_ref.is_some() || p.subpat.is_some() || mentions_impl(&pt.ty) {
             return None;
         }
+        // A parameter under `cfg` may not be there: the form would name it (the kernel keeps
+        // the per-lane form, where the compiler removes it from the signature and the body).
+        if pt.attrs.iter().any(|a| a.path().is_ident("cfg") || a.path().is_ident("cfg_attr")) {
+            return None;
+        }
         names.push(p.ident.clone());
         pats.push((*pt.pat).clone());
         types.push((*pt.ty).clone());
