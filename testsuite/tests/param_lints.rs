@@ -24,6 +24,30 @@ fn allowed_unused(w: &Warp, #[allow(unused_variables)] x: u32, y: u32) -> u32 {
     w.shfl_down(y, 1)
 }
 
+#[deprecated(note = "a constant the kernels below still read, allowing it")]
+const OLD_STEP: u32 = 2;
+
+/// Lint attributes on a uniform `let` of a constant: the form's check that its type is `Copy`
+/// repeats the value, under the same attributes.
+#[warp_kernel]
+fn let_attributes(w: &Warp, x: u32) -> u32 {
+    #[allow(deprecated)]
+    let step = OLD_STEP;
+    #[allow(unused_parens)]
+    let one = (1);
+    w.shfl_down(x, step - one)
+}
+
+#[test]
+fn lint_attributes_of_a_uniform_let_apply_in_the_form() {
+    let data: [u32; 32] = core::array::from_fn(|l| 5 * l as u32 + 2);
+    let down: [u32; 32] = core::array::from_fn(|l| data[if l < 31 { l + 1 } else { l }]);
+    let before = warpkit::wide_runs();
+    assert_eq!(Executor::new().run_with(&data, let_attributes).unwrap(), down);
+    assert_eq!(warpkit::wide_runs(), before + 1, "the kernel runs warp-wide");
+    assert_eq!(Executor::new().wide(false).run_with(&data, let_attributes).unwrap(), down);
+}
+
 /// A parameter configured out (and one configured in): the kernel compiles, per lane.
 #[warp_kernel]
 fn configured(w: &Warp, #[cfg(any())] gone: u64, #[cfg(all())] x: u32) -> u32 {

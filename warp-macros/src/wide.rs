@@ -755,11 +755,16 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         (quote!(), quote!())
     } else {
         let w = quote!(#krate::__private::wide);
+        // Each value's type in a `let` of its own, under the user's `let`'s lint attributes
+        // (`#[allow(deprecated)] let g = OLD;`): the value's tokens are the user's, and linted.
+        let types: Vec<_> = (0..const_lets.len()).map(|i| format_ident!("__wk_const_{}", i, span = Span::mixed_site())).collect();
+        let (attrs, values): (Vec<_>, Vec<_>) = const_lets.iter().cloned().unzip();
         (
             quote! {
                 let #copies = {
                     use #w::{CopyNo as _, CopyYes as _};
-                    true #(&& (&#w::type_of(|| unsafe { #const_lets })).__warpkit_is_copy())*
+                    #( #(#attrs)* let #types = #w::type_of(|| unsafe { #values }); )*
+                    true #(&& (&#types).__warpkit_is_copy())*
                 };
             },
             quote!(&& #copies),
@@ -1107,8 +1112,9 @@ struct Gen<'p> {
     same_shape: core::cell::Cell<bool>,
     /// The values of uniform `let`s made of constants only (`let g = NAME;`): the form is
     /// offered only when each one's type is `Copy` (else each lane's copy, and its `Drop`, is
-    /// not the same as one value for the warp), which the offer's prologue asks the compiler.
-    const_lets: Vec<Expr>,
+    /// not the same as one value for the warp), which the offer's prologue asks the compiler;
+    /// with each `let`'s lint attributes, for the copy of its value there.
+    const_lets: Vec<(Vec<syn::Attribute>, Expr)>,
     /// Parameters that may be taken for uniform (a primitive type, never changed by lane code),
     /// those taken for uniform in this pass, and those a uniform loop or branch read per lane.
     candidates: HashSet<String>,
@@ -2517,7 +2523,8 @@ impl<'p> Gen<'p> {
                 let e = &init.expr;
                 let pat = &local.pat;
                 if self.constants_only(e) == Some(true) {
-                    self.const_lets.push((**e).clone());
+                    let lints = local.attrs.iter().filter(|a| is_lint_attr(a)).cloned().collect();
+                    self.const_lets.push((lints, (**e).clone()));
                 }
                 let may_panic = !plain_uniform(self, e);
                 let hoistable = !may_panic && !names_a_value(e);
