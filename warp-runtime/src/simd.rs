@@ -43,8 +43,8 @@ pub enum Simd {
 
 impl Simd {
     /// The best level this CPU has, unless `WARPKIT_SIMD=0` (then [`Simd::Portable`]) or
-    /// `WARPKIT_SIMD=avx2` on an x86-64 CPU with AVX2 (then [`Simd::Avx2`], also where the CPU
-    /// has AVX-512: to run and time the AVX2 code there); read once.
+    /// `WARPKIT_SIMD=avx2` (any case) on an x86-64 CPU with AVX2 (then [`Simd::Avx2`], also where
+    /// the CPU has AVX-512: to run and time the AVX2 code there); read once.
     pub fn detected() -> Simd {
         use std::sync::atomic::{AtomicU8, Ordering};
         static LEVEL: AtomicU8 = AtomicU8::new(u8::MAX);
@@ -54,7 +54,7 @@ impl Simd {
             2 => Simd::Avx512,
             3 => Simd::Neon,
             _ => {
-                let level = match std::env::var("WARPKIT_SIMD").as_deref().map(str::trim) {
+                let level = match std::env::var("WARPKIT_SIMD").map(|v| v.trim().to_ascii_lowercase()).as_deref() {
                     Ok("0") => Simd::Portable,
                     Ok("avx2") if Simd::available().contains(&Simd::Avx2) => Simd::Avx2,
                     _ => Simd::best(),
