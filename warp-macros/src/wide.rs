@@ -757,14 +757,14 @@ pub fn prologue(item: &ItemFn, points: &HashSet<usize>, support: &Support, entry
         let w = quote!(#krate::__private::wide);
         // Each value's type in a `let` of its own, under the user's `let`'s lint attributes
         // (`#[allow(deprecated)] let g = OLD;`): the value's tokens are the user's, and linted.
-        let types: Vec<_> = (0..const_lets.len()).map(|i| format_ident!("__wk_const_{}", i, span = Span::mixed_site())).collect();
+        let value_types: Vec<_> = (0..const_lets.len()).map(|i| format_ident!("__wk_const_{}", i, span = Span::mixed_site())).collect();
         let (attrs, values): (Vec<_>, Vec<_>) = const_lets.iter().cloned().unzip();
         (
             quote! {
                 let #copies = {
                     use #w::{CopyNo as _, CopyYes as _};
-                    #( #(#attrs)* let #types = #w::type_of(|| unsafe { #values }); )*
-                    true #(&& (&#types).__warpkit_is_copy())*
+                    #( #(#attrs)* let #value_types = #w::type_of(|| unsafe { #values }); )*
+                    true #(&& (&#value_types).__warpkit_is_copy())*
                 };
             },
             quote!(&& #copies),
